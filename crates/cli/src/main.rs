@@ -1,0 +1,108 @@
+//! `phaselint`: the command-line front end. It parses arguments, finds
+//! files and configuration, and renders what `phaselint_lint::analyze`
+//! found; it does no analysis of its own.
+
+mod lint;
+mod output;
+mod rule;
+
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use clap::{Parser, Subcommand, ValueEnum};
+
+/// Exit codes, the same for every subcommand (SPEC §5).
+pub mod exit {
+    pub const SUCCESS: u8 = 0;
+    pub const FINDINGS: u8 = 1;
+    pub const NO_VERDICT: u8 = 3;
+}
+
+#[derive(Parser)]
+#[command(
+    name = "phaselint",
+    version,
+    about = "Linter for context contracts: phases, fields, propagation chains and checkpoints"
+)]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Subcommand)]
+enum Command {
+    /// Lint contracts: files, directories (walked, .gitignore respected) or `-` for stdin.
+    Lint(LintArgs),
+    /// Print a rule's page, or list every rule.
+    Rule {
+        /// A rule code such as C203; omit to list all rules.
+        code: Option<String>,
+    },
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum Format {
+    /// Source snippets with labels.
+    Full,
+    /// One line per finding: `path:line:col: CODE message`.
+    Concise,
+    /// Versioned, stable JSON.
+    Json,
+    /// GitHub Actions workflow commands.
+    Github,
+}
+
+#[derive(clap::Args)]
+pub struct LintArgs {
+    /// Files or directories to lint; `-` reads standard input. Defaults to the current directory.
+    pub paths: Vec<PathBuf>,
+    /// Output format [default: full on a terminal, concise otherwise].
+    #[arg(long, value_enum)]
+    pub format: Option<Format>,
+    /// Only report these codes or prefixes (replaces the config's `select`).
+    #[arg(long, value_delimiter = ',', value_name = "CODES")]
+    pub select: Option<Vec<String>>,
+    /// Do not report these codes or prefixes (added to the config's `ignore`).
+    #[arg(long, value_delimiter = ',', value_name = "CODES")]
+    pub ignore: Vec<String>,
+    /// Set a rule's level: CODE=error|warning|info|off. Repeatable.
+    #[arg(long, value_name = "CODE=LEVEL")]
+    pub severity: Vec<String>,
+    /// Use this configuration file instead of discovering one.
+    #[arg(long, value_name = "FILE", conflicts_with = "no_config")]
+    pub config: Option<PathBuf>,
+    /// Ignore every configuration file.
+    #[arg(long)]
+    pub no_config: bool,
+    /// The name to report and to match configuration against for `-`.
+    #[arg(long, value_name = "NAME")]
+    pub stdin_filename: Option<PathBuf>,
+    /// Exit 1 when there are more than N warnings.
+    #[arg(long, value_name = "N")]
+    pub max_warnings: Option<usize>,
+    /// Print how many findings each rule made instead of the findings.
+    #[arg(long)]
+    pub statistics: bool,
+    /// Say which walked files were skipped and why.
+    #[arg(long, short)]
+    pub verbose: bool,
+}
+
+fn main() -> ExitCode {
+    let cli = match Cli::try_parse() {
+        Ok(cli) => cli,
+        Err(error) => {
+            let _ = error.print();
+            return ExitCode::from(if error.use_stderr() {
+                exit::NO_VERDICT
+            } else {
+                exit::SUCCESS
+            });
+        }
+    };
+    let code = match cli.command {
+        Command::Lint(args) => lint::run(&args),
+        Command::Rule { code } => rule::run(code.as_deref()),
+    };
+    ExitCode::from(code)
+}

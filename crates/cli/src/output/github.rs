@@ -1,0 +1,45 @@
+//! GitHub Actions workflow commands, so findings annotate the pull request.
+
+use std::io::{self, Write};
+
+use phaselint_lint::diagnostic::Severity;
+
+use super::{Report, range};
+
+pub fn render(report: &Report<'_>, out: &mut impl Write) -> io::Result<()> {
+    for (file, d) in report.diagnostics() {
+        let (start, end) = range(file, d.span);
+        let command = match d.severity {
+            Severity::Error => "error",
+            Severity::Warning => "warning",
+            Severity::Info => "notice",
+        };
+        let mut message = d.message.clone();
+        if let Some(help) = &d.help {
+            message.push_str("\nhelp: ");
+            message.push_str(help);
+        }
+        writeln!(
+            out,
+            "::{command} title={code},file={file},line={line},col={col},endLine={end_line},endColumn={end_col}::{code} {message}",
+            code = d.code,
+            file = escape_property(&file.path.display().to_string()),
+            line = start.line,
+            col = start.column,
+            end_line = end.line,
+            end_col = end.column,
+            message = escape_data(&message),
+        )?;
+    }
+    Ok(())
+}
+
+fn escape_data(text: &str) -> String {
+    text.replace('%', "%25")
+        .replace('\r', "%0D")
+        .replace('\n', "%0A")
+}
+
+fn escape_property(text: &str) -> String {
+    escape_data(text).replace(':', "%3A").replace(',', "%2C")
+}

@@ -1,0 +1,421 @@
+//! Configuration (SPEC §4): `phaselint.toml` or `[tool.phaselint]` in
+//! `pyproject.toml`, found by walking up from each file, resolved into the
+//! `Settings` that one analysis runs with.
+
+use std::collections::{BTreeMap, HashMap};
+use std::path::{Path, PathBuf};
+
+use globset::{Glob, GlobSet, GlobSetBuilder};
+use serde::Deserialize;
+
+use crate::diagnostic::Severity;
+use crate::duration;
+use crate::rules::RULES;
+
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Dialect {
+    #[default]
+    Phaselint,
+    /// Also report every phaselint extension key, so the file stays
+    /// loadable by ContextCore.
+    Contextcore,
+}
+
+/// Codes that can never be turned off: a file that cannot be read as YAML
+/// must never pass (SPEC §5).
+const ALWAYS_ON: &[&str] = &["E001", "E007"];
+
+/// The settings one analysis runs with.
+#[derive(Clone, Debug)]
+pub struct Settings {
+    levels: HashMap<&'static str, RuleLevel>,
+    pub long_running_threshold: u64,
+    pub max_clock_skew: u64,
+    pub dialect: Dialect,
+}
+
+impl Default for Settings {
+    fn default() -> Self {
+        Settings {
+            levels: RULES.iter().map(|r| (r.code, RuleLevel::Default)).collect(),
+            long_running_threshold: 15 * 60,
+            max_clock_skew: 5 * 60,
+            dialect: Dialect::Phaselint,
+        }
+    }
+}
+
+impl Settings {
+    pub fn is_enabled(&self, code: &str) -> bool {
+        self.levels.get(code).is_some_and(|l| *l != RuleLevel::Off)
+    }
+
+    /// The severity a finding of `code` is reported at, or `None` if the
+    /// code is off. A rule with two levels (C205, G303) keeps its own
+    /// choice unless a `[severity]` override names the code.
+    pub fn level(&self, code: &str, reported: Severity) -> Option<Severity> {
+        match self.levels.get(code) {
+            Some(RuleLevel::Off) => None,
+            Some(RuleLevel::Set(level)) => Some(*level),
+            Some(RuleLevel::Default) | None => Some(reported),
+        }
+    }
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum RuleLevel {
+    Off,
+    Default,
+    Set(Severity),
+}
+
+/// What the user asked for on the command line, applied over the file's config.
+#[derive(Clone, Debug, Default)]
+pub struct Overrides {
+    pub select: Option<Vec<String>>,
+    pub ignore: Vec<String>,
+    pub severity: Vec<(String, String)>,
+}
+
+#[derive(Debug, thiserror::Error)]
+pub enum ConfigError {
+    #[error("{path}: cannot read: {source}")]
+    Io {
+        path: PathBuf,
+        #[source]
+        source: std::io::Error,
+    },
+    #[error("{path}: {message}")]
+    Invalid { path: PathBuf, message: String },
+}
+
+#[derive(Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields, rename_all = "kebab-case")]
+struct ConfigFile {
+    include: Option<Vec<String>>,
+    exclude: Option<Vec<String>>,
+    select: Option<Vec<String>>,
+    ignore: Option<Vec<String>>,
+    severity: Option<BTreeMap<String, String>>,
+    #[serde(alias = "long_running_threshold")]
+    long_running_threshold: Option<toml::Value>,
+    #[serde(alias = "max_clock_skew")]
+    max_clock_skew: Option<toml::Value>,
+    dialect: Option<Dialect>,
+    #[serde(alias = "per_file_ignores")]
+    per_file_ignores: Option<BTreeMap<String, Vec<String>>>,
+}
+
+/// A loaded configuration file (or the defaults when there is none).
+#[derive(Clone, Debug)]
+pub struct Config {
+    /// The file it came from; `None` for the built-in defaults.
+    pub path: Option<PathBuf>,
+    root: PathBuf,
+    base: Settings,
+    include: GlobSet,
+    exclude: GlobSet,
+    per_file_ignores: Vec<(GlobSet, Vec<String>)>,
+    select: Vec<String>,
+    ignore: Vec<String>,
+    severity: Vec<(String, Option<Severity>)>,
+}
+
+pub const DEFAULT_INCLUDE: &[&str] = &["**/*.contract.yaml", "**/*.contract.yml"];
+
+impl Config {
+    pub fn defaults(root: &Path) -> Self {
+        let mut config = Config {
+            path: None,
+            root: root.to_path_buf(),
+            base: Settings::default(),
+            include: globs(DEFAULT_INCLUDE.iter().copied()).unwrap_or_else(|_| GlobSet::empty()),
+            exclude: GlobSet::empty(),
+            per_file_ignores: Vec::new(),
+            select: vec!["ALL".into()],
+            ignore: Vec::new(),
+            severity: Vec::new(),
+        };
+        config.resolve_levels();
+        config
+    }
+
+    /// The config that governs files in `dir`: the nearest `phaselint.toml`,
+    /// or `pyproject.toml` with a `[tool.phaselint]` table, walking up.
+    pub fn discover(dir: &Path) -> Result<Self, ConfigError> {
+        let mut current = Some(dir);
+        while let Some(dir) = current {
+            let candidate = dir.join("phaselint.toml");
+            if candidate.is_file() {
+                return Config::load(&candidate);
+            }
+            let pyproject = dir.join("pyproject.toml");
+            if pyproject.is_file()
+                && let Some(config) = Config::load_pyproject(&pyproject)?
+            {
+                return Ok(config);
+            }
+            current = dir.parent();
+        }
+        Ok(Config::defaults(dir))
+    }
+
+    /// Loads a config file named explicitly (`--config`).
+    pub fn load(path: &Path) -> Result<Self, ConfigError> {
+        if path.file_name().is_some_and(|n| n == "pyproject.toml") {
+            return Config::load_pyproject(path)?.ok_or_else(|| ConfigError::Invalid {
+                path: path.to_path_buf(),
+                message: "has no [tool.phaselint] table".into(),
+            });
+        }
+        let text = read(path)?;
+        let file: ConfigFile = toml::from_str(&text).map_err(|e| invalid(path, "", e))?;
+        Config::from_file(path, file, "")
+    }
+
+    fn load_pyproject(path: &Path) -> Result<Option<Self>, ConfigError> {
+        let text = read(path)?;
+        let table: toml::Table = toml::from_str(&text).map_err(|e| invalid(path, "", e))?;
+        let Some(section) = table.get("tool").and_then(|t| t.get("phaselint")) else {
+            return Ok(None);
+        };
+        let file = ConfigFile::deserialize(section.clone())
+            .map_err(|e| invalid(path, "tool.phaselint", e))?;
+        Config::from_file(path, file, "tool.phaselint.").map(Some)
+    }
+
+    fn from_file(path: &Path, file: ConfigFile, prefix: &str) -> Result<Self, ConfigError> {
+        let root = path
+            .parent()
+            .map_or_else(|| PathBuf::from("."), Path::to_path_buf);
+        let bad = |key: &str, message: String| ConfigError::Invalid {
+            path: path.to_path_buf(),
+            message: format!("`{prefix}{key}`: {message}"),
+        };
+        let mut config = Config::defaults(&root);
+        config.path = Some(path.to_path_buf());
+        if let Some(include) = &file.include {
+            config.include =
+                globs(include.iter().map(String::as_str)).map_err(|m| bad("include", m))?;
+        }
+        if let Some(exclude) = &file.exclude {
+            config.exclude =
+                globs(exclude.iter().map(String::as_str)).map_err(|m| bad("exclude", m))?;
+        }
+        if let Some(select) = file.select {
+            check_selectors(&select).map_err(|m| bad("select", m))?;
+            config.select = select;
+        }
+        if let Some(ignore) = file.ignore {
+            check_selectors(&ignore).map_err(|m| bad("ignore", m))?;
+            config.ignore = ignore;
+        }
+        for (code, level) in file.severity.unwrap_or_default() {
+            let parsed = parse_level(&level).map_err(|m| bad(&format!("severity.{code}"), m))?;
+            check_code(&code).map_err(|m| bad(&format!("severity.{code}"), m))?;
+            config.severity.push((code, parsed));
+        }
+        for (pattern, codes) in file.per_file_ignores.unwrap_or_default() {
+            let key = format!("per-file-ignores.\"{pattern}\"");
+            let set = globs(std::iter::once(pattern.as_str())).map_err(|m| bad(&key, m))?;
+            check_selectors(&codes).map_err(|m| bad(&key, m))?;
+            config.per_file_ignores.push((set, codes));
+        }
+        if let Some(value) = &file.long_running_threshold {
+            config.base.long_running_threshold =
+                duration_value(value).map_err(|m| bad("long_running_threshold", m))?;
+        }
+        if let Some(value) = &file.max_clock_skew {
+            config.base.max_clock_skew =
+                duration_value(value).map_err(|m| bad("max_clock_skew", m))?;
+        }
+        if let Some(dialect) = file.dialect {
+            config.base.dialect = dialect;
+        }
+        config.resolve_levels();
+        Ok(config)
+    }
+
+    /// Applies command-line selections on top of the file's.
+    pub fn apply(&mut self, overrides: &Overrides) -> Result<(), String> {
+        if let Some(select) = &overrides.select {
+            check_selectors(select).map_err(|m| format!("--select: {m}"))?;
+            self.select = select.clone();
+        }
+        check_selectors(&overrides.ignore).map_err(|m| format!("--ignore: {m}"))?;
+        self.ignore.extend(overrides.ignore.iter().cloned());
+        for (code, level) in &overrides.severity {
+            check_code(code).map_err(|m| format!("--severity {code}: {m}"))?;
+            let level = parse_level(level).map_err(|m| format!("--severity {code}: {m}"))?;
+            self.severity.push((code.clone(), level));
+        }
+        self.resolve_levels();
+        Ok(())
+    }
+
+    fn resolve_levels(&mut self) {
+        for rule in RULES {
+            let selected = most_specific(rule.code, &self.select);
+            let ignored = most_specific(rule.code, &self.ignore);
+            let enabled = match (selected, ignored) {
+                (Some(s), Some(i)) => s > i,
+                (Some(_), None) => true,
+                _ => false,
+            };
+            let mut level = if enabled {
+                RuleLevel::Default
+            } else {
+                RuleLevel::Off
+            };
+            for (code, overridden) in &self.severity {
+                if code.eq_ignore_ascii_case(rule.code) {
+                    level = overridden.map_or(RuleLevel::Off, RuleLevel::Set);
+                }
+            }
+            if ALWAYS_ON.contains(&rule.code) {
+                level = RuleLevel::Set(Severity::Error);
+            }
+            self.base.levels.insert(rule.code, level);
+        }
+    }
+
+    /// The settings for one file, with its per-file ignores applied.
+    pub fn settings_for(&self, file: &Path) -> Settings {
+        let relative = file.strip_prefix(&self.root).unwrap_or(file);
+        let mut settings = self.base.clone();
+        for (set, codes) in &self.per_file_ignores {
+            if set.is_match(relative) || set.is_match(file) {
+                for rule in RULES {
+                    if !ALWAYS_ON.contains(&rule.code) && most_specific(rule.code, codes).is_some()
+                    {
+                        settings.levels.insert(rule.code, RuleLevel::Off);
+                    }
+                }
+            }
+        }
+        settings
+    }
+
+    /// Whether a walked file is a contract by the include/exclude globs.
+    pub fn includes(&self, file: &Path) -> bool {
+        let relative = file.strip_prefix(&self.root).unwrap_or(file);
+        let matches = |set: &GlobSet| set.is_match(relative) || set.is_match(file);
+        matches(&self.include) && !matches(&self.exclude)
+    }
+
+    pub fn settings(&self) -> &Settings {
+        &self.base
+    }
+}
+
+fn read(path: &Path) -> Result<String, ConfigError> {
+    std::fs::read_to_string(path).map_err(|source| ConfigError::Io {
+        path: path.to_path_buf(),
+        source,
+    })
+}
+
+fn invalid(path: &Path, table: &str, error: toml::de::Error) -> ConfigError {
+    let message = error.message().trim().to_string();
+    let location = match error.span() {
+        Some(span) => std::fs::read_to_string(path)
+            .ok()
+            .map(|text| {
+                let line = text[..span.start.min(text.len())].matches('\n').count() + 1;
+                format!(" (line {line})")
+            })
+            .unwrap_or_default(),
+        None => String::new(),
+    };
+    let within = if table.is_empty() {
+        String::new()
+    } else {
+        format!(" in [{table}]")
+    };
+    ConfigError::Invalid {
+        path: path.to_path_buf(),
+        message: format!("{message}{within}{location}"),
+    }
+}
+
+fn globs<'a>(patterns: impl Iterator<Item = &'a str>) -> Result<GlobSet, String> {
+    let mut builder = GlobSetBuilder::new();
+    for pattern in patterns {
+        builder.add(Glob::new(pattern).map_err(|e| format!("invalid glob `{pattern}`: {e}"))?);
+    }
+    builder.build().map_err(|e| e.to_string())
+}
+
+/// The length of the longest selector that matches `code` (`ALL` matches
+/// everything, with length 0), so `ignore = ["C"]` + `select = ["C203"]`
+/// keeps C203.
+fn most_specific(code: &str, selectors: &[String]) -> Option<usize> {
+    selectors
+        .iter()
+        .filter_map(|s| {
+            if s.eq_ignore_ascii_case("ALL") {
+                Some(0)
+            } else if code.len() >= s.len() && code[..s.len()].eq_ignore_ascii_case(s) {
+                Some(s.len())
+            } else {
+                None
+            }
+        })
+        .max()
+}
+
+fn check_selectors(selectors: &[String]) -> Result<(), String> {
+    for selector in selectors {
+        if selector.eq_ignore_ascii_case("ALL") {
+            continue;
+        }
+        if !RULES
+            .iter()
+            .any(|r| most_specific(r.code, std::slice::from_ref(selector)).is_some())
+        {
+            return Err(
+                match crate::suggest::closest(selector, RULES.iter().map(|r| r.code)) {
+                    Some(code) => format!("`{selector}` matches no rule; did you mean `{code}`?"),
+                    None => format!("`{selector}` matches no rule (see `phaselint rule`)"),
+                },
+            );
+        }
+    }
+    Ok(())
+}
+
+fn check_code(code: &str) -> Result<(), String> {
+    if crate::rules::rule(code).is_some() {
+        Ok(())
+    } else {
+        Err(format!(
+            "`{code}` is not a rule code (see `phaselint rule`)"
+        ))
+    }
+}
+
+fn parse_level(level: &str) -> Result<Option<Severity>, String> {
+    match level {
+        "error" => Ok(Some(Severity::Error)),
+        "warning" => Ok(Some(Severity::Warning)),
+        "info" => Ok(Some(Severity::Info)),
+        "off" => Ok(None),
+        other => Err(format!(
+            "`{other}` is not a level; use error, warning, info or off"
+        )),
+    }
+}
+
+fn duration_value(value: &toml::Value) -> Result<u64, String> {
+    match value {
+        toml::Value::Integer(i) if *i >= 0 => Ok(*i as u64),
+        toml::Value::String(s) => duration::parse_seconds(s).ok_or_else(|| {
+            format!("`{s}` is not a duration; write e.g. \"90s\", \"15m\", \"2h\" or \"1d\"")
+        }),
+        other => Err(format!(
+            "expected a duration such as \"15m\", found {}",
+            other.type_str()
+        )),
+    }
+}

@@ -1,0 +1,148 @@
+//! phaselint's analyzer: source text -> spanned YAML -> contract model ->
+//! phase graph -> rules -> diagnostics. `analyze` is the only way in; the
+//! CLI, the language server and the resume check all call it.
+
+pub mod config;
+pub mod diagnostic;
+pub mod duration;
+pub mod field_path;
+pub mod graph;
+pub mod line_index;
+pub mod model;
+pub mod rules;
+mod schema;
+mod suggest;
+mod suppression;
+pub mod syntax;
+
+use config::Settings;
+use diagnostic::Diagnostic;
+use graph::PhaseGraph;
+use line_index::LineIndex;
+use model::Contract;
+use rules::schema::{e001_yaml_syntax_error, e007_unloadable_document};
+use syntax::{Limits, Node, Span, SyntaxError};
+
+pub use schema::looks_like_context_contract;
+
+/// Everything known about one document: the text, its line index, the
+/// tree, the model and graph when the text got that far, and the findings.
+pub struct Analysis {
+    pub source: String,
+    pub line_index: LineIndex,
+    pub document: Option<Node>,
+    pub contract: Option<Contract>,
+    pub graph: Option<PhaseGraph>,
+    /// Sorted by position, then code; filtered by the settings and by
+    /// suppression comments.
+    pub diagnostics: Vec<Diagnostic>,
+}
+
+impl Analysis {
+    /// Whether the root looks like a context contract (SPEC §5).
+    pub fn is_context_contract(&self) -> bool {
+        self.document
+            .as_ref()
+            .is_some_and(looks_like_context_contract)
+    }
+
+    /// Whether the YAML itself could not be read (E001 or E007).
+    pub fn is_unreadable(&self) -> bool {
+        self.diagnostics
+            .iter()
+            .any(|d| matches!(d.code, "E001" | "E007"))
+    }
+}
+
+/// Analyzes raw bytes; input that is not UTF-8 is reported (E007).
+pub fn analyze_bytes(bytes: &[u8], settings: &Settings) -> Analysis {
+    match std::str::from_utf8(bytes) {
+        Ok(text) => analyze(text, settings),
+        Err(error) => {
+            let source = String::from_utf8_lossy(bytes).into_owned();
+            let line_index = LineIndex::new(&source);
+            let offset = String::from_utf8_lossy(&bytes[..error.valid_up_to()]).len();
+            Analysis {
+                diagnostics: vec![e007_unloadable_document::diagnostic(
+                    Span::empty(offset),
+                    &format!(
+                        "the file is not valid UTF-8 (invalid byte at offset {})",
+                        error.valid_up_to()
+                    ),
+                )],
+                source,
+                line_index,
+                document: None,
+                contract: None,
+                graph: None,
+            }
+        }
+    }
+}
+
+/// Analyzes one contract.
+pub fn analyze(source: &str, settings: &Settings) -> Analysis {
+    let line_index = LineIndex::new(source);
+    let mut analysis = Analysis {
+        source: source.to_string(),
+        line_index,
+        document: None,
+        contract: None,
+        graph: None,
+        diagnostics: Vec::new(),
+    };
+    let mut diagnostics = Vec::new();
+    match syntax::parse(source, Limits::default()) {
+        Err(SyntaxError::Yaml { message, offset }) => {
+            diagnostics.push(e001_yaml_syntax_error::diagnostic(&message, offset));
+        }
+        Err(SyntaxError::Unloadable { message, span }) => {
+            diagnostics.push(e007_unloadable_document::diagnostic(span, &message));
+        }
+        Ok(None) => {
+            diagnostics.push(e007_unloadable_document::diagnostic(
+                Span::empty(0),
+                "the file is empty; a contract is a mapping with schema_version, pipeline_id and phases",
+            ));
+        }
+        Ok(Some(root)) => {
+            if root.as_mapping().is_none() {
+                diagnostics.push(e007_unloadable_document::diagnostic(
+                    Span::new(root.span.start, root.span.start),
+                    &format!("the root must be a mapping, found {}", root.type_name()),
+                ));
+            } else {
+                let (contract, schema_findings) = schema::build(&root, source, settings.dialect);
+                diagnostics.extend(schema_findings);
+                let graph = PhaseGraph::build(&contract);
+                let context = rules::RuleContext {
+                    contract: &contract,
+                    graph: &graph,
+                    settings,
+                };
+                rules::run(&context, &mut diagnostics);
+                analysis.contract = Some(contract);
+                analysis.graph = Some(graph);
+            }
+            analysis.document = Some(root);
+        }
+    }
+    diagnostics.retain_mut(|d| match settings.level(d.code, d.severity) {
+        Some(level) => {
+            d.severity = level;
+            true
+        }
+        None => false,
+    });
+    suppression::apply(source, &analysis.line_index, settings, &mut diagnostics);
+    diagnostics.sort_by(|a, b| {
+        (a.span.start, a.code, a.span.end, &a.message).cmp(&(
+            b.span.start,
+            b.code,
+            b.span.end,
+            &b.message,
+        ))
+    });
+    analysis.diagnostics = diagnostics;
+    analysis
+}

@@ -1,0 +1,339 @@
+//! The contract model (SPEC §2): typed, with the span of every key and value
+//! it came from. Built by `schema::build`, which reports what does not fit.
+
+use crate::field_path::FieldPath;
+use crate::syntax::{Node, Span};
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct Spanned<T> {
+    pub value: T,
+    pub span: Span,
+}
+
+impl<T> Spanned<T> {
+    pub fn new(value: T, span: Span) -> Self {
+        Spanned { value, span }
+    }
+}
+
+/// A closed set of lower-case values read in any case (SPEC §2.2).
+pub trait EnumValue: Sized + Copy + 'static {
+    /// What the value is called in messages ("severity").
+    const WHAT: &'static str;
+    const ALL: &'static [(&'static str, Self)];
+
+    fn parse_canonical(text: &str) -> Option<Self> {
+        Self::ALL
+            .iter()
+            .find(|(name, _)| *name == text)
+            .map(|&(_, v)| v)
+    }
+
+    fn as_str(self) -> &'static str;
+}
+
+macro_rules! enum_value {
+    ($(#[$meta:meta])* $name:ident, $what:literal, { $($variant:ident = $text:literal),+ $(,)? }) => {
+        $(#[$meta])*
+        #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+        pub enum $name { $($variant),+ }
+
+        impl EnumValue for $name {
+            const WHAT: &'static str = $what;
+            const ALL: &'static [(&'static str, Self)] = &[$(($text, $name::$variant)),+];
+
+            fn as_str(self) -> &'static str {
+                match self { $($name::$variant => $text),+ }
+            }
+        }
+    };
+}
+
+enum_value!(
+    /// How much a missing or stale field matters.
+    FieldSeverity, "severity", { Blocking = "blocking", Warning = "warning", Advisory = "advisory" }
+);
+enum_value!(Recovery, "recovery strategy", {
+    ReRetrieve = "re_retrieve", ReGenerate = "re_generate",
+    LogAndContinue = "log_and_continue", Fail = "fail",
+});
+enum_value!(ApprovalPolicy, "approval policy", {
+    Human = "human", Orchestrator = "orchestrator",
+    HumanOrOrchestrator = "human_or_orchestrator", AutoIfFresh = "auto_if_fresh",
+});
+enum_value!(SideEffects, "side-effect class", {
+    None = "none", Reversible = "reversible", Irreversible = "irreversible",
+});
+enum_value!(RiskClass, "risk class", {
+    Low = "low", Medium = "medium", High = "high", Critical = "critical",
+});
+enum_value!(CheckpointMode, "checkpoint mode", {
+    Always = "always", Policy = "policy", Never = "never",
+});
+enum_value!(MergePolicy, "merge policy", {
+    RequiredFromAny = "required_from_any", RequiredFromAll = "required_from_all",
+    PreferLatest = "prefer_latest", UnionAll = "union_all",
+});
+
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Contract {
+    pub schema_version: Option<Spanned<String>>,
+    pub pipeline_id: Option<Spanned<String>>,
+    pub description: Option<Spanned<String>>,
+    /// In declaration order, which is the default execution order. Present
+    /// only when `phases` itself was well-formed; rules that need the phase
+    /// list check `phases_known` before reporting "unknown phase".
+    pub phases: Vec<Phase>,
+    pub phases_known: bool,
+    pub chains: Vec<Chain>,
+    pub checkpoints: Vec<CheckpointSpec>,
+    pub topology: Option<GraphTopology>,
+    pub checkpoint_mode: Option<Spanned<CheckpointMode>>,
+    pub checkpoint_mode_authorization: Option<Authorization>,
+    pub pipeline_inputs: Vec<Spanned<FieldPath>>,
+    pub span: Span,
+    pub(crate) phase_index: std::collections::HashMap<String, usize>,
+}
+
+impl Contract {
+    pub fn phase(&self, name: &str) -> Option<&Phase> {
+        self.phase_index(name).map(|i| &self.phases[i])
+    }
+
+    pub fn phase_index(&self, name: &str) -> Option<usize> {
+        self.phase_index.get(name).copied()
+    }
+
+    /// Whether `name` is known not to be a phase (false while `phases` is broken).
+    pub fn is_unknown_phase(&self, name: &str) -> bool {
+        self.phases_known && self.phase_index(name).is_none()
+    }
+
+    pub fn phase_names(&self) -> impl Iterator<Item = &str> {
+        self.phases.iter().map(|p| p.name.as_str())
+    }
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct Phase {
+    pub name: String,
+    pub name_span: Span,
+    pub span: Span,
+    pub description: Option<Spanned<String>>,
+    pub entry_required: Vec<Field>,
+    pub entry_enrichment: Vec<Field>,
+    pub exit_required: Vec<Field>,
+    pub exit_optional: Vec<Field>,
+    pub long_running: Option<Spanned<bool>>,
+    /// In seconds.
+    pub expected_duration: Option<Spanned<u64>>,
+    pub side_effects: Option<Spanned<SideEffects>>,
+    pub risk_class: Option<Spanned<RiskClass>>,
+}
+
+impl Phase {
+    pub fn entry_fields(&self) -> impl Iterator<Item = &Field> {
+        self.entry_required.iter().chain(&self.entry_enrichment)
+    }
+
+    pub fn exit_fields(&self) -> impl Iterator<Item = &Field> {
+        self.exit_required.iter().chain(&self.exit_optional)
+    }
+
+    pub fn all_fields(&self) -> impl Iterator<Item = &Field> {
+        self.entry_fields().chain(self.exit_fields())
+    }
+
+    pub fn produces(&self, field: &FieldPath) -> bool {
+        self.exit_fields().any(|f| f.name.value.covers(field))
+    }
+
+    pub fn reads(&self, field: &FieldPath) -> bool {
+        self.entry_fields().any(|f| f.name.value.covers(field))
+    }
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct Field {
+    pub name: Spanned<FieldPath>,
+    pub span: Span,
+    pub field_type: Option<Spanned<String>>,
+    pub severity: Option<Spanned<FieldSeverity>>,
+    pub default: Option<Node>,
+    pub description: Option<Spanned<String>>,
+    pub source_phase: Option<Spanned<String>>,
+    pub constraints: Option<Node>,
+    pub quality: Option<Quality>,
+    pub evaluation: Option<Evaluation>,
+}
+
+impl Field {
+    pub fn severity(&self) -> FieldSeverity {
+        self.severity
+            .as_ref()
+            .map_or(FieldSeverity::Blocking, |s| s.value)
+    }
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct Quality {
+    pub metric: Option<Spanned<String>>,
+    pub threshold: Option<Spanned<f64>>,
+    pub on_below: Option<Spanned<FieldSeverity>>,
+    pub description: Option<Spanned<String>>,
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct Evaluation {
+    pub required: Option<Spanned<bool>>,
+    pub policy: Option<Spanned<String>>,
+    pub threshold: Option<Spanned<f64>>,
+    pub evaluator: Option<Spanned<String>>,
+    pub on_unevaluated: Option<Spanned<FieldSeverity>>,
+    pub on_below_threshold: Option<Spanned<FieldSeverity>>,
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct Chain {
+    pub chain_id: Option<Spanned<String>>,
+    pub span: Span,
+    pub description: Option<Spanned<String>>,
+    pub source: Option<Endpoint>,
+    pub waypoints: Vec<Endpoint>,
+    pub destination: Option<Endpoint>,
+    pub severity: Option<Spanned<FieldSeverity>>,
+    pub verification: Option<Spanned<String>>,
+}
+
+impl Chain {
+    /// Source, waypoints, destination, in order; only those that parsed.
+    pub fn stops(&self) -> impl Iterator<Item = &Endpoint> {
+        self.source
+            .iter()
+            .chain(&self.waypoints)
+            .chain(&self.destination)
+    }
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct Endpoint {
+    pub phase: Option<Spanned<String>>,
+    pub field: Option<Spanned<FieldPath>>,
+    pub span: Span,
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct CheckpointSpec {
+    pub checkpoint_id: Option<Spanned<String>>,
+    pub phase: Option<Spanned<String>>,
+    pub span: Span,
+    pub on_resume: OnResume,
+}
+
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct OnResume {
+    pub span: Option<Span>,
+    pub revalidate_entry: Option<Spanned<bool>>,
+    pub staleness_checks: Vec<StalenessCheck>,
+    pub approval_required: Option<Spanned<bool>>,
+    pub approval_policy: Option<Spanned<ApprovalPolicy>>,
+}
+
+impl OnResume {
+    pub fn revalidate_entry(&self) -> bool {
+        self.revalidate_entry.as_ref().is_none_or(|v| v.value)
+    }
+
+    pub fn approval_required(&self) -> bool {
+        self.approval_required.as_ref().is_some_and(|v| v.value)
+    }
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct StalenessCheck {
+    pub field: Option<Spanned<FieldPath>>,
+    pub span: Span,
+    pub max_age_seconds: Option<Spanned<i64>>,
+    pub on_stale: Option<Spanned<FieldSeverity>>,
+    pub recovery: Option<Spanned<Recovery>>,
+    pub description: Option<Spanned<String>>,
+}
+
+impl StalenessCheck {
+    pub fn on_stale(&self) -> FieldSeverity {
+        self.on_stale
+            .as_ref()
+            .map_or(FieldSeverity::Blocking, |s| s.value)
+    }
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct Authorization {
+    pub span: Span,
+    pub authorized_by: Option<Spanned<String>>,
+    pub reason: Option<Spanned<String>>,
+    pub trust_tier: Option<Spanned<String>>,
+}
+
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct GraphTopology {
+    pub span: Span,
+    pub graph_id: Option<Spanned<String>>,
+    pub description: Option<Spanned<String>>,
+    pub nodes: Vec<TopologyNode>,
+    pub edges: Vec<TopologyEdge>,
+    pub merge_points: Vec<MergePoint>,
+    pub cycle_invariants: Vec<CycleInvariant>,
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct TopologyNode {
+    pub id: Spanned<String>,
+    pub requires: Vec<Spanned<FieldPath>>,
+    pub produces: Vec<Spanned<FieldPath>>,
+    pub optional: Vec<Spanned<FieldPath>>,
+    pub description: Option<Spanned<String>>,
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct TopologyEdge {
+    pub span: Span,
+    pub from: Option<Spanned<String>>,
+    pub to: Option<Spanned<String>>,
+    pub condition: Option<Spanned<String>>,
+    /// `None` when the edge does not restrict what passes.
+    pub preserves: Option<Vec<Spanned<FieldPath>>>,
+    pub drops: Vec<Spanned<FieldPath>>,
+    pub description: Option<Spanned<String>>,
+}
+
+impl TopologyEdge {
+    /// Whether `field` survives this edge.
+    pub fn passes(&self, field: &FieldPath) -> bool {
+        if self.drops.iter().any(|d| d.value.covers(field)) {
+            return false;
+        }
+        match &self.preserves {
+            None => true,
+            Some(kept) => kept.iter().any(|k| k.value.covers(field)),
+        }
+    }
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct MergePoint {
+    pub span: Span,
+    pub node: Option<Spanned<String>>,
+    pub sources: Vec<Spanned<String>>,
+    pub merge_policy: Vec<(Spanned<String>, Spanned<MergePolicy>)>,
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct CycleInvariant {
+    pub span: Span,
+    pub cycle_id: Option<Spanned<String>>,
+    pub nodes: Vec<Spanned<String>>,
+    pub max_iterations: Option<Spanned<i64>>,
+    pub invariant_fields: Vec<Spanned<FieldPath>>,
+    pub description: Option<Spanned<String>>,
+}

@@ -1,0 +1,36 @@
+use crate::diagnostic::{Diagnostic, Severity};
+use crate::rules::{Family, Rule, RuleContext};
+
+pub(crate) static RULE: Rule = Rule {
+    code: "C202",
+    name: "dead-approval-policy",
+    family: Family::Checkpoint,
+    default_severity: Severity::Warning,
+    summary: "approval_policy set while approval_required is false",
+    doc: include_str!("../../../../../rules/C202.md"),
+    check: Some(check),
+};
+
+fn check(ctx: &RuleContext<'_>, out: &mut Vec<Diagnostic>) {
+    for spec in &ctx.contract.checkpoints {
+        let on_resume = &spec.on_resume;
+        let Some(policy) = &on_resume.approval_policy else {
+            continue;
+        };
+        if !on_resume.approval_required() {
+            use crate::model::EnumValue;
+            out.push(
+                RULE.diagnostic(
+                    super::anchor(spec),
+                    format!(
+                        "checkpoint `{}` sets approval_policy `{}` but does not require approval, so the policy never applies",
+                        super::name(spec),
+                        policy.value.as_str()
+                    ),
+                )
+                .with_related(policy.span, "policy set here")
+                .with_help("set `approval_required: true`, or remove approval_policy"),
+            );
+        }
+    }
+}

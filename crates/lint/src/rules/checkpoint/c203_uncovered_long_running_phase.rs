@@ -1,0 +1,56 @@
+use crate::diagnostic::{Diagnostic, Severity};
+use crate::duration::format_seconds;
+use crate::rules::{Family, Rule, RuleContext};
+
+pub(crate) static RULE: Rule = Rule {
+    code: "C203",
+    name: "uncovered-long-running-phase",
+    family: Family::Checkpoint,
+    default_severity: Severity::Warning,
+    summary: "A long-running phase is not covered by any checkpoint",
+    doc: include_str!("../../../../../rules/C203.md"),
+    check: Some(check),
+};
+
+fn check(ctx: &RuleContext<'_>, out: &mut Vec<Diagnostic>) {
+    let threshold = ctx.settings.long_running_threshold;
+    for phase in &ctx.contract.phases {
+        let flagged = phase.long_running.as_ref().is_some_and(|l| l.value);
+        let expected = phase
+            .expected_duration
+            .as_ref()
+            .filter(|d| d.value >= threshold);
+        if !flagged && expected.is_none() {
+            continue;
+        }
+        let covered = ctx
+            .contract
+            .checkpoints
+            .iter()
+            .any(|c| c.phase.as_ref().is_some_and(|p| p.value == phase.name));
+        if covered {
+            continue;
+        }
+        let why = match expected {
+            Some(d) if !flagged => format!(
+                "its expected_duration {} is at least the long_running_threshold {}",
+                format_seconds(d.value),
+                format_seconds(threshold)
+            ),
+            _ => "it is marked long_running".to_string(),
+        };
+        let mut diagnostic = RULE
+            .diagnostic(
+                phase.name_span,
+                format!("long-running phase `{}` has no checkpoint: {why}", phase.name),
+            )
+            .with_help(format!(
+                "add a checkpoint_integrity entry with `phase: {}` so a paused run can resume after it",
+                phase.name
+            ));
+        if let Some(d) = expected {
+            diagnostic = diagnostic.with_related(d.span, "expected duration");
+        }
+        out.push(diagnostic);
+    }
+}

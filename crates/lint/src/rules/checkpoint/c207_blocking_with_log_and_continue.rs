@@ -1,0 +1,42 @@
+use crate::diagnostic::{Diagnostic, Severity};
+use crate::model::{FieldSeverity, Recovery};
+use crate::rules::{Family, Rule, RuleContext};
+
+pub(crate) static RULE: Rule = Rule {
+    code: "C207",
+    name: "blocking-with-log-and-continue",
+    family: Family::Checkpoint,
+    default_severity: Severity::Warning,
+    summary: "on_stale: blocking with recovery: log_and_continue (contradiction)",
+    doc: include_str!("../../../../../rules/C207.md"),
+    check: Some(check),
+};
+
+fn check(ctx: &RuleContext<'_>, out: &mut Vec<Diagnostic>) {
+    for spec in &ctx.contract.checkpoints {
+        for check in &spec.on_resume.staleness_checks {
+            let Some(recovery) = &check.recovery else {
+                continue;
+            };
+            if recovery.value == Recovery::LogAndContinue
+                && check.on_stale() == FieldSeverity::Blocking
+            {
+                let implicit = if check.on_stale.is_none() {
+                    " (the default)"
+                } else {
+                    ""
+                };
+                let mut diagnostic = RULE
+                    .diagnostic(
+                        recovery.span,
+                        format!("`log_and_continue` cannot recover a field whose staleness is blocking{implicit}"),
+                    )
+                    .with_help("set `on_stale: warning` to log and continue, or choose `re_retrieve` / `re_generate` / `fail`");
+                if let Some(on_stale) = &check.on_stale {
+                    diagnostic = diagnostic.with_related(on_stale.span, "blocking set here");
+                }
+                out.push(diagnostic);
+            }
+        }
+    }
+}

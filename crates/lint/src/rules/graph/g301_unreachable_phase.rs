@@ -1,0 +1,40 @@
+use crate::diagnostic::{Diagnostic, Severity};
+use crate::rules::{Family, Rule, RuleContext};
+
+pub(crate) static RULE: Rule = Rule {
+    code: "G301",
+    name: "unreachable-phase",
+    family: Family::Graph,
+    default_severity: Severity::Warning,
+    summary: "A phase unreachable from every entry phase, or isolated in a graph_topology with edges",
+    doc: include_str!("../../../../../rules/G301.md"),
+    check: Some(check),
+};
+
+fn check(ctx: &RuleContext<'_>, out: &mut Vec<Diagnostic>) {
+    let graph = ctx.graph;
+    for (i, phase) in ctx.contract.phases.iter().enumerate() {
+        if !graph.is_reachable(i) {
+            out.push(
+                RULE.diagnostic(
+                    phase.name_span,
+                    format!(
+                        "phase `{}` is unreachable: no path leads to it from an entry phase",
+                        phase.name
+                    ),
+                )
+                .with_help(
+                    "add a graph_topology edge into it from a phase that runs, or remove it",
+                ),
+            );
+        } else if graph.from_topology() && !graph.has_edges(i) {
+            out.push(
+                RULE.diagnostic(
+                    phase.name_span,
+                    format!("phase `{}` has no edge in graph_topology, so it is cut off from the pipeline", phase.name),
+                )
+                .with_help(format!("add edges `from:`/`to: {}` to graph_topology.edges, or remove the phase", phase.name)),
+            );
+        }
+    }
+}

@@ -1,0 +1,78 @@
+use crate::diagnostic::{Diagnostic, Severity};
+use crate::graph::Presence;
+use crate::rules::{Family, Rule, RuleContext};
+
+pub(crate) static RULE: Rule = Rule {
+    code: "G303",
+    name: "unavailable-entry-field",
+    family: Family::Graph,
+    default_severity: Severity::Error,
+    summary: "An entry-required field is produced on no path (error) or only on some (warning)",
+    doc: include_str!("../../../../../rules/G303.md"),
+    check: Some(check),
+};
+
+fn check(ctx: &RuleContext<'_>, out: &mut Vec<Diagnostic>) {
+    let contract = ctx.contract;
+    let graph = ctx.graph;
+    for (i, phase) in contract.phases.iter().enumerate() {
+        // Entry phases read what the caller supplies; unreachable ones are G301's.
+        if graph.is_entry(i) || !graph.is_reachable(i) {
+            continue;
+        }
+        for field in &phase.entry_required {
+            let name = &field.name.value;
+            if contract
+                .pipeline_inputs
+                .iter()
+                .any(|input| input.value.covers(name))
+            {
+                continue;
+            }
+            let producers = contract
+                .phases
+                .iter()
+                .filter(|p| p.name != phase.name && p.produces(name));
+            match graph.availability(i, name) {
+                Presence::Always => {}
+                Presence::Never => {
+                    let mut diagnostic = RULE
+                        .diagnostic(
+                            field.name.span,
+                            format!("`{name}` is required on entry to `{}`, but no path before it produces it", phase.name),
+                        )
+                        .with_help("produce it in an earlier phase's exit.required, list it in pipeline_inputs, or move it to entry.enrichment");
+                    for producer in producers.take(3) {
+                        diagnostic = diagnostic.with_related(
+                            producer.name_span,
+                            format!(
+                                "`{}` produces it, but does not run before `{}`",
+                                producer.name, phase.name
+                            ),
+                        );
+                    }
+                    out.push(diagnostic);
+                }
+                Presence::Sometimes => {
+                    let mut diagnostic = RULE
+                        .diagnostic(
+                            field.name.span,
+                            format!(
+                                "`{name}` is required on entry to `{}`, but is only produced on some paths or only optionally",
+                                phase.name
+                            ),
+                        )
+                        .with_help("produce it on every path (exit.required, not exit.optional), stop edges from dropping it, or make it entry.enrichment");
+                    diagnostic.severity = Severity::Warning;
+                    for producer in producers.take(3) {
+                        diagnostic = diagnostic.with_related(
+                            producer.name_span,
+                            format!("produced by `{}`", producer.name),
+                        );
+                    }
+                    out.push(diagnostic);
+                }
+            }
+        }
+    }
+}

@@ -1,0 +1,44 @@
+use crate::diagnostic::{Diagnostic, Severity};
+use crate::rules::{Family, Rule, RuleContext};
+
+pub(crate) static RULE: Rule = Rule {
+    code: "G307",
+    name: "unreachable-chain-destination",
+    family: Family::Graph,
+    default_severity: Severity::Warning,
+    summary: "A chain's destination is not reachable from its source through its waypoints in order",
+    doc: include_str!("../../../../../rules/G307.md"),
+    check: Some(check),
+};
+
+fn check(ctx: &RuleContext<'_>, out: &mut Vec<Diagnostic>) {
+    let contract = ctx.contract;
+    for chain in &contract.chains {
+        let Some(stops) = super::resolved_stops(contract, chain) else {
+            continue;
+        };
+        for pair in stops.windows(2) {
+            let ((from, from_stop), (to, to_stop)) = (pair[0], pair[1]);
+            if from == to || ctx.graph.reachable_from(from, |_| true).contains(to) {
+                continue;
+            }
+            let (Some(from_phase), Some(to_phase)) = (&from_stop.phase, &to_stop.phase) else {
+                continue;
+            };
+            out.push(
+                RULE.diagnostic(
+                    to_phase.span,
+                    format!(
+                        "chain `{}` cannot reach `{}` from `{}`: no path in the phase graph leads there",
+                        super::chain_name(chain),
+                        to_phase.value,
+                        from_phase.value
+                    ),
+                )
+                .with_related(from_phase.span, "previous stop")
+                .with_help("reorder the chain's stops to follow the pipeline, or add the missing graph_topology edge"),
+            );
+            break;
+        }
+    }
+}

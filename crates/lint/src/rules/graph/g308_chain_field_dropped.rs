@@ -1,0 +1,77 @@
+use crate::diagnostic::{Diagnostic, Severity};
+use crate::graph::EdgeOrigin;
+use crate::rules::{Family, Rule, RuleContext};
+
+pub(crate) static RULE: Rule = Rule {
+    code: "G308",
+    name: "chain-field-dropped",
+    family: Family::Graph,
+    default_severity: Severity::Warning,
+    summary: "A chain whose field is dropped on every path from source to destination",
+    doc: include_str!("../../../../../rules/G308.md"),
+    check: Some(check),
+};
+
+fn check(ctx: &RuleContext<'_>, out: &mut Vec<Diagnostic>) {
+    let contract = ctx.contract;
+    let Some(topology) = &contract.topology else {
+        return;
+    };
+    if !ctx.graph.from_topology() {
+        return;
+    }
+    for chain in &contract.chains {
+        let Some(stops) = super::resolved_stops(contract, chain) else {
+            continue;
+        };
+        for pair in stops.windows(2) {
+            let ((from, from_stop), (to, _)) = (pair[0], pair[1]);
+            let Some(field) = &from_stop.field else { break };
+            if from == to {
+                continue;
+            }
+            let reachable = ctx.graph.reachable_from(from, |_| true);
+            if !reachable.contains(to) {
+                break; // G307's finding.
+            }
+            let passes = |origin: EdgeOrigin| match origin {
+                EdgeOrigin::Sequence => true,
+                EdgeOrigin::Topology(i) => {
+                    topology.edges.get(i).is_none_or(|e| e.passes(&field.value))
+                }
+            };
+            if ctx.graph.reachable_from(from, passes).contains(to) {
+                continue;
+            }
+            let anchor = chain.chain_id.as_ref().map_or(field.span, |c| c.span);
+            let mut diagnostic = RULE
+                .diagnostic(
+                    anchor,
+                    format!(
+                        "chain `{}`: `{}` cannot arrive at `{}`: every path from `{}` drops it",
+                        super::chain_name(chain),
+                        field.value,
+                        contract.phases[to].name,
+                        contract.phases[from].name
+                    ),
+                )
+                .with_help("add the field to the `preserves` list (or remove it from `drops`) of the edges on the way");
+            // Name the edges on the way that stop it: edges between phases
+            // the source reaches, that do not pass the field.
+            let blocking = ctx.graph.edges().filter_map(|(a, _, origin)| match origin {
+                EdgeOrigin::Topology(i)
+                    if (a == from || reachable.contains(a)) && !passes(origin) =>
+                {
+                    topology.edges.get(i)
+                }
+                _ => None,
+            });
+            for edge in blocking.take(4) {
+                diagnostic =
+                    diagnostic.with_related(edge.span, "this edge does not pass the field");
+            }
+            out.push(diagnostic);
+            break;
+        }
+    }
+}

@@ -1,0 +1,67 @@
+//! Names that must refer to something declared elsewhere in the contract.
+
+pub(crate) mod r101_unknown_checkpoint_phase;
+pub(crate) mod r102_staleness_field_not_produced;
+pub(crate) mod r103_unknown_chain_phase;
+pub(crate) mod r104_chain_field_not_declared;
+pub(crate) mod r105_duplicate_checkpoint_id;
+pub(crate) mod r106_duplicate_chain_id;
+pub(crate) mod r107_unknown_source_phase;
+pub(crate) mod r108_unknown_graph_node;
+pub(crate) mod r109_duplicate_staleness_field;
+pub(crate) mod r110_source_phase_does_not_produce;
+
+use crate::diagnostic::{Applicability, Diagnostic, Fix};
+use crate::model::{Contract, Spanned};
+use crate::rules::Rule;
+use crate::suggest::closest;
+
+/// "`x` is not a declared phase", with a did-you-mean fix when one is close.
+fn unknown_phase(
+    rule: &Rule,
+    contract: &Contract,
+    name: &Spanned<String>,
+    what: &str,
+) -> Diagnostic {
+    let diagnostic = rule.diagnostic(
+        name.span,
+        format!("{what} `{}` is not a declared phase", name.value),
+    );
+    match closest(&name.value, contract.phase_names()) {
+        Some(suggestion) => diagnostic
+            .with_help(format!("did you mean `{suggestion}`?"))
+            .with_fix(Fix::replace(
+                format!("Replace with `{suggestion}`"),
+                Applicability::Unsafe,
+                name.span,
+                suggestion,
+            )),
+        None => diagnostic.with_help(format!(
+            "declared phases: {}",
+            contract.phase_names().collect::<Vec<_>>().join(", ")
+        )),
+    }
+}
+
+/// Reports every later occurrence of a repeated id, pointing back at the first.
+fn report_duplicates<'a>(
+    rule: &Rule,
+    ids: impl Iterator<Item = &'a Spanned<String>>,
+    what: &str,
+    out: &mut Vec<Diagnostic>,
+) {
+    let mut first: std::collections::HashMap<&str, &Spanned<String>> =
+        std::collections::HashMap::new();
+    for id in ids {
+        match first.get(id.value.as_str()) {
+            Some(original) => out.push(
+                rule.diagnostic(id.span, format!("duplicate {what} `{}`", id.value))
+                    .with_related(original.span, "first used here")
+                    .with_help(format!("each {what} must be unique; rename one of them")),
+            ),
+            None => {
+                first.insert(&id.value, id);
+            }
+        }
+    }
+}

@@ -1,0 +1,27 @@
+use crate::diagnostic::{Diagnostic, Severity};
+use crate::rules::{Family, Rule, RuleContext};
+
+pub(crate) static RULE: Rule = Rule {
+    code: "R101",
+    name: "unknown-checkpoint-phase",
+    family: Family::Reference,
+    default_severity: Severity::Error,
+    summary: "A checkpoint's phase is not a declared phase",
+    doc: include_str!("../../../../../rules/R101.md"),
+    check: Some(check),
+};
+
+fn check(ctx: &RuleContext<'_>, out: &mut Vec<Diagnostic>) {
+    for spec in &ctx.contract.checkpoints {
+        if let Some(phase) = &spec.phase
+            && ctx.contract.is_unknown_phase(&phase.value)
+        {
+            out.push(super::unknown_phase(
+                &RULE,
+                ctx.contract,
+                phase,
+                "checkpoint phase",
+            ));
+        }
+    }
+}

@@ -1,0 +1,46 @@
+use crate::diagnostic::{Diagnostic, Severity};
+use crate::rules::{Family, Rule, RuleContext};
+use crate::suggest::closest;
+
+pub(crate) static RULE: Rule = Rule {
+    code: "R102",
+    name: "staleness-field-not-produced",
+    family: Family::Reference,
+    default_severity: Severity::Warning,
+    summary: "A staleness field is not an exit field of the checkpoint's phase (REQ-10-010)",
+    doc: include_str!("../../../../../rules/R102.md"),
+    check: Some(check),
+};
+
+fn check(ctx: &RuleContext<'_>, out: &mut Vec<Diagnostic>) {
+    for spec in &ctx.contract.checkpoints {
+        let Some(phase) = spec
+            .phase
+            .as_ref()
+            .and_then(|p| ctx.contract.phase(&p.value))
+        else {
+            continue;
+        };
+        for check in &spec.on_resume.staleness_checks {
+            let Some(field) = &check.field else { continue };
+            if phase.produces(&field.value) {
+                continue;
+            }
+            let diagnostic = RULE.diagnostic(
+                field.span,
+                format!(
+                    "staleness field `{}` is not an exit field of phase `{}`, so the checkpoint has nothing to age",
+                    field.value, phase.name
+                ),
+            );
+            let exits = phase.exit_fields().map(|f| f.name.value.as_str());
+            out.push(match closest(field.value.as_str(), exits) {
+                Some(name) => diagnostic.with_help(format!("did you mean `{name}`?")),
+                None => diagnostic.with_help(format!(
+                    "declare `{}` under `phases.{}.exit` or watch a field the phase produces",
+                    field.value, phase.name
+                )),
+            });
+        }
+    }
+}

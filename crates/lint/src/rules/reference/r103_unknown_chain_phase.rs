@@ -1,0 +1,29 @@
+use crate::diagnostic::{Diagnostic, Severity};
+use crate::rules::{Family, Rule, RuleContext};
+
+pub(crate) static RULE: Rule = Rule {
+    code: "R103",
+    name: "unknown-chain-phase",
+    family: Family::Reference,
+    default_severity: Severity::Error,
+    summary: "A chain endpoint or waypoint names an unknown phase",
+    doc: include_str!("../../../../../rules/R103.md"),
+    check: Some(check),
+};
+
+fn check(ctx: &RuleContext<'_>, out: &mut Vec<Diagnostic>) {
+    for chain in &ctx.contract.chains {
+        for stop in chain.stops() {
+            if let Some(phase) = &stop.phase
+                && ctx.contract.is_unknown_phase(&phase.value)
+            {
+                out.push(super::unknown_phase(
+                    &RULE,
+                    ctx.contract,
+                    phase,
+                    "chain phase",
+                ));
+            }
+        }
+    }
+}

@@ -1,0 +1,21 @@
+use crate::diagnostic::{Diagnostic, Severity};
+use crate::rules::{Family, Rule, RuleContext};
+
+pub(crate) static RULE: Rule = Rule {
+    code: "R105",
+    name: "duplicate-checkpoint-id",
+    family: Family::Reference,
+    default_severity: Severity::Error,
+    summary: "Two checkpoints share a checkpoint_id",
+    doc: include_str!("../../../../../rules/R105.md"),
+    check: Some(check),
+};
+
+fn check(ctx: &RuleContext<'_>, out: &mut Vec<Diagnostic>) {
+    let ids = ctx
+        .contract
+        .checkpoints
+        .iter()
+        .filter_map(|c| c.checkpoint_id.as_ref());
+    super::report_duplicates(&RULE, ids, "checkpoint_id", out);
+}

@@ -1,0 +1,21 @@
+use crate::diagnostic::{Diagnostic, Severity};
+use crate::rules::{Family, Rule, RuleContext};
+
+pub(crate) static RULE: Rule = Rule {
+    code: "R106",
+    name: "duplicate-chain-id",
+    family: Family::Reference,
+    default_severity: Severity::Error,
+    summary: "Two propagation chains share a chain_id",
+    doc: include_str!("../../../../../rules/R106.md"),
+    check: Some(check),
+};
+
+fn check(ctx: &RuleContext<'_>, out: &mut Vec<Diagnostic>) {
+    let ids = ctx
+        .contract
+        .chains
+        .iter()
+        .filter_map(|c| c.chain_id.as_ref());
+    super::report_duplicates(&RULE, ids, "chain_id", out);
+}

@@ -1,0 +1,29 @@
+use crate::diagnostic::{Diagnostic, Severity};
+use crate::rules::{Family, Rule, RuleContext};
+
+pub(crate) static RULE: Rule = Rule {
+    code: "R107",
+    name: "unknown-source-phase",
+    family: Family::Reference,
+    default_severity: Severity::Error,
+    summary: "A field's source_phase names an unknown phase",
+    doc: include_str!("../../../../../rules/R107.md"),
+    check: Some(check),
+};
+
+fn check(ctx: &RuleContext<'_>, out: &mut Vec<Diagnostic>) {
+    for phase in &ctx.contract.phases {
+        for field in phase.all_fields() {
+            if let Some(source) = &field.source_phase
+                && ctx.contract.is_unknown_phase(&source.value)
+            {
+                out.push(super::unknown_phase(
+                    &RULE,
+                    ctx.contract,
+                    source,
+                    "source_phase",
+                ));
+            }
+        }
+    }
+}

@@ -1,0 +1,21 @@
+use crate::diagnostic::{Diagnostic, Severity};
+use crate::rules::{Family, Rule};
+use crate::syntax::Span;
+
+pub(crate) static RULE: Rule = Rule {
+    code: "E001",
+    name: "yaml-syntax-error",
+    family: Family::Schema,
+    default_severity: Severity::Error,
+    summary: "The file is not valid YAML",
+    doc: include_str!("../../../../../rules/E001.md"),
+    check: None,
+};
+
+pub(crate) fn diagnostic(parser_message: &str, offset: usize) -> Diagnostic {
+    RULE.diagnostic(
+        Span::empty(offset),
+        format!("YAML syntax error: {parser_message}"),
+    )
+    .with_help("fix the YAML at this position; nothing else in the file is checked until it parses")
+}

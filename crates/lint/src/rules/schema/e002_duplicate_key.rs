@@ -1,0 +1,19 @@
+use crate::diagnostic::{Diagnostic, Severity};
+use crate::rules::{Family, Rule};
+use crate::syntax::Span;
+
+pub(crate) static RULE: Rule = Rule {
+    code: "E002",
+    name: "duplicate-key",
+    family: Family::Schema,
+    default_severity: Severity::Error,
+    summary: "A mapping has the same key twice",
+    doc: include_str!("../../../../../rules/E002.md"),
+    check: None,
+};
+
+pub(crate) fn diagnostic(key: &str, path: &str, first: Span, second: Span) -> Diagnostic {
+    RULE.diagnostic(second, format!("duplicate key `{key}` in {path}"))
+        .with_related(first, format!("`{key}` first defined here"))
+        .with_help("YAML loaders keep only the last value; remove one of the two or merge them")
+}

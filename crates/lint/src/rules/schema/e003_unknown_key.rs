@@ -1,0 +1,39 @@
+use crate::diagnostic::{Applicability, Diagnostic, Fix, Severity};
+use crate::rules::{Family, Rule};
+use crate::suggest::closest;
+use crate::syntax::Span;
+
+pub(crate) static RULE: Rule = Rule {
+    code: "E003",
+    name: "unknown-key",
+    family: Family::Schema,
+    default_severity: Severity::Error,
+    summary: "A key the contract format does not define at this level",
+    doc: include_str!("../../../../../rules/E003.md"),
+    check: None,
+};
+
+pub(crate) fn diagnostic(key: &str, span: Span, path: &str, valid: &[&'static str]) -> Diagnostic {
+    let diagnostic = RULE.diagnostic(span, format!("unknown key `{key}` in {path}"));
+    match closest(key, valid.iter().copied()) {
+        Some(suggestion) => diagnostic
+            .with_help(format!("did you mean `{suggestion}`?"))
+            .with_fix(Fix::replace(
+                format!("Rename `{key}` to `{suggestion}`"),
+                Applicability::Unsafe,
+                span,
+                suggestion,
+            )),
+        None => diagnostic.with_help(format!("valid keys here: {}", valid.join(", "))),
+    }
+}
+
+pub(crate) fn extension_in_contextcore_dialect(key: &str, span: Span, path: &str) -> Diagnostic {
+    RULE.diagnostic(
+        span,
+        format!("`{key}` in {path} is a phaselint extension that ContextCore rejects"),
+    )
+    .with_help(
+        "remove it, or set `dialect = \"phaselint\"` if this contract is not loaded by ContextCore",
+    )
+}

@@ -1,0 +1,22 @@
+use crate::diagnostic::{Diagnostic, Severity};
+use crate::rules::{Family, Rule};
+use crate::syntax::Span;
+
+pub(crate) static RULE: Rule = Rule {
+    code: "E005",
+    name: "missing-required-key",
+    family: Family::Schema,
+    default_severity: Severity::Error,
+    summary: "A required key is absent",
+    doc: include_str!("../../../../../rules/E005.md"),
+    check: None,
+};
+
+/// `first_line` is the first line of the mapping that lacks the key.
+pub(crate) fn diagnostic(first_line: Span, path: &str, key: &str) -> Diagnostic {
+    RULE.diagnostic(
+        first_line,
+        format!("{path} is missing the required key `{key}`"),
+    )
+    .with_help(format!("add `{key}:` to this mapping"))
+}

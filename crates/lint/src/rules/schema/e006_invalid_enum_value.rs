@@ -1,0 +1,38 @@
+use crate::diagnostic::{Applicability, Diagnostic, Fix, Severity};
+use crate::rules::{Family, Rule};
+use crate::suggest::closest;
+use crate::syntax::Span;
+
+pub(crate) static RULE: Rule = Rule {
+    code: "E006",
+    name: "invalid-enum-value",
+    family: Family::Schema,
+    default_severity: Severity::Error,
+    summary: "A value that is not one of the allowed values",
+    doc: include_str!("../../../../../rules/E006.md"),
+    check: None,
+};
+
+pub(crate) fn diagnostic(
+    value: &str,
+    span: Span,
+    path: &str,
+    what: &str,
+    allowed: &[&'static str],
+) -> Diagnostic {
+    let diagnostic = RULE.diagnostic(span, format!("`{value}` is not a valid {what} for {path}"));
+    match closest(value, allowed.iter().copied()) {
+        Some(suggestion) => diagnostic
+            .with_help(format!(
+                "did you mean `{suggestion}`? allowed: {}",
+                allowed.join(", ")
+            ))
+            .with_fix(Fix::replace(
+                format!("Replace with `{suggestion}`"),
+                Applicability::Unsafe,
+                span,
+                suggestion,
+            )),
+        None => diagnostic.with_help(format!("allowed: {}", allowed.join(", "))),
+    }
+}

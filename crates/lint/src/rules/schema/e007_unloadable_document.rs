@@ -1,0 +1,20 @@
+use crate::diagnostic::{Diagnostic, Severity};
+use crate::rules::{Family, Rule};
+use crate::syntax::Span;
+
+pub(crate) static RULE: Rule = Rule {
+    code: "E007",
+    name: "unloadable-document",
+    family: Family::Schema,
+    default_severity: Severity::Error,
+    summary: "Not a mapping at the root, not UTF-8, or over a size, depth or alias limit",
+    doc: include_str!("../../../../../rules/E007.md"),
+    check: None,
+};
+
+pub(crate) fn diagnostic(span: Span, problem: &str) -> Diagnostic {
+    RULE.diagnostic(
+        span,
+        format!("cannot load this file as a contract: {problem}"),
+    )
+}

@@ -1,0 +1,1020 @@
+//! The shape of a contract (SPEC §2): one walk over the spanned tree that
+//! builds the model and reports every schema problem at once, as pydantic
+//! lists them all. Anything malformed is left out of the model, so later
+//! rules never see it and stay silent (no cascades).
+
+use std::collections::HashMap;
+use std::fmt;
+
+use crate::config::Dialect;
+use crate::diagnostic::Diagnostic;
+use crate::field_path::FieldPath;
+use crate::model::*;
+use crate::rules::schema::{
+    e002_duplicate_key, e003_unknown_key, e004_wrong_type, e005_missing_required_key,
+    e006_invalid_enum_value, s002_non_canonical_case,
+};
+use crate::syntax::{Entry, Node, NodeKind, Resolved, Span};
+
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum KeyKind {
+    Core,
+    /// A phaselint extension (SPEC §2 "(ext)"), an error in the contextcore dialect.
+    Extension,
+}
+use KeyKind::{Core, Extension};
+
+type Schema = &'static [(&'static str, KeyKind)];
+
+const ROOT: Schema = &[
+    ("schema_version", Core),
+    ("pipeline_id", Core),
+    ("description", Core),
+    ("phases", Core),
+    ("propagation_chains", Core),
+    ("checkpoint_integrity", Core),
+    ("graph_topology", Core),
+    ("checkpoint_mode", Extension),
+    ("checkpoint_mode_authorization", Extension),
+    ("pipeline_inputs", Extension),
+];
+const PHASE: Schema = &[
+    ("description", Core),
+    ("entry", Core),
+    ("exit", Core),
+    ("long_running", Extension),
+    ("expected_duration", Extension),
+    ("side_effects", Extension),
+    ("risk_class", Extension),
+];
+const ENTRY: Schema = &[("required", Core), ("enrichment", Core)];
+const EXIT: Schema = &[("required", Core), ("optional", Core)];
+const FIELD: Schema = &[
+    ("name", Core),
+    ("type", Core),
+    ("severity", Core),
+    ("default", Core),
+    ("description", Core),
+    ("source_phase", Core),
+    ("constraints", Core),
+    ("quality", Core),
+    ("evaluation", Core),
+];
+const QUALITY: Schema = &[
+    ("metric", Core),
+    ("threshold", Core),
+    ("on_below", Core),
+    ("description", Core),
+];
+const EVALUATION: Schema = &[
+    ("required", Core),
+    ("policy", Core),
+    ("threshold", Core),
+    ("evaluator", Core),
+    ("on_unevaluated", Core),
+    ("on_below_threshold", Core),
+];
+const CHAIN: Schema = &[
+    ("chain_id", Core),
+    ("description", Core),
+    ("source", Core),
+    ("waypoints", Core),
+    ("destination", Core),
+    ("severity", Core),
+    ("verification", Core),
+];
+const ENDPOINT: Schema = &[("phase", Core), ("field", Core)];
+const CHECKPOINT: Schema = &[
+    ("checkpoint_id", Core),
+    ("phase", Core),
+    ("on_resume", Core),
+];
+const ON_RESUME: Schema = &[
+    ("revalidate_entry", Core),
+    ("staleness_checks", Core),
+    ("approval_required", Core),
+    ("approval_policy", Core),
+];
+const STALENESS: Schema = &[
+    ("field", Core),
+    ("max_age_seconds", Core),
+    ("on_stale", Core),
+    ("recovery", Core),
+    ("description", Core),
+];
+const AUTHORIZATION: Schema = &[
+    ("authorized_by", Core),
+    ("reason", Core),
+    ("trust_tier", Core),
+];
+const TOPOLOGY: Schema = &[
+    ("graph_id", Core),
+    ("description", Core),
+    ("nodes", Core),
+    ("edges", Core),
+    ("merge_points", Core),
+    ("cycle_invariants", Core),
+];
+const TOPOLOGY_NODE: Schema = &[
+    ("requires", Core),
+    ("produces", Core),
+    ("optional", Core),
+    ("description", Core),
+];
+const EDGE: Schema = &[
+    ("from", Core),
+    ("to", Core),
+    ("condition", Core),
+    ("preserves", Core),
+    ("drops", Core),
+    ("description", Core),
+];
+const MERGE_POINT: Schema = &[("node", Core), ("sources", Core), ("merge_policy", Core)];
+const CYCLE_INVARIANT: Schema = &[
+    ("cycle_id", Core),
+    ("nodes", Core),
+    ("max_iterations", Core),
+    ("invariant_fields", Core),
+    ("description", Core),
+];
+
+/// Where a value sits, rendered only when a message needs it.
+#[derive(Clone, Copy)]
+enum Path<'a> {
+    Root,
+    Key(&'a Path<'a>, &'a str),
+    Index(&'a Path<'a>, usize),
+}
+
+impl<'a> Path<'a> {
+    fn key(&'a self, key: &'a str) -> Path<'a> {
+        Path::Key(self, key)
+    }
+
+    fn index(&'a self, index: usize) -> Path<'a> {
+        Path::Index(self, index)
+    }
+
+    fn write(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Path::Root => Ok(()),
+            Path::Key(parent, key) => {
+                if !matches!(parent, Path::Root) {
+                    parent.write(f)?;
+                    f.write_str(".")?;
+                }
+                // Keys that would read as path syntax are quoted: `phases."..."`.
+                if !key.is_empty()
+                    && key
+                        .chars()
+                        .all(|c| c.is_alphanumeric() || c == '_' || c == '-')
+                {
+                    write!(f, "{key}")
+                } else {
+                    write!(f, "{key:?}")
+                }
+            }
+            Path::Index(parent, index) => {
+                parent.write(f)?;
+                write!(f, "[{index}]")
+            }
+        }
+    }
+}
+
+impl fmt::Display for Path<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Path::Root => f.write_str("the contract root"),
+            _ => {
+                f.write_str("`")?;
+                self.write(f)?;
+                f.write_str("`")
+            }
+        }
+    }
+}
+
+/// The known keys of one mapping, the last occurrence of each (as YAML
+/// loaders keep it).
+struct Keys<'n> {
+    span: Span,
+    found: Vec<(&'static str, &'n Entry)>,
+}
+
+impl<'n> Keys<'n> {
+    fn entry(&self, key: &str) -> Option<&'n Entry> {
+        self.found
+            .iter()
+            .rev()
+            .find(|(k, _)| *k == key)
+            .map(|(_, e)| *e)
+    }
+
+    fn value(&self, key: &str) -> Option<&'n Node> {
+        self.entry(key).map(|e| &e.value)
+    }
+
+    /// The value, unless it is absent or an explicit null (pydantic's
+    /// `Optional[...] = None` accepts both).
+    fn present(&self, key: &str) -> Option<&'n Node> {
+        self.value(key).filter(|n| !n.is_null())
+    }
+}
+
+pub(crate) struct Walker<'s> {
+    source: &'s str,
+    dialect: Dialect,
+    pub(crate) diagnostics: Vec<Diagnostic>,
+}
+
+pub(crate) fn build(root: &Node, source: &str, dialect: Dialect) -> (Contract, Vec<Diagnostic>) {
+    let mut walker = Walker {
+        source,
+        dialect,
+        diagnostics: Vec::new(),
+    };
+    let contract = walker.contract(root);
+    (contract, walker.diagnostics)
+}
+
+impl Walker<'_> {
+    fn report(&mut self, diagnostic: Diagnostic) {
+        self.diagnostics.push(diagnostic);
+    }
+
+    /// The first line of a node, for findings about a whole mapping.
+    fn first_line(&self, span: Span) -> Span {
+        let start = span.start.min(self.source.len());
+        let rest = &self.source[start..];
+        let line_end = start + rest.find(['\n', '\r']).unwrap_or(rest.len());
+        // A one-line flow mapping ends before the line does.
+        let end = if span.end > start {
+            line_end.min(span.end)
+        } else {
+            line_end
+        };
+        Span::new(start, end)
+    }
+
+    fn wrong_type(&mut self, node: &Node, path: &Path<'_>, expected: &str) {
+        let span = if node.as_scalar().is_some() {
+            node.span
+        } else {
+            self.first_line(node.span)
+        };
+        self.report(e004_wrong_type::diagnostic(
+            span,
+            &path.to_string(),
+            expected,
+            node.type_name(),
+        ));
+    }
+
+    fn mapping<'n>(&mut self, node: &'n Node, path: &Path<'_>, schema: Schema) -> Option<Keys<'n>> {
+        let Some(entries) = node.as_mapping() else {
+            self.wrong_type(node, path, "a mapping");
+            return None;
+        };
+        let valid: Vec<&'static str> = schema
+            .iter()
+            .filter(|(_, kind)| *kind == Core || self.dialect == Dialect::Phaselint)
+            .map(|(k, _)| *k)
+            .collect();
+        let mut found: Vec<(&'static str, &'n Entry)> = Vec::with_capacity(entries.len());
+        self.report_duplicates(entries, path);
+        for entry in entries {
+            match schema.iter().find(|(k, _)| *k == entry.key.text) {
+                Some(&(key, kind)) => {
+                    if kind == Extension && self.dialect == Dialect::Contextcore {
+                        self.report(e003_unknown_key::extension_in_contextcore_dialect(
+                            key,
+                            entry.key.span,
+                            &path.to_string(),
+                        ));
+                    }
+                    found.push((key, entry));
+                }
+                None => self.report(e003_unknown_key::diagnostic(
+                    &entry.key.text,
+                    entry.key.span,
+                    &path.to_string(),
+                    &valid,
+                )),
+            }
+        }
+        Some(Keys {
+            span: node.span,
+            found,
+        })
+    }
+
+    fn report_duplicates(&mut self, entries: &[Entry], path: &Path<'_>) {
+        let mut first_seen: HashMap<&str, Span> = HashMap::new();
+        for entry in entries {
+            if let Some(&first) = first_seen.get(entry.key.text.as_str()) {
+                self.report(e002_duplicate_key::diagnostic(
+                    &entry.key.text,
+                    &path.to_string(),
+                    first,
+                    entry.key.span,
+                ));
+            } else if entries.len() > 1 {
+                first_seen.insert(&entry.key.text, entry.key.span);
+            }
+        }
+    }
+
+    fn require(&mut self, keys: &Keys<'_>, key: &str, path: &Path<'_>) -> bool {
+        if keys.entry(key).is_some() {
+            return true;
+        }
+        let first_line = self.first_line(keys.span);
+        self.report(e005_missing_required_key::diagnostic(
+            first_line,
+            &path.to_string(),
+            key,
+        ));
+        false
+    }
+
+    fn string(&mut self, node: &Node, path: &Path<'_>) -> Option<Spanned<String>> {
+        match node.as_scalar().map(|s| s.resolve()) {
+            Some(Resolved::Str(text)) => Some(Spanned::new(text.to_string(), node.span)),
+            _ => {
+                self.wrong_type(node, path, "a string");
+                None
+            }
+        }
+    }
+
+    fn non_empty_string(&mut self, node: &Node, path: &Path<'_>) -> Option<Spanned<String>> {
+        let value = self.string(node, path)?;
+        if value.value.trim().is_empty() {
+            self.report(e004_wrong_type::invalid(
+                value.span,
+                &path.to_string(),
+                "must not be empty",
+            ));
+            return None;
+        }
+        Some(value)
+    }
+
+    fn opt_string(
+        &mut self,
+        keys: &Keys<'_>,
+        key: &str,
+        path: &Path<'_>,
+    ) -> Option<Spanned<String>> {
+        let node = keys.present(key)?;
+        self.string(node, &path.key(key))
+    }
+
+    fn required_string(
+        &mut self,
+        keys: &Keys<'_>,
+        key: &str,
+        path: &Path<'_>,
+    ) -> Option<Spanned<String>> {
+        if !self.require(keys, key, path) {
+            return None;
+        }
+        let node = keys.value(key)?;
+        self.non_empty_string(node, &path.key(key))
+    }
+
+    fn field_path(&mut self, node: &Node, path: &Path<'_>) -> Option<Spanned<FieldPath>> {
+        let name = self.non_empty_string(node, path)?;
+        if name.value.split('.').any(str::is_empty) {
+            self.report(e004_wrong_type::invalid(
+                name.span,
+                &path.to_string(),
+                "is not a valid dotted field name (empty segment)",
+            ));
+            return None;
+        }
+        Some(Spanned::new(FieldPath::new(name.value), name.span))
+    }
+
+    fn bool(&mut self, keys: &Keys<'_>, key: &str, path: &Path<'_>) -> Option<Spanned<bool>> {
+        let node = keys.present(key)?;
+        match node.as_scalar().map(|s| s.resolve()) {
+            Some(Resolved::Bool(b)) => Some(Spanned::new(b, node.span)),
+            _ => {
+                self.wrong_type(node, &path.key(key), "true or false");
+                None
+            }
+        }
+    }
+
+    fn int(&mut self, keys: &Keys<'_>, key: &str, path: &Path<'_>) -> Option<Spanned<i64>> {
+        let node = keys.present(key)?;
+        match node.as_scalar().map(|s| s.resolve()) {
+            Some(Resolved::Int(i)) => Some(Spanned::new(i, node.span)),
+            _ => {
+                self.wrong_type(node, &path.key(key), "an integer");
+                None
+            }
+        }
+    }
+
+    fn number(&mut self, keys: &Keys<'_>, key: &str, path: &Path<'_>) -> Option<Spanned<f64>> {
+        let node = keys.present(key)?;
+        match node.as_scalar().map(|s| s.resolve()) {
+            Some(Resolved::Int(i)) => Some(Spanned::new(i as f64, node.span)),
+            Some(Resolved::Float(f)) => Some(Spanned::new(f, node.span)),
+            _ => {
+                self.wrong_type(node, &path.key(key), "a number");
+                None
+            }
+        }
+    }
+
+    fn enum_node<E: EnumValue>(&mut self, node: &Node, path: &Path<'_>) -> Option<Spanned<E>> {
+        let Some(Resolved::Str(text)) = node.as_scalar().map(|s| s.resolve()) else {
+            self.wrong_type(node, path, &format!("a {}", E::WHAT));
+            return None;
+        };
+        if let Some(value) = E::parse_canonical(text) {
+            return Some(Spanned::new(value, node.span));
+        }
+        let lowered = text.to_lowercase();
+        if let Some(value) = E::parse_canonical(&lowered) {
+            let raw = &self.source[node.span.start..node.span.end];
+            self.report(s002_non_canonical_case::diagnostic(
+                raw,
+                value.as_str(),
+                node.span,
+                E::WHAT,
+            ));
+            return Some(Spanned::new(value, node.span));
+        }
+        let allowed: Vec<&'static str> = E::ALL.iter().map(|(name, _)| *name).collect();
+        self.report(e006_invalid_enum_value::diagnostic(
+            text,
+            node.span,
+            &path.to_string(),
+            E::WHAT,
+            &allowed,
+        ));
+        None
+    }
+
+    fn enum_value<E: EnumValue>(
+        &mut self,
+        keys: &Keys<'_>,
+        key: &str,
+        path: &Path<'_>,
+    ) -> Option<Spanned<E>> {
+        let node = keys.present(key)?;
+        self.enum_node(node, &path.key(key))
+    }
+
+    /// An optional list: absent or null is empty.
+    fn list<'n>(&mut self, keys: &Keys<'n>, key: &str, path: &Path<'_>) -> &'n [Node] {
+        let Some(node) = keys.present(key) else {
+            return &[];
+        };
+        match node.as_sequence() {
+            Some(items) => items,
+            None => {
+                self.wrong_type(node, &path.key(key), "a list");
+                &[]
+            }
+        }
+    }
+
+    fn string_list(&mut self, keys: &Keys<'_>, key: &str, path: &Path<'_>) -> Vec<Spanned<String>> {
+        let here = path.key(key);
+        let items = self.list(keys, key, path);
+        items
+            .iter()
+            .enumerate()
+            .filter_map(|(i, item)| self.non_empty_string(item, &here.index(i)))
+            .collect()
+    }
+
+    fn field_path_list(
+        &mut self,
+        keys: &Keys<'_>,
+        key: &str,
+        path: &Path<'_>,
+    ) -> Vec<Spanned<FieldPath>> {
+        let here = path.key(key);
+        let items = self.list(keys, key, path);
+        items
+            .iter()
+            .enumerate()
+            .filter_map(|(i, item)| self.field_path(item, &here.index(i)))
+            .collect()
+    }
+
+    fn contract(&mut self, root: &Node) -> Contract {
+        let path = Path::Root;
+        let mut contract = Contract {
+            span: root.span,
+            ..Contract::default()
+        };
+        let Some(keys) = self.mapping(root, &path, ROOT) else {
+            return contract;
+        };
+        contract.schema_version = self.required_string(&keys, "schema_version", &path);
+        contract.pipeline_id = self.required_string(&keys, "pipeline_id", &path);
+        contract.description = self.opt_string(&keys, "description", &path);
+        if self.require(&keys, "phases", &path)
+            && let Some(node) = keys.value("phases")
+            && let Some(phases) = self.phases(node, &path.key("phases"))
+        {
+            contract.phase_index = phases
+                .iter()
+                .enumerate()
+                .map(|(i, p)| (p.name.clone(), i))
+                .collect();
+            contract.phases = phases;
+            contract.phases_known = true;
+        }
+        let chains = path.key("propagation_chains");
+        for (i, item) in self
+            .list(&keys, "propagation_chains", &path)
+            .iter()
+            .enumerate()
+        {
+            if let Some(chain) = self.chain(item, &chains.index(i)) {
+                contract.chains.push(chain);
+            }
+        }
+        let checkpoints = path.key("checkpoint_integrity");
+        for (i, item) in self
+            .list(&keys, "checkpoint_integrity", &path)
+            .iter()
+            .enumerate()
+        {
+            if let Some(spec) = self.checkpoint(item, &checkpoints.index(i)) {
+                contract.checkpoints.push(spec);
+            }
+        }
+        if let Some(node) = keys.present("graph_topology") {
+            contract.topology = self.topology(node, &path.key("graph_topology"));
+        }
+        contract.checkpoint_mode = self.enum_value(&keys, "checkpoint_mode", &path);
+        if let Some(node) = keys.present("checkpoint_mode_authorization") {
+            let here = path.key("checkpoint_mode_authorization");
+            if let Some(auth) = self.mapping(node, &here, AUTHORIZATION) {
+                contract.checkpoint_mode_authorization = Some(Authorization {
+                    span: node.span,
+                    authorized_by: self.required_string(&auth, "authorized_by", &here),
+                    reason: self.required_string(&auth, "reason", &here),
+                    trust_tier: self.required_string(&auth, "trust_tier", &here),
+                });
+            }
+        }
+        contract.pipeline_inputs = self.field_path_list(&keys, "pipeline_inputs", &path);
+        contract
+    }
+
+    fn phases(&mut self, node: &Node, path: &Path<'_>) -> Option<Vec<Phase>> {
+        let Some(entries) = node.as_mapping() else {
+            self.wrong_type(node, path, "a mapping of phase names to phases");
+            return None;
+        };
+        self.report_duplicates(entries, path);
+        let mut phases: Vec<Phase> = Vec::with_capacity(entries.len());
+        let mut index_of: HashMap<&str, usize> = HashMap::with_capacity(entries.len());
+        for entry in entries {
+            let name = entry.key.text.as_str();
+            let here = path.key(name);
+            if name.trim().is_empty() {
+                self.report(e004_wrong_type::invalid(
+                    entry.key.span,
+                    &path.to_string(),
+                    "has a phase with an empty name",
+                ));
+                continue;
+            }
+            let Some(phase) = self.phase(entry, &here) else {
+                continue;
+            };
+            // A duplicate keeps its first position and its last body, as a
+            // Python dict does when PyYAML loads it.
+            match index_of.get(name) {
+                Some(&i) => phases[i] = phase,
+                None => {
+                    index_of.insert(name, phases.len());
+                    phases.push(phase);
+                }
+            }
+        }
+        Some(phases)
+    }
+
+    fn phase(&mut self, entry: &Entry, path: &Path<'_>) -> Option<Phase> {
+        let node = &entry.value;
+        let keys = self.mapping(node, path, PHASE)?;
+        let mut phase = Phase {
+            name: entry.key.text.clone(),
+            name_span: entry.key.span,
+            span: node.span,
+            description: self.opt_string(&keys, "description", path),
+            entry_required: Vec::new(),
+            entry_enrichment: Vec::new(),
+            exit_required: Vec::new(),
+            exit_optional: Vec::new(),
+            long_running: self.bool(&keys, "long_running", path),
+            expected_duration: None,
+            side_effects: self.enum_value(&keys, "side_effects", path),
+            risk_class: self.enum_value(&keys, "risk_class", path),
+        };
+        if let Some(entry_node) = keys.present("entry") {
+            let here = path.key("entry");
+            if let Some(entry_keys) = self.mapping(entry_node, &here, ENTRY) {
+                phase.entry_required = self.fields(&entry_keys, "required", &here);
+                phase.entry_enrichment = self.fields(&entry_keys, "enrichment", &here);
+            }
+        }
+        if let Some(exit_node) = keys.present("exit") {
+            let here = path.key("exit");
+            if let Some(exit_keys) = self.mapping(exit_node, &here, EXIT) {
+                phase.exit_required = self.fields(&exit_keys, "required", &here);
+                phase.exit_optional = self.fields(&exit_keys, "optional", &here);
+            }
+        }
+        if let Some(duration) = keys.present("expected_duration") {
+            let here = path.key("expected_duration");
+            let seconds = match duration.as_scalar().map(|s| s.resolve()) {
+                Some(Resolved::Int(i)) => u64::try_from(i).ok(),
+                Some(Resolved::Str(text)) => crate::duration::parse_seconds(text),
+                _ => None,
+            };
+            match seconds {
+                Some(s) => phase.expected_duration = Some(Spanned::new(s, duration.span)),
+                None => self.wrong_type(
+                    duration,
+                    &here,
+                    "a duration such as `90s`, `15m`, `2h`, `1d` or whole seconds",
+                ),
+            }
+        }
+        Some(phase)
+    }
+
+    fn fields(&mut self, keys: &Keys<'_>, key: &str, path: &Path<'_>) -> Vec<Field> {
+        let here = path.key(key);
+        let items = self.list(keys, key, path);
+        let mut fields = Vec::with_capacity(items.len());
+        for (i, item) in items.iter().enumerate() {
+            if let Some(field) = self.field(item, &here.index(i)) {
+                fields.push(field);
+            }
+        }
+        fields
+    }
+
+    fn field(&mut self, node: &Node, path: &Path<'_>) -> Option<Field> {
+        let keys = self.mapping(node, path, FIELD)?;
+        let name = if self.require(&keys, "name", path) {
+            keys.value("name")
+                .and_then(|n| self.field_path(n, &path.key("name")))
+        } else {
+            None
+        };
+        let field_type = self.opt_string(&keys, "type", path);
+        let severity = self.enum_value(&keys, "severity", path);
+        let description = self.opt_string(&keys, "description", path);
+        let source_phase = match keys.present("source_phase") {
+            Some(n) => self.non_empty_string(n, &path.key("source_phase")),
+            None => None,
+        };
+        let constraints = keys.present("constraints").and_then(|n| {
+            if n.as_mapping().is_some() {
+                Some(n.clone())
+            } else {
+                self.wrong_type(n, &path.key("constraints"), "a mapping");
+                None
+            }
+        });
+        let quality = keys.present("quality").and_then(|n| {
+            let here = path.key("quality");
+            let q = self.mapping(n, &here, QUALITY)?;
+            Some(Quality {
+                metric: self.opt_string(&q, "metric", &here),
+                threshold: self.number(&q, "threshold", &here),
+                on_below: self.enum_value(&q, "on_below", &here),
+                description: self.opt_string(&q, "description", &here),
+            })
+        });
+        let evaluation = keys.present("evaluation").and_then(|n| {
+            let here = path.key("evaluation");
+            let e = self.mapping(n, &here, EVALUATION)?;
+            Some(Evaluation {
+                required: self.bool(&e, "required", &here),
+                policy: self.opt_string(&e, "policy", &here),
+                threshold: self.number(&e, "threshold", &here),
+                evaluator: self.opt_string(&e, "evaluator", &here),
+                on_unevaluated: self.enum_value(&e, "on_unevaluated", &here),
+                on_below_threshold: self.enum_value(&e, "on_below_threshold", &here),
+            })
+        });
+        Some(Field {
+            name: name?,
+            span: node.span,
+            field_type,
+            severity,
+            default: keys.value("default").cloned(),
+            description,
+            source_phase,
+            constraints,
+            quality,
+            evaluation,
+        })
+    }
+
+    fn endpoint(&mut self, node: &Node, path: &Path<'_>) -> Option<Endpoint> {
+        let keys = self.mapping(node, path, ENDPOINT)?;
+        let phase = self.required_string(&keys, "phase", path);
+        let field = if self.require(&keys, "field", path) {
+            keys.value("field")
+                .and_then(|n| self.field_path(n, &path.key("field")))
+        } else {
+            None
+        };
+        Some(Endpoint {
+            phase,
+            field,
+            span: node.span,
+        })
+    }
+
+    fn chain(&mut self, node: &Node, path: &Path<'_>) -> Option<Chain> {
+        let keys = self.mapping(node, path, CHAIN)?;
+        let chain_id = self.required_string(&keys, "chain_id", path);
+        let source = if self.require(&keys, "source", path) {
+            keys.value("source")
+                .and_then(|n| self.endpoint(n, &path.key("source")))
+        } else {
+            None
+        };
+        let here = path.key("waypoints");
+        let waypoints = self
+            .list(&keys, "waypoints", path)
+            .iter()
+            .enumerate()
+            .filter_map(|(i, n)| self.endpoint(n, &here.index(i)))
+            .collect();
+        let destination = if self.require(&keys, "destination", path) {
+            keys.value("destination")
+                .and_then(|n| self.endpoint(n, &path.key("destination")))
+        } else {
+            None
+        };
+        Some(Chain {
+            chain_id,
+            span: node.span,
+            description: self.opt_string(&keys, "description", path),
+            source,
+            waypoints,
+            destination,
+            severity: self.enum_value(&keys, "severity", path),
+            verification: self.opt_string(&keys, "verification", path),
+        })
+    }
+
+    fn checkpoint(&mut self, node: &Node, path: &Path<'_>) -> Option<CheckpointSpec> {
+        let keys = self.mapping(node, path, CHECKPOINT)?;
+        let checkpoint_id = self.required_string(&keys, "checkpoint_id", path);
+        let phase = self.required_string(&keys, "phase", path);
+        let mut on_resume = OnResume::default();
+        if let Some(n) = keys.present("on_resume") {
+            let here = path.key("on_resume");
+            if let Some(r) = self.mapping(n, &here, ON_RESUME) {
+                on_resume.span = Some(n.span);
+                on_resume.revalidate_entry = self.bool(&r, "revalidate_entry", &here);
+                on_resume.approval_required = self.bool(&r, "approval_required", &here);
+                on_resume.approval_policy = self.enum_value(&r, "approval_policy", &here);
+                let checks = here.key("staleness_checks");
+                for (i, item) in self.list(&r, "staleness_checks", &here).iter().enumerate() {
+                    if let Some(check) = self.staleness_check(item, &checks.index(i)) {
+                        on_resume.staleness_checks.push(check);
+                    }
+                }
+            }
+        }
+        Some(CheckpointSpec {
+            checkpoint_id,
+            phase,
+            span: node.span,
+            on_resume,
+        })
+    }
+
+    fn staleness_check(&mut self, node: &Node, path: &Path<'_>) -> Option<StalenessCheck> {
+        let keys = self.mapping(node, path, STALENESS)?;
+        let field = if self.require(&keys, "field", path) {
+            keys.value("field")
+                .and_then(|n| self.field_path(n, &path.key("field")))
+        } else {
+            None
+        };
+        let max_age_seconds = if self.require(&keys, "max_age_seconds", path) {
+            match keys.value("max_age_seconds") {
+                Some(n) if n.is_null() => {
+                    self.wrong_type(
+                        n,
+                        &path.key("max_age_seconds"),
+                        "an integer number of seconds",
+                    );
+                    None
+                }
+                _ => self.int(&keys, "max_age_seconds", path),
+            }
+        } else {
+            None
+        };
+        Some(StalenessCheck {
+            field,
+            span: node.span,
+            max_age_seconds,
+            on_stale: self.enum_value(&keys, "on_stale", path),
+            recovery: self.enum_value(&keys, "recovery", path),
+            description: self.opt_string(&keys, "description", path),
+        })
+    }
+
+    fn topology(&mut self, node: &Node, path: &Path<'_>) -> Option<GraphTopology> {
+        let keys = self.mapping(node, path, TOPOLOGY)?;
+        let mut topology = GraphTopology {
+            span: node.span,
+            graph_id: self.opt_string(&keys, "graph_id", path),
+            description: self.opt_string(&keys, "description", path),
+            ..GraphTopology::default()
+        };
+        if let Some(nodes) = keys.present("nodes") {
+            let here = path.key("nodes");
+            match nodes.as_mapping() {
+                Some(entries) => {
+                    self.report_duplicates(entries, &here);
+                    for entry in entries {
+                        let node_path = here.key(&entry.key.text);
+                        let id = Spanned::new(entry.key.text.clone(), entry.key.span);
+                        let mut topology_node = TopologyNode {
+                            id,
+                            requires: Vec::new(),
+                            produces: Vec::new(),
+                            optional: Vec::new(),
+                            description: None,
+                        };
+                        if !entry.value.is_null()
+                            && let Some(k) = self.mapping(&entry.value, &node_path, TOPOLOGY_NODE)
+                        {
+                            topology_node.requires =
+                                self.field_path_list(&k, "requires", &node_path);
+                            topology_node.produces =
+                                self.field_path_list(&k, "produces", &node_path);
+                            topology_node.optional =
+                                self.field_path_list(&k, "optional", &node_path);
+                            topology_node.description =
+                                self.opt_string(&k, "description", &node_path);
+                        }
+                        topology.nodes.push(topology_node);
+                    }
+                }
+                None => self.wrong_type(nodes, &here, "a mapping of node ids"),
+            }
+        }
+        let edges = path.key("edges");
+        for (i, item) in self.list(&keys, "edges", path).iter().enumerate() {
+            let here = edges.index(i);
+            let Some(k) = self.mapping(item, &here, EDGE) else {
+                continue;
+            };
+            let from = self.required_string(&k, "from", &here);
+            let to = self.required_string(&k, "to", &here);
+            let preserves = k
+                .present("preserves")
+                .map(|_| self.field_path_list(&k, "preserves", &here));
+            topology.edges.push(TopologyEdge {
+                span: item.span,
+                from,
+                to,
+                condition: self.opt_string(&k, "condition", &here),
+                preserves,
+                drops: self.field_path_list(&k, "drops", &here),
+                description: self.opt_string(&k, "description", &here),
+            });
+        }
+        let merges = path.key("merge_points");
+        for (i, item) in self.list(&keys, "merge_points", path).iter().enumerate() {
+            let here = merges.index(i);
+            let Some(k) = self.mapping(item, &here, MERGE_POINT) else {
+                continue;
+            };
+            let node_name = self.required_string(&k, "node", &here);
+            let sources = if self.require(&k, "sources", &here) {
+                self.string_list(&k, "sources", &here)
+            } else {
+                Vec::new()
+            };
+            if let Some(list) = k.value("sources").and_then(Node::as_sequence)
+                && list.len() < 2
+            {
+                let span = k.value("sources").map_or(item.span, |n| n.span);
+                self.report(e004_wrong_type::invalid(
+                    span,
+                    &here.key("sources").to_string(),
+                    "needs at least 2 sources (a merge joins two or more branches)",
+                ));
+            }
+            let mut merge_policy = Vec::new();
+            if let Some(policy) = k.present("merge_policy") {
+                let policy_path = here.key("merge_policy");
+                match policy.as_mapping() {
+                    Some(entries) => {
+                        self.report_duplicates(entries, &policy_path);
+                        for entry in entries {
+                            let field_path = policy_path.key(&entry.key.text);
+                            if let Some(value) =
+                                self.enum_node::<MergePolicy>(&entry.value, &field_path)
+                            {
+                                merge_policy.push((
+                                    Spanned::new(entry.key.text.clone(), entry.key.span),
+                                    value,
+                                ));
+                            }
+                        }
+                    }
+                    None => self.wrong_type(
+                        policy,
+                        &policy_path,
+                        "a mapping of field names to merge policies",
+                    ),
+                }
+            }
+            topology.merge_points.push(MergePoint {
+                span: item.span,
+                node: node_name,
+                sources,
+                merge_policy,
+            });
+        }
+        let cycles = path.key("cycle_invariants");
+        for (i, item) in self
+            .list(&keys, "cycle_invariants", path)
+            .iter()
+            .enumerate()
+        {
+            let here = cycles.index(i);
+            let Some(k) = self.mapping(item, &here, CYCLE_INVARIANT) else {
+                continue;
+            };
+            let cycle_id = self.required_string(&k, "cycle_id", &here);
+            let nodes = if self.require(&k, "nodes", &here) {
+                self.string_list(&k, "nodes", &here)
+            } else {
+                Vec::new()
+            };
+            if let Some(list) = k.value("nodes").and_then(Node::as_sequence)
+                && list.len() < 2
+            {
+                let span = k.value("nodes").map_or(item.span, |n| n.span);
+                self.report(e004_wrong_type::invalid(
+                    span,
+                    &here.key("nodes").to_string(),
+                    "needs at least 2 nodes (a cycle runs through two or more phases)",
+                ));
+            }
+            let max_iterations = self.int(&k, "max_iterations", &here);
+            if let Some(max) = &max_iterations
+                && max.value < 1
+            {
+                self.report(e004_wrong_type::invalid(
+                    max.span,
+                    &here.key("max_iterations").to_string(),
+                    "must be at least 1",
+                ));
+            }
+            topology.cycle_invariants.push(CycleInvariant {
+                span: item.span,
+                cycle_id,
+                nodes,
+                max_iterations,
+                invariant_fields: self.field_path_list(&k, "invariant_fields", &here),
+                description: self.opt_string(&k, "description", &here),
+            });
+        }
+        Some(topology)
+    }
+}
+
+/// Whether a parsed document looks like a context contract at all (SPEC §5:
+/// walked files of another kind that share the suffix are skipped).
+pub fn looks_like_context_contract(root: &Node) -> bool {
+    match &root.kind {
+        NodeKind::Mapping(entries) => entries.iter().any(|e| {
+            matches!(
+                e.key.text.as_str(),
+                "schema_version" | "pipeline_id" | "phases" | "checkpoint_integrity"
+            )
+        }),
+        _ => false,
+    }
+}
