@@ -231,6 +231,11 @@ fn collect(args: &LintArgs, configs: &mut ConfigCache) -> Result<Vec<Target>, St
                     continue;
                 }
                 let file = entry.into_path();
+                // `phaselint lint .` shows `pipelines/a.contract.yaml`, not `./pipelines/…`.
+                let file = match file.strip_prefix(".") {
+                    Ok(relative) if !relative.as_os_str().is_empty() => relative.to_path_buf(),
+                    _ => file,
+                };
                 let config = configs.for_file(&file)?;
                 if config.includes(&absolute(&file)) {
                     targets.push(Target {

@@ -111,6 +111,10 @@ pub(crate) fn apply(
         return;
     }
     diagnostics.retain(|d| {
+        // A file that cannot be read as YAML must never pass (SPEC §5).
+        if matches!(d.code, "E001" | "E007") {
+            return true;
+        }
         let line = index.line_of(d.span.start);
         let mut suppressed = false;
         for s in suppressions.iter_mut() {
@@ -143,6 +147,11 @@ pub(crate) fn apply(
             if known.is_none() {
                 diagnostic.message = format!(
                     "`{}` in a suppression comment is not a phaselint rule code",
+                    s.code
+                );
+            } else if matches!(s.code.as_str(), "E001" | "E007") {
+                diagnostic.message = format!(
+                    "{} cannot be suppressed: a file that cannot be loaded never passes",
                     s.code
                 );
             }

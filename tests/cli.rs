@@ -1,0 +1,525 @@
+//! The `phaselint` binary as users run it: output formats, exit codes,
+//! stdin, directory walking, configuration discovery and `phaselint rule`.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output, Stdio};
+
+fn repo() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
+}
+
+fn phaselint(dir: &Path, args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_phaselint"))
+        .args(args)
+        .current_dir(dir)
+        .env_remove("NO_COLOR")
+        .stdin(Stdio::null())
+        .output()
+        .unwrap()
+}
+
+fn stdout(output: &Output) -> String {
+    String::from_utf8_lossy(&output.stdout).into_owned()
+}
+
+fn stderr(output: &Output) -> String {
+    String::from_utf8_lossy(&output.stderr).into_owned()
+}
+
+fn code(output: &Output) -> i32 {
+    output.status.code().unwrap()
+}
+
+const C203_FAIL: &str = "fixtures/C203/fail.contract.yaml";
+
+#[test]
+fn concise_format() {
+    let out = phaselint(&repo(), &["lint", "--format", "concise", C203_FAIL]);
+    assert_eq!(code(&out), 0, "warnings alone do not fail");
+    insta::assert_snapshot!(stdout(&out), @r"
+    fixtures/C203/fail.contract.yaml:9:3: C203 [warning] long-running phase `generate` has no checkpoint: its expected_duration 2h is at least the long_running_threshold 15m
+    fixtures/C203/fail.contract.yaml:17:3: C203 [warning] long-running phase `review` has no checkpoint: it is marked long_running
+    Found 0 errors, 2 warnings, 0 infos in 1 file.
+    ");
+}
+
+#[test]
+fn full_format_without_a_terminal_has_no_colour() {
+    let out = phaselint(
+        &repo(),
+        &[
+            "lint",
+            "--format",
+            "full",
+            "fixtures/R101/fail.contract.yaml",
+        ],
+    );
+    assert_eq!(code(&out), 1);
+    let text = stdout(&out);
+    assert!(
+        !text.contains('\u{1b}'),
+        "no ANSI escapes when not on a terminal"
+    );
+    insta::assert_snapshot!(text, @r"
+    error[R101]: checkpoint phase `retreive` is not a declared phase
+       ┌─ fixtures/R101/fail.contract.yaml:25:12
+       │
+    25 │     phase: retreive
+       │            ^^^^^^^^
+       │
+       = help: did you mean `retrieve`?
+       = suggestion: Replace with `retrieve`
+
+    Found 1 error, 0 warnings, 0 infos in 1 file.
+    ");
+}
+
+#[test]
+fn json_format_is_versioned_with_one_based_character_columns() {
+    let out = phaselint(
+        &repo(),
+        &[
+            "lint",
+            "--format",
+            "json",
+            "fixtures/S002/fail.contract.yaml",
+        ],
+    );
+    assert_eq!(code(&out), 0);
+    let json: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(json["version"], 1);
+    let first = &json["diagnostics"][0];
+    insta::assert_json_snapshot!(first, @r#"
+    {
+      "code": "S002",
+      "end": {
+        "column": 29,
+        "line": 9
+      },
+      "fix": {
+        "applicability": "safe",
+        "edits": [
+          {
+            "end": {
+              "column": 29,
+              "line": 9
+            },
+            "replacement": "blocking",
+            "start": {
+              "column": 21,
+              "line": 9
+            }
+          }
+        ],
+        "title": "Lowercase to `blocking`"
+      },
+      "help": "ContextCore accepts only lower-case values",
+      "message": "severity `BLOCKING` is not in canonical case; write `blocking`",
+      "path": "fixtures/S002/fail.contract.yaml",
+      "related": [],
+      "severity": "warning",
+      "start": {
+        "column": 21,
+        "line": 9
+      }
+    }
+    "#);
+}
+
+#[test]
+fn json_columns_count_characters_not_bytes() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(
+        dir.path().join("x.contract.yaml"),
+        "schema_version: '1'\npipeline_id: p\ndescription: \"données\"\nphases: { a: {} }\nextra: 1 # é\n",
+    )
+    .unwrap();
+    let out = phaselint(dir.path(), &["lint", "--format", "json", "x.contract.yaml"]);
+    let json: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let d = &json["diagnostics"][0];
+    assert_eq!(d["code"], "E003");
+    assert_eq!(
+        (d["start"]["line"].as_u64(), d["start"]["column"].as_u64()),
+        (Some(5), Some(1))
+    );
+    assert_eq!(d["end"]["column"], 6);
+}
+
+#[test]
+fn github_format_emits_workflow_commands() {
+    let out = phaselint(
+        &repo(),
+        &[
+            "lint",
+            "--format",
+            "github",
+            "fixtures/R101/fail.contract.yaml",
+            C203_FAIL,
+        ],
+    );
+    assert_eq!(code(&out), 1);
+    insta::assert_snapshot!(stdout(&out), @r"
+    ::warning title=C203,file=fixtures/C203/fail.contract.yaml,line=9,col=3,endLine=9,endColumn=11::C203 long-running phase `generate` has no checkpoint: its expected_duration 2h is at least the long_running_threshold 15m%0Ahelp: add a checkpoint_integrity entry with `phase: generate` so a paused run can resume after it
+    ::warning title=C203,file=fixtures/C203/fail.contract.yaml,line=17,col=3,endLine=17,endColumn=9::C203 long-running phase `review` has no checkpoint: it is marked long_running%0Ahelp: add a checkpoint_integrity entry with `phase: review` so a paused run can resume after it
+    ::error title=R101,file=fixtures/R101/fail.contract.yaml,line=25,col=12,endLine=25,endColumn=20::R101 checkpoint phase `retreive` is not a declared phase%0Ahelp: did you mean `retrieve`?
+    ");
+}
+
+#[test]
+fn exit_codes() {
+    let root = repo();
+    let clean = "fixtures/valid/linear-rag.contract.yaml";
+    assert_eq!(code(&phaselint(&root, &["lint", clean])), 0);
+    assert_eq!(
+        code(&phaselint(
+            &root,
+            &["lint", "fixtures/R101/fail.contract.yaml"]
+        )),
+        1
+    );
+    // Warnings pass unless they exceed --max-warnings.
+    assert_eq!(
+        code(&phaselint(
+            &root,
+            &["lint", C203_FAIL, "--max-warnings", "2"]
+        )),
+        0
+    );
+    let over = phaselint(&root, &["lint", C203_FAIL, "--max-warnings", "1"]);
+    assert_eq!(code(&over), 1);
+    assert!(stderr(&over).contains("2 warnings exceed --max-warnings 1"));
+    // A file that cannot be parsed never passes, whatever is ignored.
+    let broken = phaselint(
+        &root,
+        &["lint", "fixtures/E001/fail.contract.yaml", "--ignore", "E"],
+    );
+    assert_eq!(code(&broken), 1, "{}", stdout(&broken));
+    // No verdict: unreadable file, bad selection, usage errors.
+    let missing = phaselint(&root, &["lint", "fixtures/nope.contract.yaml"]);
+    assert_eq!(code(&missing), 3);
+    assert!(stderr(&missing).contains("cannot read fixtures/nope.contract.yaml"));
+    let bad_select = phaselint(&root, &["lint", clean, "--select", "C2O3"]);
+    assert_eq!(code(&bad_select), 3);
+    assert!(
+        stderr(&bad_select).contains("`C2O3` matches no rule; did you mean `C203`?"),
+        "{}",
+        stderr(&bad_select)
+    );
+    assert_eq!(
+        code(&phaselint(&root, &["lint", "--format", "xml", clean])),
+        3
+    );
+    assert_eq!(
+        code(&phaselint(&root, &["lint", clean, "--severity", "C203"])),
+        3
+    );
+    assert_eq!(code(&phaselint(&root, &["--version"])), 0);
+}
+
+#[test]
+fn select_ignore_and_severity_overrides() {
+    let root = repo();
+    let out = phaselint(
+        &root,
+        &["lint", "--format", "concise", C203_FAIL, "--ignore", "C2"],
+    );
+    assert!(!stdout(&out).contains("C203"));
+    // The more specific selector wins, as in ruff.
+    let out = phaselint(
+        &root,
+        &[
+            "lint", "--format", "concise", C203_FAIL, "--ignore", "C", "--select", "C203",
+        ],
+    );
+    assert!(stdout(&out).contains("C203"));
+    let out = phaselint(
+        &root,
+        &[
+            "lint",
+            "--format",
+            "concise",
+            C203_FAIL,
+            "--severity",
+            "C203=error",
+        ],
+    );
+    assert_eq!(code(&out), 1);
+    assert!(stdout(&out).contains("C203 [error]"));
+    let out = phaselint(
+        &root,
+        &[
+            "lint",
+            "--format",
+            "concise",
+            C203_FAIL,
+            "--severity",
+            "C203=off",
+        ],
+    );
+    assert!(!stdout(&out).contains("C203"));
+}
+
+#[test]
+fn statistics_count_findings_per_rule() {
+    let out = phaselint(
+        &repo(),
+        &[
+            "lint",
+            "--statistics",
+            "--format",
+            "concise",
+            "fixtures/S002",
+            "fixtures/C203",
+        ],
+    );
+    insta::assert_snapshot!(stdout(&out), @r"
+        4  S002  non-canonical-case
+        2  C203  uncovered-long-running-phase
+    Found 0 errors, 6 warnings, 0 infos in 4 files.
+    ");
+}
+
+#[test]
+fn stdin_uses_the_stdin_filename() {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_phaselint"))
+        .args([
+            "lint",
+            "--format",
+            "concise",
+            "-",
+            "--stdin-filename",
+            "pipelines/in.contract.yaml",
+        ])
+        .current_dir(repo())
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .spawn()
+        .unwrap();
+    use std::io::Write;
+    child
+        .stdin
+        .take()
+        .unwrap()
+        .write_all(b"schema_version: '1'\npipeline_id: p\nphases: { a: {} }\nphasse: 1\n")
+        .unwrap();
+    let out = child.wait_with_output().unwrap();
+    assert_eq!(code(&out), 1);
+    assert!(
+        stdout(&out).starts_with(
+            "pipelines/in.contract.yaml:4:1: E003 [error] unknown key `phasse` in the contract root"
+        ),
+        "{}",
+        stdout(&out)
+    );
+}
+
+fn write(dir: &Path, relative: &str, text: &str) {
+    let path = dir.join(relative);
+    std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+    std::fs::write(path, text).unwrap();
+}
+
+const UNKNOWN_KEY: &str = "schema_version: '1'\npipeline_id: p\nphases: { a: {} }\nbogus: 1\n";
+const DEAD_WRITE: &str = "schema_version: '1'\npipeline_id: p\nphases:\n  a: { exit: { required: [{ name: x }] } }\n  b: {}\n";
+
+#[test]
+fn directories_are_walked_honouring_gitignore_and_include_globs() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    write(root, ".gitignore", "ignored/\n");
+    write(root, "pipelines/a.contract.yaml", UNKNOWN_KEY);
+    write(root, "pipelines/b.contract.yml", UNKNOWN_KEY);
+    write(root, "ignored/c.contract.yaml", UNKNOWN_KEY);
+    write(root, "pipelines/not-a-contract.yaml", UNKNOWN_KEY);
+    // Another kind of contract sharing the suffix: skipped when walked.
+    write(
+        root,
+        "pipelines/gate.contract.yaml",
+        "contract_metadata: {}\ninput_schema: {}\n",
+    );
+    let out = phaselint(root, &["lint", "--format", "concise", "--verbose", "."]);
+    let text = stdout(&out);
+    assert!(
+        text.contains("pipelines/a.contract.yaml:4:1: E003"),
+        "{text}"
+    );
+    assert!(
+        text.contains("pipelines/b.contract.yml:4:1: E003"),
+        "{text}"
+    );
+    assert!(!text.contains("ignored/"), "{text}");
+    assert!(!text.contains("not-a-contract"), "{text}");
+    assert!(!text.contains("gate.contract.yaml"), "{text}");
+    assert!(
+        stderr(&out).contains("skipped pipelines/gate.contract.yaml: not a context contract"),
+        "{}",
+        stderr(&out)
+    );
+    // Named explicitly, the other kind is linted and fails.
+    let out = phaselint(
+        root,
+        &[
+            "lint",
+            "--format",
+            "concise",
+            "pipelines/gate.contract.yaml",
+        ],
+    );
+    assert_eq!(code(&out), 1);
+    assert!(stdout(&out).contains("E005"));
+}
+
+#[test]
+fn configuration_is_discovered_upwards_and_can_be_overridden() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    write(root, "phaselint.toml", "ignore = [\"G304\"]\n");
+    write(root, "deep/er/x.contract.yaml", DEAD_WRITE);
+    let run = |args: &[&str]| stdout(&phaselint(root, args));
+    assert!(!run(&["lint", "--format", "concise", "deep/er/x.contract.yaml"]).contains("G304"));
+    assert!(
+        run(&[
+            "lint",
+            "--format",
+            "concise",
+            "--no-config",
+            "deep/er/x.contract.yaml"
+        ])
+        .contains("G304")
+    );
+    write(root, "other.toml", "select = [\"E\"]\n");
+    assert!(
+        !run(&[
+            "lint",
+            "--format",
+            "concise",
+            "--config",
+            "other.toml",
+            "deep/er/x.contract.yaml"
+        ])
+        .contains("G304")
+    );
+
+    // pyproject.toml is used only when it has [tool.phaselint].
+    let py = tempfile::tempdir().unwrap();
+    write(
+        py.path(),
+        "pyproject.toml",
+        "[project]\nname = \"x\"\n\n[tool.phaselint]\n[tool.phaselint.severity]\nG304 = \"warning\"\n",
+    );
+    write(
+        py.path(),
+        "sub/pyproject.toml",
+        "[project]\nname = \"inner\"\n",
+    );
+    write(py.path(), "sub/x.contract.yaml", DEAD_WRITE);
+    let out = stdout(&phaselint(
+        py.path(),
+        &["lint", "--format", "concise", "sub/x.contract.yaml"],
+    ));
+    assert!(out.contains("G304 [warning]"), "{out}");
+}
+
+#[test]
+fn per_file_ignores_and_thresholds() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    write(
+        root,
+        "phaselint.toml",
+        "long_running_threshold = \"3h\"\n[per-file-ignores]\n\"legacy/*.contract.yaml\" = [\"G3\"]\n",
+    );
+    write(root, "legacy/x.contract.yaml", DEAD_WRITE);
+    write(root, "new/x.contract.yaml", DEAD_WRITE);
+    let slow = "schema_version: '1'\npipeline_id: p\nphases:\n  a: { expected_duration: 2h }\n";
+    write(root, "new/slow.contract.yaml", slow);
+    let out = stdout(&phaselint(root, &["lint", "--format", "concise", "."]));
+    assert!(!out.contains("legacy/x.contract.yaml"), "{out}");
+    assert!(out.contains("new/x.contract.yaml:4:35: G304"), "{out}");
+    assert!(!out.contains("C203"), "2h is under the 3h threshold: {out}");
+    let out = stdout(&phaselint(
+        root,
+        &[
+            "lint",
+            "--format",
+            "concise",
+            "--no-config",
+            "new/slow.contract.yaml",
+        ],
+    ));
+    assert!(out.contains("C203"), "2h is over the default 15m: {out}");
+}
+
+#[test]
+fn a_malformed_config_is_an_error_naming_file_and_key() {
+    let cases = [
+        (
+            "phaselint.toml",
+            "selcet = [\"E\"]\n",
+            "unknown field `selcet`",
+        ),
+        (
+            "phaselint.toml",
+            "select = [\"Q9\"]\n",
+            "`select`: `Q9` matches no rule",
+        ),
+        (
+            "phaselint.toml",
+            "long_running_threshold = \"soon\"\n",
+            "`long_running_threshold`: `soon` is not a duration",
+        ),
+        (
+            "phaselint.toml",
+            "[severity]\nC203 = \"loud\"\n",
+            "`severity.C203`: `loud` is not a level",
+        ),
+        (
+            "phaselint.toml",
+            "dialect = \"yaml\"\n",
+            "unknown variant `yaml`",
+        ),
+        ("phaselint.toml", "select = [\n", "phaselint.toml"),
+        (
+            "pyproject.toml",
+            "[tool.phaselint]\nignore = \"G304\"\n",
+            "in [tool.phaselint]",
+        ),
+    ];
+    for (file, text, expected) in cases {
+        let dir = tempfile::tempdir().unwrap();
+        write(dir.path(), file, text);
+        write(dir.path(), "x.contract.yaml", DEAD_WRITE);
+        let out = phaselint(dir.path(), &["lint", "x.contract.yaml"]);
+        assert_eq!(code(&out), 3, "{file}: {text}");
+        let err = stderr(&out);
+        assert!(
+            err.contains(file) && err.contains(expected),
+            "{file} {text:?}: {err}"
+        );
+    }
+}
+
+#[test]
+fn rule_lists_every_rule_and_prints_pages() {
+    let out = phaselint(&repo(), &["rule"]);
+    assert_eq!(code(&out), 0);
+    let text = stdout(&out);
+    assert_eq!(text.lines().count(), 1 + phaselint_rule_count());
+    assert!(
+        text.contains("C203   uncovered-long-running-phase"),
+        "{text}"
+    );
+    let page = phaselint(&repo(), &["rule", "c203"]);
+    assert_eq!(code(&page), 0);
+    assert_eq!(
+        stdout(&page),
+        std::fs::read_to_string(repo().join("rules/C203.md")).unwrap()
+    );
+    let unknown = phaselint(&repo(), &["rule", "X999"]);
+    assert_eq!(code(&unknown), 3);
+}
+
+fn phaselint_rule_count() -> usize {
+    std::fs::read_dir(repo().join("rules")).unwrap().count()
+}

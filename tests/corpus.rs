@@ -1,0 +1,163 @@
+//! Real contracts written by others (`../shared/corpus`, beside the
+//! repository): no E-code on any file in `valid/`, and on `invalid/` exactly
+//! what `invalid/EXPECTED.md` lists. Skipped, with a printed reason, when the
+//! corpus is not there.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+use std::path::{Path, PathBuf};
+
+use phaselint_lint::config::Settings;
+use phaselint_lint::diagnostic::Severity;
+use phaselint_lint::{Analysis, analyze_bytes};
+
+fn corpus() -> Option<PathBuf> {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../shared/corpus");
+    if dir.join("MANIFEST.md").is_file() {
+        Some(dir)
+    } else {
+        println!("skipped: no corpus at {}", dir.display());
+        None
+    }
+}
+
+fn lint(path: &Path) -> Analysis {
+    analyze_bytes(&std::fs::read(path).unwrap(), &Settings::default())
+}
+
+/// `(code, text of the primary span)` for every E-code and error finding.
+fn errors(analysis: &Analysis) -> Vec<(&'static str, String)> {
+    analysis
+        .diagnostics
+        .iter()
+        .filter(|d| d.code.starts_with('E') || d.severity == Severity::Error)
+        .map(|d| {
+            (
+                d.code,
+                analysis.source[d.span.start..d.span.end].to_string(),
+            )
+        })
+        .collect()
+}
+
+fn sorted(mut v: Vec<(&'static str, String)>) -> Vec<(&'static str, String)> {
+    v.sort();
+    v
+}
+
+fn expect(code: &'static str, text: &str) -> (&'static str, String) {
+    (code, text.to_string())
+}
+
+#[test]
+fn valid_contracts_have_no_e_codes() {
+    let Some(corpus) = corpus() else { return };
+    let mut files = 0;
+    for entry in std::fs::read_dir(corpus.join("valid")).unwrap() {
+        let path = entry.unwrap().path();
+        let analysis = lint(&path);
+        let e_codes: Vec<_> = analysis
+            .diagnostics
+            .iter()
+            .filter(|d| d.code.starts_with('E'))
+            .collect();
+        assert!(e_codes.is_empty(), "{}: {e_codes:#?}", path.display());
+        assert!(analysis.is_context_contract());
+        files += 1;
+    }
+    assert_eq!(files, 24, "the manifest lists 24 valid files");
+}
+
+#[test]
+fn invalid_contracts_get_exactly_what_expected_md_lists() {
+    let Some(corpus) = corpus() else { return };
+    let invalid = corpus.join("invalid");
+
+    let a = lint(&invalid.join("artisan-pipeline.58f6bfe9.contract.yaml"));
+    assert_eq!(errors(&a), [expect("E003", "advisory")]);
+    let e003 = a.diagnostics.iter().find(|d| d.code == "E003").unwrap();
+    assert_eq!(
+        e003.message,
+        "unknown key `advisory` in `phases.design.exit`"
+    );
+
+    let a = lint(&invalid.join("artisan-pipeline.689a1155.contract.yaml"));
+    let found = errors(&a);
+    assert_eq!(found.len(), 8, "{found:?}");
+    for (code, key) in &found {
+        assert_eq!(*code, "E003");
+        assert!(key == "request_schema" || key == "response_schema", "{key}");
+    }
+
+    for name in [
+        "artisan.c010165b.contract.yaml",
+        "plan-ingestion.c010165b.contract.yaml",
+    ] {
+        let a = lint(&invalid.join(name));
+        let messages: Vec<String> = a
+            .diagnostics
+            .iter()
+            .filter(|d| d.code == "E005")
+            .map(|d| d.message.clone())
+            .collect();
+        assert_eq!(
+            messages,
+            [
+                "the contract root is missing the required key `phases`",
+                "the contract root is missing the required key `pipeline_id`",
+                "the contract root is missing the required key `schema_version`",
+            ],
+            "{name}"
+        );
+        let unknown: Vec<String> = errors(&a)
+            .into_iter()
+            .filter(|(c, _)| *c == "E003")
+            .map(|(_, key)| key)
+            .collect();
+        assert_eq!(
+            unknown,
+            [
+                "contract_metadata",
+                "input_schema",
+                "output_schema",
+                "capabilities"
+            ],
+            "{name}"
+        );
+        assert_eq!(errors(&a).len(), 7, "{name}: nothing but E005 and E003");
+        assert!(
+            !a.is_context_contract(),
+            "{name} is another kind of contract"
+        );
+    }
+
+    let a = lint(&invalid.join("req10-skeleton.contract.yaml"));
+    let codes: Vec<&str> = a.diagnostics.iter().map(|d| d.code).collect();
+    assert!(
+        !codes.is_empty() && codes.iter().all(|c| *c == "E004"),
+        "{codes:?}"
+    );
+
+    let a = lint(&invalid.join("req12-example.contract.yaml"));
+    let all: Vec<(&str, String)> = a
+        .diagnostics
+        .iter()
+        .map(|d| (d.code, a.source[d.span.start..d.span.end].to_string()))
+        .collect();
+    assert_eq!(
+        sorted(all),
+        sorted(vec![
+            expect("E006", "\"optional\""),
+            expect("R108", "\"reason\""),
+            expect("R108", "\"tool_call\""),
+            expect("R108", "\"evaluate\""),
+            expect("R104", "domain"),
+            expect("G308", "\"domain_to_generation\""),
+        ])
+    );
+    let r104 = a.diagnostics.iter().find(|d| d.code == "R104").unwrap();
+    assert!(
+        r104.message.contains("ends with `domain`"),
+        "{}",
+        r104.message
+    );
+}

@@ -1,0 +1,359 @@
+//! Every rule against its fixtures and its page:
+//! - `fixtures/CODE/fail*.contract.yaml` triggers CODE (diagnostics snapshotted),
+//! - `fixtures/CODE/pass.contract.yaml` does not,
+//! - the page's "Example that fails" triggers CODE and its "Fix" does not,
+//! - `fixtures/valid/` produces no diagnostic at all.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+use std::fmt::Write;
+use std::path::{Path, PathBuf};
+
+use phaselint_lint::config::Settings;
+use phaselint_lint::line_index::ColumnUnit;
+use phaselint_lint::rules::RULES;
+use phaselint_lint::{Analysis, analyze, analyze_bytes};
+
+fn repo() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
+}
+
+fn lint_file(path: &Path) -> Analysis {
+    let bytes = std::fs::read(path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+    analyze_bytes(&bytes, &Settings::default())
+}
+
+/// One line per finding: `line:col-line:col CODE severity message`, then its
+/// related spans, help and fix, indented.
+fn describe(analysis: &Analysis) -> String {
+    let pos = |offset| {
+        let p = analysis
+            .line_index
+            .position(&analysis.source, offset, ColumnUnit::Chars);
+        format!("{}:{}", p.line + 1, p.column + 1)
+    };
+    let mut out = String::new();
+    for d in &analysis.diagnostics {
+        writeln!(
+            out,
+            "{}-{} {} {} {}",
+            pos(d.span.start),
+            pos(d.span.end),
+            d.code,
+            d.severity.as_str(),
+            d.message
+        )
+        .unwrap();
+        for r in &d.related {
+            writeln!(
+                out,
+                "    related {}-{}: {}",
+                pos(r.span.start),
+                pos(r.span.end),
+                r.message
+            )
+            .unwrap();
+        }
+        if let Some(help) = &d.help {
+            writeln!(out, "    help: {help}").unwrap();
+        }
+        if let Some(fix) = &d.fix {
+            let edits: Vec<String> = fix
+                .edits
+                .iter()
+                .map(|e| {
+                    format!(
+                        "{}-{} => {:?}",
+                        pos(e.span.start),
+                        pos(e.span.end),
+                        e.replacement
+                    )
+                })
+                .collect();
+            writeln!(
+                out,
+                "    fix ({:?}): {} [{}]",
+                fix.applicability,
+                fix.title,
+                edits.join(", ")
+            )
+            .unwrap();
+        }
+    }
+    out
+}
+
+fn codes(analysis: &Analysis) -> Vec<&'static str> {
+    analysis.diagnostics.iter().map(|d| d.code).collect()
+}
+
+#[test]
+fn every_rule_has_a_fixture_pair_that_triggers_it_and_one_that_does_not() {
+    let mut checked = 0;
+    for rule in RULES {
+        let dir = repo().join("fixtures").join(rule.code);
+        let mut fails: Vec<PathBuf> = std::fs::read_dir(&dir)
+            .unwrap_or_else(|e| panic!("{}: {e}", dir.display()))
+            .map(|e| e.unwrap().path())
+            .filter(|p| p.file_name().unwrap().to_string_lossy().starts_with("fail"))
+            .collect();
+        fails.sort();
+        assert!(!fails.is_empty(), "{} has no failing fixture", rule.code);
+        for fail in fails {
+            let analysis = lint_file(&fail);
+            assert!(
+                codes(&analysis).contains(&rule.code),
+                "{} does not trigger {}:\n{}",
+                fail.display(),
+                rule.code,
+                describe(&analysis)
+            );
+            let name = format!(
+                "{}__{}",
+                rule.code,
+                fail.file_stem()
+                    .unwrap()
+                    .to_string_lossy()
+                    .replace(".contract", "")
+            );
+            insta::assert_snapshot!(name, describe(&analysis));
+        }
+        let pass = dir.join("pass.contract.yaml");
+        let analysis = lint_file(&pass);
+        assert!(
+            !codes(&analysis).contains(&rule.code),
+            "{} triggers {}:\n{}",
+            pass.display(),
+            rule.code,
+            describe(&analysis)
+        );
+        checked += 1;
+    }
+    assert_eq!(checked, RULES.len());
+}
+
+/// The first ```yaml block after `heading` in a rule page.
+fn yaml_block<'a>(page: &'a str, heading: &str) -> Option<&'a str> {
+    let section = &page[page.find(heading)?..];
+    let start = section.find("```yaml\n")? + "```yaml\n".len();
+    let end = section[start..].find("\n```")?;
+    Some(&section[start..start + end + 1])
+}
+
+#[test]
+fn every_rule_page_example_fails_and_its_fix_passes() {
+    for rule in RULES {
+        assert!(
+            rule.doc
+                .starts_with(&format!("# {}: {}", rule.code, rule.name)),
+            "rules/{}.md must start with `# {}: {}`",
+            rule.code,
+            rule.code,
+            rule.name
+        );
+        for heading in [
+            "## What it checks",
+            "## Why",
+            "## Example that fails",
+            "## Fix",
+            "## Configuration",
+        ] {
+            assert!(
+                rule.doc.contains(heading),
+                "rules/{}.md lacks `{heading}`",
+                rule.code
+            );
+        }
+        let failing = yaml_block(rule.doc, "## Example that fails")
+            .unwrap_or_else(|| panic!("rules/{}.md has no failing example", rule.code));
+        let analysis = analyze(failing, &Settings::default());
+        assert!(
+            codes(&analysis).contains(&rule.code),
+            "rules/{}.md: the failing example does not trigger it:\n{}",
+            rule.code,
+            describe(&analysis)
+        );
+        let fixed = yaml_block(rule.doc, "## Fix")
+            .unwrap_or_else(|| panic!("rules/{}.md has no fixed example", rule.code));
+        let analysis = analyze(fixed, &Settings::default());
+        assert!(
+            !codes(&analysis).contains(&rule.code),
+            "rules/{}.md: the fixed example still triggers it:\n{}",
+            rule.code,
+            describe(&analysis)
+        );
+    }
+}
+
+#[test]
+fn every_page_in_rules_is_a_registered_rule() {
+    for entry in std::fs::read_dir(repo().join("rules")).unwrap() {
+        let path = entry.unwrap().path();
+        let code = path.file_stem().unwrap().to_string_lossy().to_string();
+        assert!(
+            RULES.iter().any(|r| r.code == code),
+            "{} has no registered rule",
+            path.display()
+        );
+    }
+}
+
+#[test]
+fn valid_fixtures_are_silent() {
+    let dir = repo().join("fixtures/valid");
+    let mut count = 0;
+    for entry in std::fs::read_dir(&dir).unwrap() {
+        let path = entry.unwrap().path();
+        let analysis = lint_file(&path);
+        assert!(
+            analysis.diagnostics.is_empty(),
+            "{} is not clean:\n{}",
+            path.display(),
+            describe(&analysis)
+        );
+        count += 1;
+    }
+    assert!(count >= 3, "expected the valid fixtures, found {count}");
+}
+
+#[test]
+fn suppression_comments_silence_findings_and_unused_ones_are_reported() {
+    let source = "\
+schema_version: '1'
+pipeline_id: p
+phases:
+  retrieve:
+    # phaselint: disable=G304
+    exit: { required: [{ name: unused_a }] }
+  generate:
+    exit: { required: [{ name: unused_b }] }  # phaselint: disable=G304
+  review:
+    exit: { required: [{ name: unused_c }] }
+  publish: {}
+# phaselint: disable=C204
+";
+    let analysis = analyze(source, &Settings::default());
+    insta::assert_snapshot!(describe(&analysis), @r#"
+    10:32-10:40 G304 info `unused_c` is produced by `review` but no later phase reads it
+        help: read it in a later phase's entry, name it in a propagation chain, or remove it from exit
+    12:22-12:26 S001 info unused suppression: no C204 finding on this line or the next
+        help: remove the code from the comment; stale suppressions hide future findings
+        fix (Safe): Remove unused suppression of C204 [12:1-13:1 => ""]
+    "#);
+
+    let file_level = format!("# phaselint: disable-file=G304,R101\n{source}");
+    let analysis = analyze(&file_level, &Settings::default());
+    let found = codes(&analysis);
+    assert!(!found.contains(&"G304"), "{}", describe(&analysis));
+    let unused: Vec<&str> = analysis
+        .diagnostics
+        .iter()
+        .filter(|d| d.code == "S001")
+        .map(|d| d.message.as_str())
+        .collect();
+    assert_eq!(
+        unused,
+        [
+            "unused suppression: no R101 finding in this file",
+            "unused suppression: no C204 finding on this line or the next",
+        ]
+    );
+}
+
+#[test]
+fn unreadable_yaml_cannot_be_suppressed() {
+    let source = "# phaselint: disable-file=E001\nphases: [unclosed\n";
+    let analysis = analyze(source, &Settings::default());
+    assert_eq!(
+        codes(&analysis),
+        ["S001", "E001"],
+        "{}",
+        describe(&analysis)
+    );
+    assert!(
+        analysis.diagnostics[0]
+            .message
+            .contains("cannot be suppressed")
+    );
+}
+
+#[test]
+fn non_utf8_input_is_reported() {
+    let analysis = analyze_bytes(b"schema_version: \"\xff\"\n", &Settings::default());
+    assert_eq!(codes(&analysis), ["E007"]);
+    assert!(analysis.diagnostics[0].message.contains("not valid UTF-8"));
+}
+
+#[test]
+fn empty_and_non_mapping_documents_are_reported() {
+    for source in ["", "# only a comment\n", "- a\n- b\n", "just a string\n"] {
+        let analysis = analyze(source, &Settings::default());
+        assert_eq!(
+            codes(&analysis),
+            ["E007"],
+            "{source:?}: {}",
+            describe(&analysis)
+        );
+    }
+}
+
+#[test]
+fn contextcore_dialect_reports_extension_keys() {
+    let source = "\
+schema_version: '1'
+pipeline_id: p
+pipeline_inputs: [request]
+phases:
+  run:
+    long_running: true
+    side_effects: none
+";
+    let mut settings = Settings::default();
+    settings.dialect = phaselint_lint::config::Dialect::Contextcore;
+    let analysis = analyze(source, &settings);
+    let e003: Vec<&str> = analysis
+        .diagnostics
+        .iter()
+        .filter(|d| d.code == "E003")
+        .map(|d| d.message.as_str())
+        .collect();
+    assert_eq!(
+        e003,
+        [
+            "`pipeline_inputs` in the contract root is a phaselint extension that ContextCore rejects",
+            "`long_running` in `phases.run` is a phaselint extension that ContextCore rejects",
+            "`side_effects` in `phases.run` is a phaselint extension that ContextCore rejects",
+        ]
+    );
+    assert!(
+        analyze(source, &Settings::default())
+            .diagnostics
+            .iter()
+            .all(|d| d.code != "E003")
+    );
+}
+
+#[test]
+fn hostile_inputs_give_diagnostics_not_panics() {
+    let deep_block: String = (0..200)
+        .map(|i| format!("{}k{i}:\n", "  ".repeat(i)))
+        .collect();
+    let cases = [
+        "a: [".repeat(5_000),
+        format!("x: {}{}", "{a: ".repeat(3_000), "}".repeat(3_000)),
+        deep_block,
+        "\u{feff}schema_version: '1'\n".to_string(),
+        "phases: !!binary aGVsbG8=\n".to_string(),
+        "? [complex, key]\n: value\n".to_string(),
+        "a: &x 1\nb: *y\n".to_string(),
+        "schema_version: '1'\npipeline_id: p\nphases:\n  \"\": {}\n".to_string(),
+        "\0\0\0".to_string(),
+    ];
+    for source in &cases {
+        let analysis = analyze(source, &Settings::default());
+        assert!(
+            !analysis.diagnostics.is_empty(),
+            "{:?} passed silently",
+            &source[..source.len().min(40)]
+        );
+    }
+}
