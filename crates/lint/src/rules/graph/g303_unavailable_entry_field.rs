@@ -65,10 +65,19 @@ fn check(ctx: &RuleContext<'_>, out: &mut Vec<Diagnostic>) {
                         .with_help("produce it on every path (exit.required, not exit.optional), stop edges from dropping it, or make it entry.enrichment");
                     diagnostic.severity = Severity::Warning;
                     for producer in producers.take(3) {
-                        diagnostic = diagnostic.with_related(
-                            producer.name_span,
-                            format!("produced by `{}`", producer.name),
-                        );
+                        let required = producer
+                            .exit_required
+                            .iter()
+                            .any(|f| f.name.value.covers(name));
+                        let how = if required {
+                            format!(
+                                "`{}` produces it, but not on every path here",
+                                producer.name
+                            )
+                        } else {
+                            format!("`{}` produces it only as exit.optional", producer.name)
+                        };
+                        diagnostic = diagnostic.with_related(producer.name_span, how);
                     }
                     out.push(diagnostic);
                 }
