@@ -1,5 +1,8 @@
 use crate::diagnostic::{Diagnostic, Severity};
+use crate::field_path::FieldPath;
+use crate::model::{Endpoint, Field, Phase, Spanned};
 use crate::rules::{Family, Rule, RuleContext};
+use crate::suggest::closest;
 
 pub(crate) static RULE: Rule = Rule {
     code: "R104",
@@ -11,59 +14,80 @@ pub(crate) static RULE: Rule = Rule {
     check: Some(check),
 };
 
+/// Which side of its endpoint phase a chain field must be declared on.
+enum Side {
+    Exit,
+    Entry,
+}
+
 fn check(ctx: &RuleContext<'_>, out: &mut Vec<Diagnostic>) {
     for chain in &ctx.contract.chains {
         let id = chain
             .chain_id
             .as_ref()
             .map_or("(unnamed)", |c| c.value.as_str());
-        if let Some(source) = &chain.source
-            && let (Some(phase), Some(field)) = (
-                source
-                    .phase
-                    .as_ref()
-                    .and_then(|p| ctx.contract.phase(&p.value)),
-                &source.field,
-            )
-            && !phase.produces(&field.value)
-        {
-            out.push(
-                RULE.diagnostic(
-                    field.span,
-                    format!(
-                        "chain `{id}` starts with `{}`, which phase `{}` does not produce",
-                        field.value, phase.name
-                    ),
-                )
-                .with_help(format!(
-                    "add `{}` to `phases.{}.exit`",
-                    field.value, phase.name
-                )),
-            );
-        }
-        if let Some(destination) = &chain.destination
-            && let (Some(phase), Some(field)) = (
-                destination
-                    .phase
-                    .as_ref()
-                    .and_then(|p| ctx.contract.phase(&p.value)),
-                &destination.field,
-            )
-            && !phase.reads(&field.value)
-        {
-            out.push(
-                RULE.diagnostic(
-                    field.span,
-                    format!(
-                        "chain `{id}` ends with `{}`, which phase `{}` does not declare on entry",
-                        field.value, phase.name
-                    ),
-                )
-                .with_help(format!(
-                    "add `{}` to `phases.{}.entry.required` or `entry.enrichment`",
-                    field.value, phase.name
-                )),
-            );
+        let endpoints = [
+            (&chain.source, Side::Exit),
+            (&chain.destination, Side::Entry),
+        ];
+        for (endpoint, side) in endpoints {
+            let Some(Endpoint {
+                phase: Some(phase),
+                field: Some(field),
+                ..
+            }) = endpoint
+            else {
+                continue;
+            };
+            let Some(phase) = ctx.contract.phase(&phase.value) else {
+                continue;
+            };
+            if let Some(diagnostic) = undeclared(id, phase, field, side) {
+                out.push(diagnostic);
+            }
         }
     }
+}
+
+fn undeclared(
+    chain: &str,
+    phase: &Phase,
+    field: &Spanned<FieldPath>,
+    side: Side,
+) -> Option<Diagnostic> {
+    let (declared, message, place): (Vec<&Field>, _, _) = match side {
+        Side::Exit => (
+            phase.exit_fields().collect(),
+            format!(
+                "chain `{chain}` starts with `{}`, which phase `{}` does not produce",
+                field.value, phase.name
+            ),
+            format!("`phases.{}.exit`", phase.name),
+        ),
+        Side::Entry => (
+            phase.entry_fields().collect(),
+            format!(
+                "chain `{chain}` ends with `{}`, which phase `{}` does not declare on entry",
+                field.value, phase.name
+            ),
+            format!(
+                "`phases.{}.entry.required` or `entry.enrichment`",
+                phase.name
+            ),
+        ),
+    };
+    if declared.iter().any(|f| f.name.value.covers(&field.value)) {
+        return None;
+    }
+    let help = match closest(
+        field.value.as_str(),
+        declared.iter().map(|f| f.name.value.as_str()),
+    ) {
+        Some(name) => format!(
+            "did you mean `{name}`? otherwise add `{}` to {place}",
+            field.value
+        ),
+        None => format!("add `{}` to {place}", field.value),
+    };
+    Some(RULE.diagnostic(field.span, message).with_help(help))
 }
