@@ -362,20 +362,32 @@ fn hostile_inputs_give_diagnostics_not_panics() {
 fn truncated_and_mangled_fixtures_never_panic() {
     let mut inputs = Vec::new();
     for rule in RULES {
-        inputs.push(repo().join("fixtures").join(rule.code).join("fail.contract.yaml"));
+        inputs.push(
+            repo()
+                .join("fixtures")
+                .join(rule.code)
+                .join("fail.contract.yaml"),
+        );
     }
     for entry in std::fs::read_dir(repo().join("fixtures/valid")).unwrap() {
         inputs.push(entry.unwrap().path());
     }
     for path in inputs {
         let text = std::fs::read_to_string(&path).unwrap();
-        let boundaries: Vec<usize> = (0..text.len()).step_by(3).filter(|&i| text.is_char_boundary(i)).collect();
+        let boundaries: Vec<usize> = (0..text.len())
+            .step_by(3)
+            .filter(|&i| text.is_char_boundary(i))
+            .collect();
         for cut in boundaries {
             let truncated = &text[..cut];
             let analysis = analyze(truncated, &Settings::default());
             // Every finding must point inside the text it was given.
             for d in &analysis.diagnostics {
-                assert!(d.span.start <= d.span.end && d.span.end <= truncated.len(), "{}: {d:?}", path.display());
+                assert!(
+                    d.span.start <= d.span.end && d.span.end <= truncated.len(),
+                    "{}: {d:?}",
+                    path.display()
+                );
             }
             // Dropping one character at the cut is another kind of damage.
             let mut mangled = text.clone();

@@ -2,11 +2,13 @@
 //! phase graph -> rules -> diagnostics. `analyze` is the only way in; the
 //! CLI, the language server and the resume check all call it.
 
+pub mod completion;
 pub mod config;
 pub mod diagnostic;
 pub mod duration;
 pub mod field_path;
 pub mod graph;
+pub mod index;
 pub mod line_index;
 pub mod model;
 pub mod rules;

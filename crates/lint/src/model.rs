@@ -20,27 +20,28 @@ impl<T> Spanned<T> {
 pub trait EnumValue: Sized + Copy + 'static {
     /// What the value is called in messages ("severity").
     const WHAT: &'static str;
-    const ALL: &'static [(&'static str, Self)];
+    /// Each value with its canonical spelling and what it means.
+    const ALL: &'static [(&'static str, Self, &'static str)];
 
     fn parse_canonical(text: &str) -> Option<Self> {
         Self::ALL
             .iter()
-            .find(|(name, _)| *name == text)
-            .map(|&(_, v)| v)
+            .find(|(name, _, _)| *name == text)
+            .map(|&(_, v, _)| v)
     }
 
     fn as_str(self) -> &'static str;
 }
 
 macro_rules! enum_value {
-    ($(#[$meta:meta])* $name:ident, $what:literal, { $($variant:ident = $text:literal),+ $(,)? }) => {
+    ($(#[$meta:meta])* $name:ident, $what:literal, { $($variant:ident = $text:literal => $doc:literal),+ $(,)? }) => {
         $(#[$meta])*
         #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
         pub enum $name { $($variant),+ }
 
         impl EnumValue for $name {
             const WHAT: &'static str = $what;
-            const ALL: &'static [(&'static str, Self)] = &[$(($text, $name::$variant)),+];
+            const ALL: &'static [(&'static str, Self, &'static str)] = &[$(($text, $name::$variant, $doc)),+];
 
             fn as_str(self) -> &'static str {
                 match self { $($name::$variant => $text),+ }
@@ -51,29 +52,70 @@ macro_rules! enum_value {
 
 enum_value!(
     /// How much a missing or stale field matters.
-    FieldSeverity, "severity", { Blocking = "blocking", Warning = "warning", Advisory = "advisory" }
+    FieldSeverity, "severity", {
+        Blocking = "blocking" => "Missing or stale blocks the phase (or the resume).",
+        Warning = "warning" => "Missing or stale is reported; a declared default is used and the run goes on.",
+        Advisory = "advisory" => "Only noted; never blocks and never triggers recovery.",
+    }
 );
 enum_value!(Recovery, "recovery strategy", {
-    ReRetrieve = "re_retrieve", ReGenerate = "re_generate",
-    LogAndContinue = "log_and_continue", Fail = "fail",
+    ReRetrieve = "re_retrieve" => "Fetch the field again from its source before resuming.",
+    ReGenerate = "re_generate" => "Produce the field again (re-run the generating step) before resuming.",
+    LogAndContinue = "log_and_continue" => "Record that the field is stale and resume with it as it is.",
+    Fail = "fail" => "Never resume past a stale value: the resume is always blocked.",
 });
 enum_value!(ApprovalPolicy, "approval policy", {
-    Human = "human", Orchestrator = "orchestrator",
-    HumanOrOrchestrator = "human_or_orchestrator", AutoIfFresh = "auto_if_fresh",
+    Human = "human" => "A person must approve the resume.",
+    Orchestrator = "orchestrator" => "The orchestrator (an automated approver) must approve the resume.",
+    HumanOrOrchestrator = "human_or_orchestrator" => "Either a person or the orchestrator may approve.",
+    AutoIfFresh = "auto_if_fresh" => "Granted automatically when nothing blocking is stale; otherwise an approval is needed.",
 });
 enum_value!(SideEffects, "side-effect class", {
-    None = "none", Reversible = "reversible", Irreversible = "irreversible",
+    None = "none" => "The phase changes nothing outside the run.",
+    Reversible = "reversible" => "The phase changes the outside world in a way that can be undone.",
+    Irreversible = "irreversible" => "The phase changes the outside world for good; resuming into it needs human approval.",
 });
 enum_value!(RiskClass, "risk class", {
-    Low = "low", Medium = "medium", High = "high", Critical = "critical",
+    Low = "low" => "Low risk.",
+    Medium = "medium" => "Medium risk.",
+    High = "high" => "High risk: entering it should pass an approval gate.",
+    Critical = "critical" => "Critical risk: entering it should pass an approval gate.",
 });
 enum_value!(CheckpointMode, "checkpoint mode", {
-    Always = "always", Policy = "policy", Never = "never",
+    Always = "always" => "Checkpoint after every phase.",
+    Policy = "policy" => "Checkpoint where checkpoint_integrity says (the default).",
+    Never = "never" => "Never checkpoint: a policy override that needs checkpoint_mode_authorization.",
 });
 enum_value!(MergePolicy, "merge policy", {
-    RequiredFromAny = "required_from_any", RequiredFromAll = "required_from_all",
-    PreferLatest = "prefer_latest", UnionAll = "union_all",
+    RequiredFromAny = "required_from_any" => "The field must arrive from at least one incoming branch.",
+    RequiredFromAll = "required_from_all" => "The field must arrive from every incoming branch.",
+    PreferLatest = "prefer_latest" => "Take the value from the branch that finished last.",
+    UnionAll = "union_all" => "Combine the values of all branches.",
 });
+
+/// The allowed values of the enum a key takes, with their meanings; `None`
+/// for keys that are not enums. `merge_policy` entries are keyed by field
+/// name, so callers ask for them as `merge_policy`.
+pub fn enum_values_for_key(key: &str) -> Option<(&'static str, Vec<(&'static str, &'static str)>)> {
+    fn values<E: EnumValue>() -> Option<(&'static str, Vec<(&'static str, &'static str)>)> {
+        Some((
+            E::WHAT,
+            E::ALL.iter().map(|&(name, _, doc)| (name, doc)).collect(),
+        ))
+    }
+    match key {
+        "severity" | "on_stale" | "on_below" | "on_unevaluated" | "on_below_threshold" => {
+            values::<FieldSeverity>()
+        }
+        "recovery" => values::<Recovery>(),
+        "approval_policy" => values::<ApprovalPolicy>(),
+        "side_effects" => values::<SideEffects>(),
+        "risk_class" => values::<RiskClass>(),
+        "checkpoint_mode" => values::<CheckpointMode>(),
+        "merge_policy" => values::<MergePolicy>(),
+        _ => None,
+    }
+}
 
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct Contract {

@@ -450,7 +450,7 @@ impl Walker<'_> {
             ));
             return Some(Spanned::new(value, node.span));
         }
-        let allowed: Vec<&'static str> = E::ALL.iter().map(|(name, _)| *name).collect();
+        let allowed: Vec<&'static str> = E::ALL.iter().map(|(name, _, _)| *name).collect();
         self.report(e006_invalid_enum_value::diagnostic(
             text,
             node.span,
@@ -1017,4 +1017,44 @@ pub fn looks_like_context_contract(root: &Node) -> bool {
         }),
         _ => false,
     }
+}
+
+/// The keys valid in the mapping at `path`, where `path` names the keys
+/// from the root and `-` stands for a list item: `["phases", "plan",
+/// "exit", "required", "-"]` is a field. `(key, is_extension)` pairs.
+pub(crate) fn keys_at(path: &[&str]) -> Option<Vec<(&'static str, bool)>> {
+    let schema = match path {
+        [] => ROOT,
+        ["phases", _] => PHASE,
+        ["phases", _, "entry"] => ENTRY,
+        ["phases", _, "exit"] => EXIT,
+        ["phases", _, "entry" | "exit", _, "-"] => FIELD,
+        ["phases", _, "entry" | "exit", _, "-", "quality"] => QUALITY,
+        ["phases", _, "entry" | "exit", _, "-", "evaluation"] => EVALUATION,
+        ["propagation_chains", "-"] => CHAIN,
+        ["propagation_chains", "-", "source" | "destination"] => ENDPOINT,
+        ["propagation_chains", "-", "waypoints", "-"] => ENDPOINT,
+        ["checkpoint_integrity", "-"] => CHECKPOINT,
+        ["checkpoint_integrity", "-", "on_resume"] => ON_RESUME,
+        [
+            "checkpoint_integrity",
+            "-",
+            "on_resume",
+            "staleness_checks",
+            "-",
+        ] => STALENESS,
+        ["checkpoint_mode_authorization"] => AUTHORIZATION,
+        ["graph_topology"] => TOPOLOGY,
+        ["graph_topology", "nodes", _] => TOPOLOGY_NODE,
+        ["graph_topology", "edges", "-"] => EDGE,
+        ["graph_topology", "merge_points", "-"] => MERGE_POINT,
+        ["graph_topology", "cycle_invariants", "-"] => CYCLE_INVARIANT,
+        _ => return None,
+    };
+    Some(
+        schema
+            .iter()
+            .map(|&(k, kind)| (k, kind == Extension))
+            .collect(),
+    )
 }

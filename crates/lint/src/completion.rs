@@ -1,0 +1,499 @@
+//! What may be typed at a position: keys valid at the cursor, phase names,
+//! the exit fields of a checkpoint's phase, enum values. The cursor's place
+//! is read from the text's indentation, because the text being typed is
+//! rarely valid YAML; names come from the last contract that parsed.
+
+use crate::model::{Contract, enum_values_for_key};
+use crate::syntax::{Node, NodeKind};
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum CompletionKind {
+    Key,
+    Phase,
+    Field,
+    EnumValue,
+    Value,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Completion {
+    pub label: String,
+    pub kind: CompletionKind,
+    pub detail: Option<String>,
+    pub documentation: Option<String>,
+    /// What to insert, when it differs from the label (`key: `).
+    pub insert_text: Option<String>,
+}
+
+impl Completion {
+    fn new(label: impl Into<String>, kind: CompletionKind) -> Self {
+        Completion {
+            label: label.into(),
+            kind,
+            detail: None,
+            documentation: None,
+            insert_text: None,
+        }
+    }
+}
+
+/// One line's shape: where its content starts, whether it is a list item
+/// (`- `), and the key it defines, if any.
+#[derive(Debug)]
+struct LineShape<'a> {
+    first: usize,
+    item: bool,
+    key_col: usize,
+    key: Option<&'a str>,
+    /// Text after `key:`, trimmed; `None` when the line has no key.
+    value: Option<&'a str>,
+}
+
+fn shape(line: &str) -> LineShape<'_> {
+    let first = line.len() - line.trim_start_matches(' ').len();
+    let mut rest = &line[first..];
+    let mut key_col = first;
+    let item = rest == "-" || rest.starts_with("- ");
+    if item {
+        let after = rest[1..].trim_start_matches(' ');
+        key_col = line.len() - after.len();
+        rest = after;
+    }
+    let (key, value) = match split_key(rest) {
+        Some((k, v)) => (Some(k), Some(v)),
+        None => (None, None),
+    };
+    LineShape {
+        first,
+        item,
+        key_col,
+        key,
+        value,
+    }
+}
+
+/// `key: value` -> (`key`, `value`); quotes around the key are removed.
+fn split_key(text: &str) -> Option<(&str, &str)> {
+    if text.starts_with('#') || text.starts_with('{') || text.starts_with('[') {
+        return None;
+    }
+    let bytes = text.as_bytes();
+    let mut quote = None;
+    for (i, &b) in bytes.iter().enumerate() {
+        match (quote, b) {
+            (None, b'"' | b'\'') if i == 0 => quote = Some(b),
+            (Some(q), _) if b == q => quote = None,
+            (None, b':') if bytes.get(i + 1).is_none_or(|n| *n == b' ' || *n == b'\t') => {
+                let key = text[..i].trim().trim_matches(['"', '\'']);
+                let value = text[i + 1..].trim();
+                let value = value.split(" #").next().unwrap_or("").trim();
+                return Some((key, value));
+            }
+            (None, b'#') if i > 0 && bytes[i - 1] == b' ' => return None,
+            _ => {}
+        }
+    }
+    None
+}
+
+/// Where the cursor is, in terms of the contract's structure.
+#[derive(Debug, PartialEq, Eq)]
+pub struct CursorContext {
+    /// Keys from the root to the mapping the cursor is in; `-` is a list item.
+    pub path: Vec<String>,
+    pub position: CursorPosition,
+}
+
+#[derive(Debug, PartialEq, Eq)]
+pub enum CursorPosition {
+    /// Typing a key (the prefix typed so far).
+    Key { prefix: String },
+    /// Typing the value of `key`, or an item of the list under `key`.
+    Value { key: String, prefix: String },
+}
+
+pub fn cursor_context(source: &str, offset: usize) -> CursorContext {
+    let mut offset = offset.min(source.len());
+    while !source.is_char_boundary(offset) {
+        offset -= 1;
+    }
+    let line_start = source[..offset].rfind('\n').map_or(0, |i| i + 1);
+    let current = &source[line_start..offset];
+    let here = shape(current);
+
+    let mut path: Vec<String> = Vec::new();
+    let mut limit = here.first;
+    for line in source[..line_start].lines().rev() {
+        if limit == 0 {
+            break;
+        }
+        let trimmed = line.trim_start();
+        if trimmed.is_empty() || trimmed.starts_with('#') {
+            continue;
+        }
+        let s = shape(line);
+        if s.item && s.first < limit {
+            if s.key_col < limit
+                && let Some(key) = s.key
+            {
+                path.push(key.to_string());
+            }
+            path.push("-".to_string());
+            limit = s.first;
+        } else if !s.item && s.first < limit {
+            if let Some(key) = s.key {
+                path.push(key.to_string());
+            }
+            limit = s.first;
+        }
+    }
+    path.reverse();
+
+    let position = match (here.key, here.value) {
+        (Some(key), Some(value)) => {
+            if here.item {
+                path.push("-".to_string());
+            }
+            let value = value.trim_start_matches('[');
+            let prefix = value
+                .rsplit(',')
+                .next()
+                .unwrap_or("")
+                .trim()
+                .trim_matches(['"', '\'']);
+            CursorPosition::Value {
+                key: key.to_string(),
+                prefix: prefix.to_string(),
+            }
+        }
+        _ => {
+            let typed = current[here.key_col.min(current.len())..].trim();
+            if here.item {
+                // `- x` is a new mapping item where the list holds mappings,
+                // otherwise a scalar item of the list's key.
+                let mut item_path: Vec<&str> = path.iter().map(String::as_str).collect();
+                item_path.push("-");
+                if crate::schema::keys_at(&item_path).is_some() {
+                    path.push("-".to_string());
+                    CursorPosition::Key {
+                        prefix: typed.to_string(),
+                    }
+                } else {
+                    let key = path.pop().unwrap_or_default();
+                    CursorPosition::Value {
+                        key,
+                        prefix: typed.trim_matches(['"', '\'']).to_string(),
+                    }
+                }
+            } else {
+                CursorPosition::Key {
+                    prefix: typed.to_string(),
+                }
+            }
+        }
+    };
+    CursorContext { path, position }
+}
+
+const PHASE_VALUED: &[&str] = &[
+    "phase",
+    "source_phase",
+    "from",
+    "to",
+    "node",
+    "sources",
+    "nodes",
+];
+const BOOLEAN_VALUED: &[&str] = &[
+    "revalidate_entry",
+    "approval_required",
+    "long_running",
+    "required",
+];
+const TYPES: &[&str] = &["str", "int", "float", "bool", "list", "dict", "any"];
+
+/// Completions at `offset`. `contract` supplies phase and field names; pass
+/// the last one that parsed when the current text does not.
+pub fn complete(source: &str, offset: usize, contract: Option<&Contract>) -> Vec<Completion> {
+    let context = cursor_context(source, offset);
+    let path: Vec<&str> = context.path.iter().map(String::as_str).collect();
+    let phase_names = || -> Vec<Completion> {
+        contract
+            .into_iter()
+            .flat_map(|c| &c.phases)
+            .map(|p| {
+                let mut item = Completion::new(p.name.clone(), CompletionKind::Phase);
+                item.detail = Some("phase".into());
+                item.documentation = p.description.as_ref().map(|d| d.value.clone());
+                item
+            })
+            .collect()
+    };
+    match context.position {
+        CursorPosition::Key { .. } => {
+            if path == ["graph_topology", "nodes"] {
+                return phase_names()
+                    .into_iter()
+                    .map(|mut c| {
+                        c.insert_text = Some(format!("{}:", c.label));
+                        c
+                    })
+                    .collect();
+            }
+            let Some(keys) = crate::schema::keys_at(&path) else {
+                return Vec::new();
+            };
+            keys.into_iter()
+                .map(|(key, extension)| {
+                    let mut item = Completion::new(key, CompletionKind::Key);
+                    item.insert_text = Some(format!("{key}: "));
+                    if extension {
+                        item.detail = Some("phaselint extension".into());
+                    }
+                    item
+                })
+                .collect()
+        }
+        CursorPosition::Value { key, .. } => {
+            let key = key.as_str();
+            let enum_key = if path.last() == Some(&"merge_policy") {
+                "merge_policy"
+            } else {
+                key
+            };
+            if let Some((what, values)) = enum_values_for_key(enum_key) {
+                return values
+                    .into_iter()
+                    .map(|(value, doc)| {
+                        let mut item = Completion::new(value, CompletionKind::EnumValue);
+                        item.detail = Some(what.to_string());
+                        item.documentation = Some(doc.to_string());
+                        item
+                    })
+                    .collect();
+            }
+            if PHASE_VALUED.contains(&key) && !path.starts_with(&["phases"])
+                || key == "source_phase"
+            {
+                return phase_names();
+            }
+            if key == "field" && path.starts_with(&["checkpoint_integrity"]) {
+                return checkpoint_exit_fields(contract, offset);
+            }
+            if BOOLEAN_VALUED.contains(&key) {
+                return ["true", "false"]
+                    .into_iter()
+                    .map(|v| Completion::new(v, CompletionKind::Value))
+                    .collect();
+            }
+            if key == "type" {
+                return TYPES
+                    .iter()
+                    .map(|t| Completion::new(*t, CompletionKind::Value))
+                    .collect();
+            }
+            Vec::new()
+        }
+    }
+}
+
+/// The exit fields of the phase of the checkpoint around `offset`.
+fn checkpoint_exit_fields(contract: Option<&Contract>, offset: usize) -> Vec<Completion> {
+    let Some(contract) = contract else {
+        return Vec::new();
+    };
+    let spec = contract
+        .checkpoints
+        .iter()
+        .filter(|c| c.span.start <= offset)
+        .max_by_key(|c| c.span.start);
+    let Some(phase) = spec
+        .and_then(|s| s.phase.as_ref())
+        .and_then(|p| contract.phase(&p.value))
+    else {
+        return Vec::new();
+    };
+    phase
+        .exit_fields()
+        .map(|f| {
+            let mut item = Completion::new(f.name.value.as_str(), CompletionKind::Field);
+            item.detail = Some(format!("exit field of `{}`", phase.name));
+            item.documentation = f.description.as_ref().map(|d| d.value.clone());
+            item
+        })
+        .collect()
+}
+
+/// The enum value under `offset`: (what it is, the value, its meaning).
+pub fn enum_value_at(
+    document: &Node,
+    offset: usize,
+) -> Option<(&'static str, &'static str, &'static str)> {
+    fn walk<'a>(
+        node: &'a Node,
+        parent_key: Option<&'a str>,
+        offset: usize,
+    ) -> Option<(&'a str, &'a str)> {
+        match &node.kind {
+            NodeKind::Mapping(entries) => entries.iter().find_map(|e| {
+                let span = e.value.span;
+                if span.start <= offset && offset <= span.end {
+                    match &e.value.kind {
+                        NodeKind::Scalar(s) => {
+                            let key = if parent_key == Some("merge_policy") {
+                                "merge_policy"
+                            } else {
+                                e.key.text.as_str()
+                            };
+                            Some((key, s.text.as_str()))
+                        }
+                        _ => walk(&e.value, Some(&e.key.text), offset),
+                    }
+                } else {
+                    None
+                }
+            }),
+            NodeKind::Sequence(items) => items
+                .iter()
+                .find(|n| n.span.start <= offset && offset <= n.span.end)
+                .and_then(|n| walk(n, parent_key, offset)),
+            NodeKind::Scalar(_) => None,
+        }
+    }
+    let (key, text) = walk(document, None, offset)?;
+    let (what, values) = enum_values_for_key(key)?;
+    let lowered = text.to_lowercase();
+    values
+        .into_iter()
+        .find(|(value, _)| *value == lowered)
+        .map(|(value, doc)| (what, value, doc))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::config::Settings;
+
+    fn at_cursor(text_with_cursor: &str) -> (String, usize) {
+        let offset = text_with_cursor.find('|').unwrap();
+        (text_with_cursor.replacen('|', "", 1), offset)
+    }
+
+    fn context(text_with_cursor: &str) -> CursorContext {
+        let (text, offset) = at_cursor(text_with_cursor);
+        cursor_context(&text, offset)
+    }
+
+    #[test]
+    fn paths_follow_indentation_and_list_items() {
+        let c = context(
+            "phases:\n  plan:\n    exit:\n      required:\n        - name: x\n          ty|",
+        );
+        assert_eq!(c.path, ["phases", "plan", "exit", "required", "-"]);
+        assert_eq!(
+            c.position,
+            CursorPosition::Key {
+                prefix: "ty".into()
+            }
+        );
+
+        let c = context("propagation_chains:\n  - chain_id: c\n    source:\n      phase: re|");
+        assert_eq!(c.path, ["propagation_chains", "-", "source"]);
+        assert_eq!(
+            c.position,
+            CursorPosition::Value {
+                key: "phase".into(),
+                prefix: "re".into()
+            }
+        );
+
+        let c = context("phases:\n  plan:\n    entry:\n      required:\n        - |");
+        assert_eq!(c.path, ["phases", "plan", "entry", "required", "-"]);
+
+        let c =
+            context("graph_topology:\n  merge_points:\n    - node: g\n      sources:\n        - |");
+        assert_eq!(c.path, ["graph_topology", "merge_points", "-"]);
+        assert_eq!(
+            c.position,
+            CursorPosition::Value {
+                key: "sources".into(),
+                prefix: String::new()
+            }
+        );
+
+        let c = context("a: 1\n# comment\n|");
+        assert_eq!(c.path, Vec::<String>::new());
+    }
+
+    const CONTRACT: &str = "\
+schema_version: '1'
+pipeline_id: p
+phases:
+  retrieve:
+    description: Fetch documents
+    exit: { required: [{ name: docs }], optional: [{ name: scores }] }
+  generate: {}
+checkpoint_integrity:
+  - checkpoint_id: k
+    phase: retrieve
+    on_resume:
+      staleness_checks:
+        - field: docs
+          max_age_seconds: 5
+";
+
+    fn labels(items: &[Completion]) -> Vec<&str> {
+        items.iter().map(|c| c.label.as_str()).collect()
+    }
+
+    #[test]
+    fn completes_keys_phases_fields_and_enums() {
+        let analysis = crate::analyze(CONTRACT, &Settings::default());
+        let contract = analysis.contract.as_ref();
+        let complete_at = |text: &str| {
+            let (text, offset) = at_cursor(text);
+            complete(&text, offset, contract)
+        };
+        let root = complete_at("schema_version: '1'\n|");
+        assert!(labels(&root).contains(&"checkpoint_integrity"));
+        let phase_keys = complete_at("phases:\n  plan:\n    |");
+        assert_eq!(
+            labels(&phase_keys),
+            [
+                "description",
+                "entry",
+                "exit",
+                "long_running",
+                "expected_duration",
+                "side_effects",
+                "risk_class"
+            ]
+        );
+        assert_eq!(
+            labels(&complete_at("checkpoint_integrity:\n  - phase: |")),
+            ["retrieve", "generate"]
+        );
+        let fields = format!("{CONTRACT}        - field: |");
+        assert_eq!(labels(&complete_at(&fields)), ["docs", "scores"]);
+        let severity = complete_at(
+            "phases:\n  a:\n    exit:\n      required:\n        - name: x\n          severity: |",
+        );
+        assert_eq!(labels(&severity), ["blocking", "warning", "advisory"]);
+        assert!(severity[0].documentation.is_some());
+        let recovery = complete_at("x:\n  on_stale: blocking\n  recovery: re|");
+        assert_eq!(recovery.len(), 4);
+    }
+
+    #[test]
+    fn enum_values_under_the_cursor() {
+        let source = "phases:\n  a:\n    risk_class: HIGH\n";
+        let root = crate::syntax::parse(source, crate::syntax::Limits::default())
+            .unwrap()
+            .unwrap();
+        let offset = source.find("HIGH").unwrap() + 1;
+        let (what, value, doc) = enum_value_at(&root, offset).unwrap();
+        assert_eq!((what, value), ("risk class", "high"));
+        assert!(doc.contains("approval gate"));
+        assert!(enum_value_at(&root, 3).is_none());
+    }
+}
