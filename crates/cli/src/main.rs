@@ -33,6 +33,8 @@ struct Cli {
 enum Command {
     /// Lint contracts: files, directories (walked, .gitignore respected) or `-` for stdin.
     Lint(LintArgs),
+    /// Run the language server on stdin/stdout.
+    Lsp,
     /// Print a rule's page, or list every rule.
     Rule {
         /// A rule code such as C203; omit to list all rules.
@@ -103,6 +105,13 @@ fn main() -> ExitCode {
     let code = match cli.command {
         Command::Lint(args) => lint::run(&args),
         Command::Rule { code } => rule::run(code.as_deref()),
+        Command::Lsp => match phaselint_lsp::run_stdio() {
+            Ok(()) => exit::SUCCESS,
+            Err(error) => {
+                eprintln!("phaselint: error: cannot start the language server: {error}");
+                exit::NO_VERDICT
+            }
+        },
     };
     ExitCode::from(code)
 }

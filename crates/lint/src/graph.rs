@@ -109,7 +109,9 @@ impl PhaseGraph {
             }
         }
 
-        let mut cycles: Vec<Vec<usize>> = petgraph::algo::tarjan_scc(&graph)
+        // Kosaraju, not Tarjan: petgraph's Tarjan recurses once per phase on
+        // a chain and overflows the stack on long contracts.
+        let mut cycles: Vec<Vec<usize>> = petgraph::algo::kosaraju_scc(&graph)
             .into_iter()
             .filter(|scc| scc.len() > 1 || graph.contains_edge(scc[0], scc[0]))
             .map(|scc| {
@@ -644,6 +646,20 @@ graph_topology:
         assert!(!graph.read_later(3, &FieldPath::new("domain")));
         // A read of `context` counts for a write of `context.items`.
         assert!(graph.read_later(1, &FieldPath::new("context.items")));
+    }
+
+    #[test]
+    fn long_chains_do_not_recurse_per_phase() {
+        let mut src = String::from("schema_version: '1'\npipeline_id: p\nphases:\n");
+        for i in 0..40_000 {
+            src.push_str(&format!("  p{i}: {{}}\n"));
+        }
+        // A small stack, as worker threads have: no analysis may recurse per phase.
+        let handle = std::thread::Builder::new()
+            .stack_size(512 * 1024)
+            .spawn(move || graph_of(&src).1.phase_count())
+            .unwrap();
+        assert_eq!(handle.join().unwrap(), 40_000);
     }
 
     #[test]

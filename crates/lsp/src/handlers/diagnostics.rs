@@ -1,0 +1,52 @@
+//! `textDocument/publishDiagnostics`: the analysis's findings in LSP shape.
+
+use phaselint_lint::diagnostic::Severity;
+use tower_lsp_server::ls_types::{
+    CodeDescription, Diagnostic, DiagnosticRelatedInformation, DiagnosticSeverity, Location,
+    NumberOrString, Uri,
+};
+
+use crate::state::{Analyzed, Positions};
+
+/// Where rule pages are published; `codeDescription` links there.
+pub const RULES_URL: &str = "https://github.com/phaselint/phaselint/blob/main/rules/";
+
+pub fn to_lsp(analyzed: &Analyzed, positions: &Positions<'_>, uri: &Uri) -> Vec<Diagnostic> {
+    analyzed
+        .analysis
+        .diagnostics
+        .iter()
+        .map(|d| {
+            let related = d
+                .related
+                .iter()
+                .map(|r| DiagnosticRelatedInformation {
+                    location: Location::new(uri.clone(), positions.range(r.span)),
+                    message: r.message.clone(),
+                })
+                .collect::<Vec<_>>();
+            let message = match &d.help {
+                Some(help) => format!("{}\nhelp: {help}", d.message),
+                None => d.message.clone(),
+            };
+            Diagnostic {
+                range: positions.range(d.span),
+                severity: Some(match d.severity {
+                    Severity::Error => DiagnosticSeverity::ERROR,
+                    Severity::Warning => DiagnosticSeverity::WARNING,
+                    Severity::Info => DiagnosticSeverity::INFORMATION,
+                }),
+                code: Some(NumberOrString::String(d.code.to_string())),
+                code_description: format!("{RULES_URL}{}.md", d.code)
+                    .parse::<Uri>()
+                    .ok()
+                    .map(|href| CodeDescription { href }),
+                source: Some("phaselint".into()),
+                message,
+                related_information: (!related.is_empty()).then_some(related),
+                tags: None,
+                data: None,
+            }
+        })
+        .collect()
+}

@@ -1,0 +1,52 @@
+//! phaselint's language server (SPEC §7): a thin LSP layer over the same
+//! `phaselint_lint::analyze` the CLI uses. It only translates; every answer
+//! comes from a cached per-document `Analysis`.
+
+mod framing;
+mod handlers;
+mod server;
+mod state;
+
+use tower_lsp_server::{LspService, Server};
+
+/// Serves LSP on stdin/stdout until the client sends `exit` or closes the
+/// stream. Returns an error only if the async runtime cannot start.
+pub fn run_stdio() -> std::io::Result<()> {
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()?;
+    runtime.block_on(async {
+        let (service, socket) = LspService::new(server::Server::new);
+        let (server_input, guarded) = tokio::io::duplex(1 << 16);
+        let (server_output, answers) = tokio::io::duplex(1 << 16);
+        let (to_client, mut frames) = tokio::sync::mpsc::unbounded_channel::<Vec<u8>>();
+        let errors = to_client.clone();
+        // A read error on stdin ends the input like end-of-file does.
+        tokio::spawn(async move {
+            let _ = framing::guard_input(tokio::io::stdin(), guarded, errors).await;
+        });
+        tokio::spawn(async move {
+            let _ = framing::forward_output(answers, to_client).await;
+        });
+        let writer = tokio::spawn(async move {
+            use tokio::io::AsyncWriteExt;
+            let mut stdout = tokio::io::stdout();
+            while let Some(frame) = frames.recv().await {
+                if stdout.write_all(&frame).await.is_err() || stdout.flush().await.is_err() {
+                    break;
+                }
+            }
+        });
+        // One message at a time: document changes must apply in arrival order.
+        Server::new(server_input, server_output, socket)
+            .concurrency_level(1)
+            .serve(service)
+            .await;
+        // Let the last answers (the `shutdown` response) reach stdout.
+        let _ = tokio::time::timeout(std::time::Duration::from_millis(200), writer).await;
+    });
+    // The stdin reader may be parked in a blocking read; do not wait for it.
+    runtime.shutdown_background();
+    Ok(())
+}

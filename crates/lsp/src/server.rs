@@ -1,0 +1,458 @@
+//! The LSP methods: document sync and publishing here, answers in `handlers`.
+//!
+//! Ordering: the transport processes one message at a time
+//! (`concurrency_level(1)`), so `didOpen`/`didChange`/`didClose` are applied
+//! strictly in arrival order (tower-lsp's concurrent handlers could
+//! otherwise reorder them, its issue #284). Handlers never wait for
+//! analysis of other documents: diagnostics are computed in a background
+//! task after a short debounce and published under a lock that keeps them
+//! in version order.
+
+use std::path::PathBuf;
+use std::sync::{Arc, Mutex, MutexGuard};
+use std::time::Duration;
+
+use tower_lsp_server::jsonrpc::{Error, Result};
+use tower_lsp_server::ls_types::*;
+use tower_lsp_server::{Client, LanguageServer};
+
+use crate::handlers;
+use crate::state::{Analyzed, Document, Encoding, Positions, State, apply_changes};
+
+/// How long to wait after an edit before analyzing, so a burst of
+/// keystrokes is analyzed once.
+const DEBOUNCE: Duration = Duration::from_millis(8);
+
+pub struct Server {
+    client: Client,
+    state: Arc<Mutex<State>>,
+    /// Held while publishing, so diagnostics leave in version order.
+    publishing: Arc<tokio::sync::Mutex<()>>,
+}
+
+impl Server {
+    pub fn new(client: Client) -> Self {
+        Server {
+            client,
+            state: Arc::new(Mutex::new(State::default())),
+            publishing: Arc::new(tokio::sync::Mutex::new(())),
+        }
+    }
+
+    fn state(&self) -> MutexGuard<'_, State> {
+        lock(&self.state)
+    }
+
+    /// Analyzes and publishes `uri` once `version` has been quiet for the debounce.
+    fn schedule(&self, uri: Uri, version: i32) {
+        let client = self.client.clone();
+        let state = self.state.clone();
+        let publishing = self.publishing.clone();
+        tokio::spawn(async move {
+            tokio::time::sleep(DEBOUNCE).await;
+            let Some(analyzed) = analyzed(&state, &uri, Some(version)).await else {
+                return;
+            };
+            let _order = publishing.lock().await;
+            let diagnostics = {
+                let mut guard = lock(&state);
+                let generation = guard.generation;
+                let unit = guard.unit.unit();
+                let Some(document) = guard.documents.get_mut(&uri) else {
+                    return;
+                };
+                let stamp = (analyzed.version, analyzed.generation);
+                if !document.is_current(&analyzed, generation)
+                    || document.published.is_some_and(|p| p >= stamp)
+                {
+                    return;
+                }
+                document.published = Some(stamp);
+                let path = document.path.clone();
+                if !guard.wants_diagnostics(path.as_deref(), &analyzed.analysis) {
+                    Vec::new()
+                } else {
+                    let positions = Positions {
+                        text: &analyzed.analysis.source,
+                        index: &analyzed.analysis.line_index,
+                        unit,
+                    };
+                    handlers::diagnostics::to_lsp(&analyzed, &positions, &uri)
+                }
+            };
+            client
+                .publish_diagnostics(uri, diagnostics, Some(analyzed.version))
+                .await;
+        });
+    }
+
+    /// The current analysis of a document, computing it if an edit made it stale.
+    async fn current(&self, uri: &Uri) -> Option<Arc<Analyzed>> {
+        analyzed(&self.state, uri, None).await
+    }
+
+    async fn report_config_error(&self, error: Option<String>) {
+        let Some(error) = error else { return };
+        let first_time = {
+            let mut state = self.state();
+            if state.reported_config_errors.contains(&error) {
+                false
+            } else {
+                state.reported_config_errors.push(error.clone());
+                true
+            }
+        };
+        if first_time {
+            self.client
+                .show_message(
+                    MessageType::ERROR,
+                    format!("phaselint: {error} (using default settings)"),
+                )
+                .await;
+        }
+    }
+}
+
+fn lock(state: &Mutex<State>) -> MutexGuard<'_, State> {
+    // A panic while holding the lock leaves consistent data behind (every
+    // update is a single assignment), so keep serving.
+    state
+        .lock()
+        .unwrap_or_else(|poisoned| poisoned.into_inner())
+}
+
+/// The analysis of the document's current version (or of `only`, which
+/// must still be current), computed off the async threads when missing.
+async fn analyzed(
+    state: &Arc<Mutex<State>>,
+    uri: &Uri,
+    only: Option<i32>,
+) -> Option<Arc<Analyzed>> {
+    let (text, version, generation, settings) = {
+        let mut guard = lock(state);
+        let generation = guard.generation;
+        let path = guard.documents.get(uri)?.path.clone();
+        let document = guard.documents.get(uri)?;
+        if only.is_some_and(|v| v != document.version) {
+            return None;
+        }
+        if let Some(analyzed) = &document.analyzed {
+            if document.is_current(analyzed, generation) {
+                return Some(analyzed.clone());
+            }
+        }
+        let (text, version) = (document.text.clone(), document.version);
+        let (settings, _error) = guard.settings_for(path.as_deref());
+        (text, version, generation, settings)
+    };
+    let analyzed = tokio::task::spawn_blocking(move || {
+        Arc::new(Analyzed::new(version, generation, &text, &settings))
+    })
+    .await
+    .ok()?;
+    let mut guard = lock(state);
+    if let Some(document) = guard.documents.get_mut(uri) {
+        if document.version == version {
+            if analyzed.analysis.contract.is_some() {
+                document.last_contract = Some(analyzed.clone());
+            }
+            document.analyzed = Some(analyzed.clone());
+        }
+    }
+    Some(analyzed)
+}
+
+fn file_path(uri: &Uri) -> Option<PathBuf> {
+    uri.to_file_path().map(|p| p.into_owned())
+}
+
+impl LanguageServer for Server {
+    async fn initialize(&self, params: InitializeParams) -> Result<InitializeResult> {
+        let offers_utf8 = params
+            .capabilities
+            .general
+            .as_ref()
+            .and_then(|g| g.position_encodings.as_ref())
+            .is_some_and(|encodings| encodings.contains(&PositionEncodingKind::UTF8));
+        let encoding = if offers_utf8 {
+            Encoding::Utf8
+        } else {
+            Encoding::Utf16
+        };
+        {
+            let mut state = self.state();
+            state.unit = encoding;
+            state.config_override = params
+                .initialization_options
+                .as_ref()
+                .and_then(|o| o.get("configPath"))
+                .and_then(|p| p.as_str())
+                .filter(|p| !p.is_empty())
+                .map(PathBuf::from);
+        }
+        Ok(InitializeResult {
+            capabilities: ServerCapabilities {
+                position_encoding: Some(match encoding {
+                    Encoding::Utf8 => PositionEncodingKind::UTF8,
+                    Encoding::Utf16 => PositionEncodingKind::UTF16,
+                }),
+                text_document_sync: Some(TextDocumentSyncCapability::Options(
+                    TextDocumentSyncOptions {
+                        open_close: Some(true),
+                        change: Some(TextDocumentSyncKind::INCREMENTAL),
+                        ..TextDocumentSyncOptions::default()
+                    },
+                )),
+                hover_provider: Some(HoverProviderCapability::Simple(true)),
+                definition_provider: Some(OneOf::Left(true)),
+                references_provider: Some(OneOf::Left(true)),
+                rename_provider: Some(OneOf::Right(RenameOptions {
+                    prepare_provider: Some(true),
+                    work_done_progress_options: WorkDoneProgressOptions::default(),
+                })),
+                completion_provider: Some(CompletionOptions {
+                    trigger_characters: Some(vec![":".into(), " ".into(), "-".into()]),
+                    ..CompletionOptions::default()
+                }),
+                code_action_provider: Some(CodeActionProviderCapability::Options(
+                    CodeActionOptions {
+                        code_action_kinds: Some(vec![CodeActionKind::QUICKFIX]),
+                        ..CodeActionOptions::default()
+                    },
+                )),
+                document_symbol_provider: Some(OneOf::Left(true)),
+                ..ServerCapabilities::default()
+            },
+            server_info: Some(ServerInfo {
+                name: "phaselint".into(),
+                version: Some(env!("CARGO_PKG_VERSION").into()),
+            }),
+            offset_encoding: None,
+        })
+    }
+
+    async fn initialized(&self, _: InitializedParams) {
+        let watchers = ["**/phaselint.toml", "**/pyproject.toml"]
+            .into_iter()
+            .map(|glob| FileSystemWatcher {
+                glob_pattern: GlobPattern::String(glob.into()),
+                kind: None,
+            })
+            .collect();
+        let registration = Registration {
+            id: "phaselint-config-watch".into(),
+            method: "workspace/didChangeWatchedFiles".into(),
+            register_options: serde_json::to_value(DidChangeWatchedFilesRegistrationOptions {
+                watchers,
+            })
+            .ok(),
+        };
+        // Clients without dynamic registration answer with an error; the
+        // server then simply never hears of config changes.
+        let _ = self.client.register_capability(vec![registration]).await;
+    }
+
+    async fn shutdown(&self) -> Result<()> {
+        Ok(())
+    }
+
+    async fn did_open(&self, params: DidOpenTextDocumentParams) {
+        let document = params.text_document;
+        let path = file_path(&document.uri);
+        let error = {
+            let mut state = self.state();
+            let (_, error) = state.settings_for(path.as_deref());
+            state.documents.insert(
+                document.uri.clone(),
+                Document {
+                    text: document.text,
+                    version: document.version,
+                    path,
+                    analyzed: None,
+                    last_contract: None,
+                    published: None,
+                },
+            );
+            error
+        };
+        self.schedule(document.uri, document.version);
+        self.report_config_error(error).await;
+    }
+
+    async fn did_change(&self, params: DidChangeTextDocumentParams) {
+        let uri = params.text_document.uri;
+        let version = params.text_document.version;
+        let applied = {
+            let mut state = self.state();
+            let unit = state.unit.unit();
+            match state.documents.get_mut(&uri) {
+                Some(document) => {
+                    apply_changes(&mut document.text, params.content_changes, unit);
+                    document.version = version;
+                    true
+                }
+                None => false,
+            }
+        };
+        if !applied {
+            self.client
+                .log_message(
+                    MessageType::WARNING,
+                    format!("ignoring a change to {} which is not open", uri.as_str()),
+                )
+                .await;
+            return;
+        }
+        self.schedule(uri, version);
+    }
+
+    async fn did_close(&self, params: DidCloseTextDocumentParams) {
+        let uri = params.text_document.uri;
+        let removed = self.state().documents.remove(&uri).is_some();
+        if removed {
+            let _order = self.publishing.lock().await;
+            self.client.publish_diagnostics(uri, Vec::new(), None).await;
+        }
+    }
+
+    async fn did_change_watched_files(&self, _: DidChangeWatchedFilesParams) {
+        let open: Vec<(Uri, i32)> = {
+            let mut state = self.state();
+            state.reload_configs();
+            state
+                .documents
+                .iter()
+                .map(|(uri, d)| (uri.clone(), d.version))
+                .collect()
+        };
+        for (uri, version) in open {
+            self.schedule(uri, version);
+        }
+    }
+
+    async fn hover(&self, params: HoverParams) -> Result<Option<Hover>> {
+        let uri = params.text_document_position_params.text_document.uri;
+        let Some(analyzed) = self.current(&uri).await else {
+            return Ok(None);
+        };
+        let unit = self.state().unit.unit();
+        let positions = positions(&analyzed, unit);
+        let offset = positions.offset(params.text_document_position_params.position);
+        Ok(handlers::hover::hover(&analyzed, &positions, offset))
+    }
+
+    async fn goto_definition(
+        &self,
+        params: GotoDefinitionParams,
+    ) -> Result<Option<GotoDefinitionResponse>> {
+        let uri = params.text_document_position_params.text_document.uri;
+        let Some(analyzed) = self.current(&uri).await else {
+            return Ok(None);
+        };
+        let unit = self.state().unit.unit();
+        let positions = positions(&analyzed, unit);
+        let offset = positions.offset(params.text_document_position_params.position);
+        let locations = handlers::navigation::definition(&analyzed, &positions, &uri, offset);
+        Ok((!locations.is_empty()).then_some(GotoDefinitionResponse::Array(locations)))
+    }
+
+    async fn references(&self, params: ReferenceParams) -> Result<Option<Vec<Location>>> {
+        let uri = params.text_document_position.text_document.uri;
+        let Some(analyzed) = self.current(&uri).await else {
+            return Ok(None);
+        };
+        let unit = self.state().unit.unit();
+        let positions = positions(&analyzed, unit);
+        let offset = positions.offset(params.text_document_position.position);
+        let include = params.context.include_declaration;
+        Ok(Some(handlers::navigation::references(
+            &analyzed, &positions, &uri, offset, include,
+        )))
+    }
+
+    async fn prepare_rename(
+        &self,
+        params: TextDocumentPositionParams,
+    ) -> Result<Option<PrepareRenameResponse>> {
+        let Some(analyzed) = self.current(&params.text_document.uri).await else {
+            return Ok(None);
+        };
+        let unit = self.state().unit.unit();
+        let positions = positions(&analyzed, unit);
+        let offset = positions.offset(params.position);
+        Ok(handlers::rename::prepare(&analyzed, &positions, offset))
+    }
+
+    async fn rename(&self, params: RenameParams) -> Result<Option<WorkspaceEdit>> {
+        let uri = params.text_document_position.text_document.uri;
+        let Some(analyzed) = self.current(&uri).await else {
+            return Ok(None);
+        };
+        let unit = self.state().unit.unit();
+        let positions = positions(&analyzed, unit);
+        let offset = positions.offset(params.text_document_position.position);
+        handlers::rename::rename(&analyzed, &positions, &uri, offset, &params.new_name)
+            .map_err(Error::invalid_params)
+    }
+
+    async fn completion(&self, params: CompletionParams) -> Result<Option<CompletionResponse>> {
+        let uri = params.text_document_position.text_document.uri;
+        let Some(analyzed) = self.current(&uri).await else {
+            return Ok(None);
+        };
+        let (unit, last_contract) = {
+            let state = self.state();
+            let last = state
+                .documents
+                .get(&uri)
+                .and_then(|d| d.last_contract.clone());
+            (state.unit.unit(), last)
+        };
+        let positions = positions(&analyzed, unit);
+        let offset = positions.offset(params.text_document_position.position);
+        let contract = analyzed.analysis.contract.as_ref().or_else(|| {
+            last_contract
+                .as_ref()
+                .and_then(|a| a.analysis.contract.as_ref())
+        });
+        let items = handlers::completion::completion(&analyzed.analysis.source, offset, contract);
+        Ok(Some(CompletionResponse::Array(items)))
+    }
+
+    async fn code_action(&self, params: CodeActionParams) -> Result<Option<CodeActionResponse>> {
+        let uri = params.text_document.uri;
+        let Some(analyzed) = self.current(&uri).await else {
+            return Ok(None);
+        };
+        let unit = self.state().unit.unit();
+        let positions = positions(&analyzed, unit);
+        Ok(Some(handlers::code_action::code_actions(
+            &analyzed,
+            &positions,
+            &uri,
+            params.range,
+        )))
+    }
+
+    async fn document_symbol(
+        &self,
+        params: DocumentSymbolParams,
+    ) -> Result<Option<DocumentSymbolResponse>> {
+        let Some(analyzed) = self.current(&params.text_document.uri).await else {
+            return Ok(None);
+        };
+        let unit = self.state().unit.unit();
+        let positions = positions(&analyzed, unit);
+        Ok(Some(DocumentSymbolResponse::Nested(
+            handlers::symbols::document_symbols(&analyzed, &positions),
+        )))
+    }
+}
+
+fn positions(analyzed: &Analyzed, unit: phaselint_lint::line_index::ColumnUnit) -> Positions<'_> {
+    Positions {
+        text: &analyzed.analysis.source,
+        index: &analyzed.analysis.line_index,
+        unit,
+    }
+}

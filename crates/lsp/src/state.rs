@@ -1,0 +1,249 @@
+//! The server's memory: open documents with their latest analysis, and the
+//! configuration found for each directory. Guarded by one mutex that is
+//! never held across an `.await`.
+
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+use phaselint_lint::config::{Config, Settings};
+use phaselint_lint::index::SymbolIndex;
+use phaselint_lint::line_index::{ColumnUnit, LineCol, LineIndex};
+use phaselint_lint::{Analysis, analyze};
+use tower_lsp_server::ls_types::{Position, Range, TextDocumentContentChangeEvent, Uri};
+
+/// One analysis of one version of a document, with what the handlers need
+/// to answer from it without parsing again.
+pub struct Analyzed {
+    pub version: i32,
+    /// Bumped when the configuration changes, so the same version can be
+    /// analyzed and published again.
+    pub generation: u64,
+    pub analysis: Analysis,
+    pub index: SymbolIndex,
+}
+
+impl Analyzed {
+    pub fn new(version: i32, generation: u64, text: &str, settings: &Settings) -> Self {
+        let analysis = analyze(text, settings);
+        let index = analysis
+            .contract
+            .as_ref()
+            .map(SymbolIndex::build)
+            .unwrap_or_default();
+        Analyzed {
+            version,
+            generation,
+            analysis,
+            index,
+        }
+    }
+}
+
+pub struct Document {
+    pub text: String,
+    pub version: i32,
+    pub path: Option<PathBuf>,
+    /// The analysis of `version`, once it has run.
+    pub analyzed: Option<Arc<Analyzed>>,
+    /// The latest analysis whose text parsed into a contract: completion
+    /// takes names from it while the current text is half typed.
+    pub last_contract: Option<Arc<Analyzed>>,
+    /// `(version, generation)` of the diagnostics last sent.
+    pub published: Option<(i32, u64)>,
+}
+
+impl Document {
+    pub fn is_current(&self, analyzed: &Analyzed, generation: u64) -> bool {
+        analyzed.version == self.version && analyzed.generation == generation
+    }
+}
+
+#[derive(Default)]
+pub struct State {
+    pub documents: HashMap<Uri, Document>,
+    pub unit: Encoding,
+    /// Set by the client's `initializationOptions.configPath`.
+    pub config_override: Option<PathBuf>,
+    configs: HashMap<PathBuf, Arc<Config>>,
+    pub generation: u64,
+    /// Configuration problems already shown to the user, so each is shown once.
+    pub reported_config_errors: Vec<String>,
+}
+
+/// The position encoding negotiated with the client.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum Encoding {
+    #[default]
+    Utf16,
+    Utf8,
+}
+
+impl Encoding {
+    pub fn unit(self) -> ColumnUnit {
+        match self {
+            Encoding::Utf16 => ColumnUnit::Utf16,
+            Encoding::Utf8 => ColumnUnit::Utf8,
+        }
+    }
+}
+
+impl State {
+    /// The settings for a document, and a configuration error to report if
+    /// its configuration is broken (the defaults apply meanwhile).
+    pub fn settings_for(&mut self, path: Option<&Path>) -> (Settings, Option<String>) {
+        let cwd = std::env::current_dir().unwrap_or_else(|_| PathBuf::from("."));
+        let dir = path
+            .and_then(Path::parent)
+            .map_or(cwd.clone(), Path::to_path_buf);
+        let config = match self.configs.get(&dir) {
+            Some(config) => Ok(config.clone()),
+            None => {
+                let loaded = match &self.config_override {
+                    Some(file) => Config::load(file),
+                    None => Config::discover(&dir),
+                };
+                loaded.map(|config| {
+                    let config = Arc::new(config);
+                    self.configs.insert(dir.clone(), config.clone());
+                    config
+                })
+            }
+        };
+        match config {
+            Ok(config) => {
+                let settings = match path {
+                    Some(p) => config.settings_for(p),
+                    None => config.settings().clone(),
+                };
+                (settings, None)
+            }
+            Err(error) => (
+                Config::defaults(&cwd).settings().clone(),
+                Some(error.to_string()),
+            ),
+        }
+    }
+
+    /// Whether a document should get diagnostics: contracts by the config's
+    /// `include` globs, and any document whose root looks like a context
+    /// contract. Editors that attach to every YAML file (Zed) would
+    /// otherwise see Kubernetes manifests reported as broken contracts.
+    pub fn wants_diagnostics(&mut self, path: Option<&Path>, analysis: &Analysis) -> bool {
+        let Some(path) = path else { return true };
+        if analysis.is_context_contract() {
+            return true;
+        }
+        let _ = self.settings_for(Some(path));
+        let dir = path.parent().map(Path::to_path_buf).unwrap_or_default();
+        self.configs
+            .get(&dir)
+            .is_none_or(|config| config.includes(path))
+    }
+
+    /// Forgets every loaded configuration (a config file changed).
+    pub fn reload_configs(&mut self) {
+        self.configs.clear();
+        self.reported_config_errors.clear();
+        self.generation += 1;
+    }
+}
+
+/// Converts between byte offsets and client positions for one text.
+pub struct Positions<'a> {
+    pub text: &'a str,
+    pub index: &'a LineIndex,
+    pub unit: ColumnUnit,
+}
+
+impl Positions<'_> {
+    pub fn position(&self, offset: usize) -> Position {
+        let p = self.index.position(self.text, offset, self.unit);
+        Position::new(p.line as u32, p.column as u32)
+    }
+
+    pub fn range(&self, span: phaselint_lint::syntax::Span) -> Range {
+        Range::new(self.position(span.start), self.position(span.end))
+    }
+
+    pub fn offset(&self, position: Position) -> usize {
+        self.index.offset(
+            self.text,
+            LineCol {
+                line: position.line as usize,
+                column: position.character as usize,
+            },
+            self.unit,
+        )
+    }
+}
+
+/// Applies `didChange` events in order. Ranges are clamped to the text, so
+/// a confused client cannot make the server panic.
+pub fn apply_changes(
+    text: &mut String,
+    changes: Vec<TextDocumentContentChangeEvent>,
+    unit: ColumnUnit,
+) {
+    for change in changes {
+        match change.range {
+            None => *text = change.text,
+            Some(range) => {
+                let index = LineIndex::new(text);
+                let positions = Positions {
+                    text,
+                    index: &index,
+                    unit,
+                };
+                let start = positions.offset(range.start);
+                let end = positions.offset(range.end).max(start);
+                text.replace_range(start..end, &change.text);
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn change(
+        range: Option<((u32, u32), (u32, u32))>,
+        text: &str,
+    ) -> TextDocumentContentChangeEvent {
+        TextDocumentContentChangeEvent {
+            range: range.map(|(a, b)| Range::new(Position::new(a.0, a.1), Position::new(b.0, b.1))),
+            range_length: None,
+            text: text.into(),
+        }
+    }
+
+    #[test]
+    fn incremental_changes_in_utf16_and_utf8() {
+        let mut text = String::from("a: é😀x\nb: 2\n");
+        // After "é😀" is 3 UTF-16 units / 6 bytes into the value.
+        apply_changes(
+            &mut text,
+            vec![change(Some(((0, 6), (0, 7))), "y")],
+            ColumnUnit::Utf16,
+        );
+        assert_eq!(text, "a: é😀y\nb: 2\n");
+        apply_changes(
+            &mut text,
+            vec![change(Some(((0, 9), (0, 10))), "z")],
+            ColumnUnit::Utf8,
+        );
+        assert_eq!(text, "a: é😀z\nb: 2\n");
+        apply_changes(
+            &mut text,
+            vec![
+                change(Some(((1, 3), (1, 4))), "3"),
+                change(Some(((9, 0), (9, 9))), "!"),
+            ],
+            ColumnUnit::Utf16,
+        );
+        assert_eq!(text, "a: é😀z\nb: 3\n!");
+        apply_changes(&mut text, vec![change(None, "fresh")], ColumnUnit::Utf16);
+        assert_eq!(text, "fresh");
+    }
+}

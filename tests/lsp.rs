@@ -1,0 +1,679 @@
+//! The language server as an editor drives it: the real `phaselint lsp`
+//! process over stdio, every capability, a burst of edits, garbage input,
+//! configuration reload, shutdown and exit.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+use std::io::{BufRead, BufReader, Read, Write};
+use std::path::{Path, PathBuf};
+use std::process::{Child, ChildStdin, Command, Stdio};
+use std::sync::mpsc::{Receiver, RecvTimeoutError, channel};
+use std::time::{Duration, Instant};
+
+use serde_json::{Value, json};
+
+const TIMEOUT: Duration = Duration::from_secs(30);
+
+fn repo() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
+}
+
+struct Lsp {
+    child: Child,
+    stdin: ChildStdin,
+    incoming: Receiver<Value>,
+    /// Messages read while waiting for something else.
+    backlog: Vec<Value>,
+    next_id: i64,
+}
+
+impl Lsp {
+    fn start() -> Self {
+        let mut child = Command::new(env!("CARGO_BIN_EXE_phaselint"))
+            .arg("lsp")
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::inherit())
+            .spawn()
+            .unwrap();
+        let stdin = child.stdin.take().unwrap();
+        let stdout = child.stdout.take().unwrap();
+        let (send, incoming) = channel();
+        std::thread::spawn(move || {
+            let mut reader = BufReader::new(stdout);
+            loop {
+                let mut length = None;
+                loop {
+                    let mut line = String::new();
+                    if reader.read_line(&mut line).unwrap_or(0) == 0 {
+                        return;
+                    }
+                    let line = line.trim_end();
+                    if line.is_empty() {
+                        break;
+                    }
+                    if let Some(n) = line.strip_prefix("Content-Length: ") {
+                        length = n.parse::<usize>().ok();
+                    }
+                }
+                let mut body = vec![0; length.unwrap_or(0)];
+                if reader.read_exact(&mut body).is_err() {
+                    return;
+                }
+                if let Ok(message) = serde_json::from_slice(&body) {
+                    if send.send(message).is_err() {
+                        return;
+                    }
+                }
+            }
+        });
+        Lsp {
+            child,
+            stdin,
+            incoming,
+            backlog: Vec::new(),
+            next_id: 1,
+        }
+    }
+
+    fn send_raw(&mut self, body: &[u8]) {
+        write!(self.stdin, "Content-Length: {}\r\n\r\n", body.len()).unwrap();
+        self.stdin.write_all(body).unwrap();
+        self.stdin.flush().unwrap();
+    }
+
+    fn send(&mut self, message: Value) {
+        self.send_raw(message.to_string().as_bytes());
+    }
+
+    fn notify(&mut self, method: &str, params: Value) {
+        self.send(json!({"jsonrpc": "2.0", "method": method, "params": params}));
+    }
+
+    /// Sends a request and returns its whole response (result or error).
+    fn request_raw(&mut self, method: &str, params: Value) -> Value {
+        let id = self.next_id;
+        self.next_id += 1;
+        self.send(json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params}));
+        self.wait_for(|m| m.get("id") == Some(&json!(id)) && m.get("method").is_none())
+    }
+
+    fn request(&mut self, method: &str, params: Value) -> Value {
+        let response = self.request_raw(method, params);
+        assert!(response.get("error").is_none(), "{method}: {response}");
+        response["result"].clone()
+    }
+
+    fn wait_for(&mut self, wanted: impl Fn(&Value) -> bool) -> Value {
+        if let Some(i) = self.backlog.iter().position(&wanted) {
+            return self.backlog.remove(i);
+        }
+        let deadline = Instant::now() + TIMEOUT;
+        loop {
+            let left = deadline.saturating_duration_since(Instant::now());
+            match self.incoming.recv_timeout(left) {
+                Ok(message) => {
+                    // Answer the server's own requests (capability registration).
+                    if message.get("method").is_some() && message.get("id").is_some() {
+                        let id = message["id"].clone();
+                        self.send(json!({"jsonrpc": "2.0", "id": id, "result": null}));
+                        continue;
+                    }
+                    if wanted(&message) {
+                        return message;
+                    }
+                    self.backlog.push(message);
+                }
+                Err(RecvTimeoutError::Timeout) => {
+                    panic!("timed out; unmatched messages: {:#?}", self.backlog)
+                }
+                Err(RecvTimeoutError::Disconnected) => {
+                    panic!("the server exited; messages: {:#?}", self.backlog)
+                }
+            }
+        }
+    }
+
+    /// Waits for the diagnostics of `uri` at `version`.
+    fn diagnostics(&mut self, uri: &str, version: i64) -> Vec<Value> {
+        let message = self.wait_for(|m| {
+            m["method"] == "textDocument/publishDiagnostics"
+                && m["params"]["uri"] == uri
+                && m["params"]["version"] == version
+        });
+        message["params"]["diagnostics"].as_array().unwrap().clone()
+    }
+
+    fn initialize(&mut self, encodings: &[&str]) -> Value {
+        let result = self.request(
+            "initialize",
+            json!({
+                "processId": null,
+                "rootUri": null,
+                "capabilities": {
+                    "general": {"positionEncodings": encodings},
+                    "workspace": {"didChangeWatchedFiles": {"dynamicRegistration": true}},
+                },
+            }),
+        );
+        self.notify("initialized", json!({}));
+        result
+    }
+
+    fn open(&mut self, uri: &str, text: &str) {
+        self.notify(
+            "textDocument/didOpen",
+            json!({"textDocument": {"uri": uri, "languageId": "yaml", "version": 1, "text": text}}),
+        );
+    }
+
+    fn at(&mut self, method: &str, uri: &str, line: u32, character: u32, extra: Value) -> Value {
+        let mut params = json!({"textDocument": {"uri": uri}, "position": {"line": line, "character": character}});
+        if let (Some(p), Some(e)) = (params.as_object_mut(), extra.as_object()) {
+            p.extend(e.clone());
+        }
+        self.request(method, params)
+    }
+
+    fn shutdown_and_exit(mut self) {
+        assert_eq!(self.request("shutdown", Value::Null), Value::Null);
+        self.notify("exit", Value::Null);
+        let deadline = Instant::now() + TIMEOUT;
+        loop {
+            if let Some(status) = self.child.try_wait().unwrap() {
+                assert!(status.success(), "exit status {status}");
+                return;
+            }
+            assert!(Instant::now() < deadline, "the server did not exit");
+            std::thread::sleep(Duration::from_millis(20));
+        }
+    }
+}
+
+impl Drop for Lsp {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+fn uri_of(path: &Path) -> String {
+    format!("file://{}", std::path::absolute(path).unwrap().display())
+}
+
+fn fixture(relative: &str) -> (String, String) {
+    let path = repo().join("fixtures").join(relative);
+    (uri_of(&path), std::fs::read_to_string(&path).unwrap())
+}
+
+fn codes(diagnostics: &[Value]) -> Vec<String> {
+    diagnostics
+        .iter()
+        .map(|d| d["code"].as_str().unwrap().to_string())
+        .collect()
+}
+
+/// The position of the first `needle` in `text` (UTF-16 columns, ASCII lines).
+fn pos(text: &str, needle: &str) -> (u32, u32) {
+    let offset = text
+        .find(needle)
+        .unwrap_or_else(|| panic!("{needle} not in text"));
+    let line = text[..offset].matches('\n').count();
+    let column = offset - text[..offset].rfind('\n').map_or(0, |i| i + 1);
+    (line as u32, column as u32)
+}
+
+#[test]
+fn diagnostics_carry_code_description_related_information_and_version() {
+    let mut lsp = Lsp::start();
+    let init = lsp.initialize(&["utf-16"]);
+    let caps = &init["capabilities"];
+    assert_eq!(caps["positionEncoding"], "utf-16");
+    assert_eq!(caps["textDocumentSync"]["change"], 2, "incremental sync");
+    for capability in [
+        "hoverProvider",
+        "definitionProvider",
+        "referencesProvider",
+        "renameProvider",
+        "completionProvider",
+        "codeActionProvider",
+        "documentSymbolProvider",
+    ] {
+        assert!(!caps[capability].is_null(), "{capability} missing");
+    }
+    let (uri, text) = fixture("R105/fail.contract.yaml");
+    lsp.open(&uri, &text);
+    let diagnostics = lsp.diagnostics(&uri, 1);
+    let r105 = diagnostics.iter().find(|d| d["code"] == "R105").unwrap();
+    assert_eq!(r105["severity"], 1);
+    assert_eq!(r105["source"], "phaselint");
+    assert!(
+        r105["codeDescription"]["href"]
+            .as_str()
+            .unwrap()
+            .ends_with("rules/R105.md")
+    );
+    assert_eq!(
+        r105["relatedInformation"][0]["location"]["uri"],
+        uri.as_str()
+    );
+    assert_eq!(r105["relatedInformation"][0]["message"], "first used here");
+    let (line, col) = (
+        r105["range"]["start"]["line"].as_u64(),
+        r105["range"]["start"]["character"].as_u64(),
+    );
+    assert_eq!((line, col), (Some(31), Some(19)));
+    lsp.shutdown_and_exit();
+}
+
+const NON_ASCII: &str = "schema_version: '1'\npipeline_id: p\nphases: { \"é😀\": { bogus: 1 } }\n";
+
+#[test]
+fn positions_follow_the_negotiated_encoding_on_non_ascii_lines() {
+    for (offered, expected_encoding, expected_column) in [
+        (vec![], "utf-16", 19),
+        (vec!["utf-8", "utf-16"], "utf-8", 22),
+    ] {
+        let mut lsp = Lsp::start();
+        let init = lsp.initialize(&offered);
+        assert_eq!(init["capabilities"]["positionEncoding"], expected_encoding);
+        lsp.open("file:///tmp/enc.contract.yaml", NON_ASCII);
+        let diagnostics = lsp.diagnostics("file:///tmp/enc.contract.yaml", 1);
+        let e003 = diagnostics.iter().find(|d| d["code"] == "E003").unwrap();
+        assert_eq!(e003["range"]["start"]["line"], 2);
+        assert_eq!(
+            e003["range"]["start"]["character"], expected_column,
+            "{expected_encoding}"
+        );
+        // Hover at that same position finds the same finding.
+        let hover = lsp.at(
+            "textDocument/hover",
+            "file:///tmp/enc.contract.yaml",
+            2,
+            expected_column + 1,
+            json!({}),
+        );
+        assert!(
+            hover["contents"]["value"]
+                .as_str()
+                .unwrap()
+                .contains("E003"),
+            "{hover}"
+        );
+        lsp.shutdown_and_exit();
+    }
+}
+
+const CONTRACT: &str = "\
+schema_version: '1'
+pipeline_id: rag
+phases:
+  retrieve:
+    description: Fetch the documents
+    exit:
+      required:
+        - name: docs
+  generate:
+    entry:
+      required:
+        - name: docs
+    exit:
+      required:
+        - name: answer
+          severity: BLOCKING
+propagation_chains:
+  - chain_id: docs_flow
+    source: { phase: retrieve, field: docs }
+    destination: { phase: generate, field: docs }
+checkpoint_integrity:
+  - checkpoint_id: after_retrieve
+    phase: retrieve
+    on_resume:
+      staleness_checks:
+        - field: docs
+          max_age_seconds: 60
+          recovery: re_retrieve
+";
+
+#[test]
+fn hover_definition_references_rename_symbols() {
+    let mut lsp = Lsp::start();
+    lsp.initialize(&[]);
+    let uri = "file:///tmp/nav.contract.yaml";
+    lsp.open(uri, CONTRACT);
+    assert_eq!(codes(&lsp.diagnostics(uri, 1)), ["S002"]);
+
+    let hover = |lsp: &mut Lsp, needle: &str, skip: usize| {
+        let (l, c) = pos(CONTRACT, needle);
+        lsp.at("textDocument/hover", uri, l, c + skip as u32, json!({}))["contents"]["value"]
+            .as_str()
+            .unwrap()
+            .to_string()
+    };
+    let on_diagnostic = hover(&mut lsp, "BLOCKING", 1);
+    assert!(on_diagnostic.starts_with("**S002**"), "{on_diagnostic}");
+    assert!(
+        on_diagnostic.contains("# S002: non-canonical-case"),
+        "the rule page: {on_diagnostic}"
+    );
+    let on_phase = hover(&mut lsp, "phase: retrieve\n", 8);
+    assert!(on_phase.contains("**phase `retrieve`**"), "{on_phase}");
+    assert!(on_phase.contains("Fetch the documents"));
+    assert!(on_phase.contains("exit required: `docs`"));
+    assert!(
+        on_phase.contains("covered by checkpoints: `after_retrieve`"),
+        "{on_phase}"
+    );
+    let on_field = hover(&mut lsp, "field: docs\n", 8);
+    assert!(
+        on_field.contains("produced by: `retrieve`")
+            && on_field.contains("consumed by: `generate`"),
+        "{on_field}"
+    );
+    let on_enum = hover(&mut lsp, "re_retrieve", 2);
+    assert!(
+        on_enum.contains("`re_retrieve` (recovery strategy)"),
+        "{on_enum}"
+    );
+
+    // Definition: a chain's phase goes to the phase key; a field to its producer.
+    let (l, c) = pos(CONTRACT, "phase: generate");
+    let def = lsp.at("textDocument/definition", uri, l, c + 8, json!({}));
+    assert_eq!(def[0]["range"]["start"], json!({"line": 8, "character": 2}));
+    let (l, c) = pos(CONTRACT, "field: docs }");
+    let def = lsp.at("textDocument/definition", uri, l, c + 7, json!({}));
+    assert_eq!(
+        def[0]["range"]["start"],
+        json!({"line": 7, "character": 16})
+    );
+
+    // References of `retrieve`: key, chain source, checkpoint phase.
+    let refs = lsp.at(
+        "textDocument/references",
+        uri,
+        3,
+        3,
+        json!({"context": {"includeDeclaration": true}}),
+    );
+    assert_eq!(refs.as_array().unwrap().len(), 3, "{refs}");
+    let refs = lsp.at(
+        "textDocument/references",
+        uri,
+        3,
+        3,
+        json!({"context": {"includeDeclaration": false}}),
+    );
+    assert_eq!(refs.as_array().unwrap().len(), 2, "{refs}");
+
+    // Rename: refused off a phase, every occurrence on one.
+    assert_eq!(
+        lsp.at("textDocument/prepareRename", uri, 0, 3, json!({})),
+        Value::Null
+    );
+    let prepared = lsp.at("textDocument/prepareRename", uri, 3, 4, json!({}));
+    assert_eq!(prepared["placeholder"], "retrieve");
+    let edit = lsp.at(
+        "textDocument/rename",
+        uri,
+        3,
+        4,
+        json!({"newName": "fetch"}),
+    );
+    let edits = edit["changes"][uri].as_array().unwrap();
+    assert_eq!(edits.len(), 3);
+    assert!(edits.iter().all(|e| e["newText"] == "fetch"));
+    let refused = lsp.request_raw(
+        "textDocument/rename",
+        json!({"textDocument": {"uri": uri}, "position": {"line": 3, "character": 4}, "newName": "generate"}),
+    );
+    assert!(
+        refused["error"]["message"]
+            .as_str()
+            .unwrap()
+            .contains("already exists")
+    );
+
+    let symbols = lsp.request(
+        "textDocument/documentSymbol",
+        json!({"textDocument": {"uri": uri}}),
+    );
+    let names: Vec<&str> = symbols
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|s| s["name"].as_str().unwrap())
+        .collect();
+    assert_eq!(
+        names,
+        ["retrieve", "generate", "after_retrieve", "docs_flow"]
+    );
+    lsp.shutdown_and_exit();
+}
+
+#[test]
+fn completion_and_code_actions() {
+    let mut lsp = Lsp::start();
+    lsp.initialize(&[]);
+    let uri = "file:///tmp/complete.contract.yaml";
+    lsp.open(uri, CONTRACT);
+    lsp.diagnostics(uri, 1);
+    let labels = |result: &Value| -> Vec<String> {
+        result
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|i| i["label"].as_str().unwrap().to_string())
+            .collect()
+    };
+    // Keys valid in a staleness check; the exit fields of the checkpoint's phase; enum values.
+    let (l, _) = pos(CONTRACT, "          recovery: re_retrieve");
+    let keys = lsp.at("textDocument/completion", uri, l, 10, json!({}));
+    assert!(labels(&keys).contains(&"on_stale".to_string()), "{keys}");
+    let (l, c) = pos(CONTRACT, "field: docs\n          max_age");
+    let fields = lsp.at("textDocument/completion", uri, l, c + 7, json!({}));
+    assert_eq!(labels(&fields), ["docs"]);
+    let (l, c) = pos(CONTRACT, "re_retrieve");
+    let values = lsp.at("textDocument/completion", uri, l, c, json!({}));
+    assert_eq!(
+        labels(&values),
+        ["re_retrieve", "re_generate", "log_and_continue", "fail"]
+    );
+    let (l, c) = pos(CONTRACT, "phase: retrieve\n    on_resume");
+    let phases = lsp.at("textDocument/completion", uri, l, c + 7, json!({}));
+    assert_eq!(labels(&phases), ["retrieve", "generate"]);
+
+    // Code actions: the linter's fix, and a suppression comment.
+    let (l, c) = pos(CONTRACT, "BLOCKING");
+    let actions = lsp.request(
+        "textDocument/codeAction",
+        json!({"textDocument": {"uri": uri}, "range": {"start": {"line": l, "character": c}, "end": {"line": l, "character": c}}, "context": {"diagnostics": []}}),
+    );
+    let titles: Vec<&str> = actions
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|a| a["title"].as_str().unwrap())
+        .collect();
+    assert_eq!(
+        titles,
+        [
+            "Lowercase to `blocking` (S002)",
+            "Suppress S002 on this line"
+        ]
+    );
+    let fix = &actions[0]["edit"]["changes"][uri][0];
+    assert_eq!(fix["newText"], "blocking");
+    let suppress = &actions[1]["edit"]["changes"][uri][0];
+    assert_eq!(suppress["newText"], "  # phaselint: disable=S002");
+    assert_eq!(
+        suppress["range"]["start"],
+        json!({"line": l, "character": c + 8})
+    );
+    lsp.shutdown_and_exit();
+}
+
+/// A pseudo-random but fixed sequence of small edits, with LSP (UTF-16)
+/// ranges; some insert non-ASCII text.
+fn edits(text: &str, count: usize) -> Vec<(String, Value)> {
+    let mut seed: u64 = 0x9e37_79b9_7f4a_7c15;
+    let mut current = text.to_string();
+    let mut out = Vec::new();
+    for i in 0..count {
+        seed ^= seed << 13;
+        seed ^= seed >> 7;
+        seed ^= seed << 17;
+        let lines: Vec<&str> = current.split('\n').collect();
+        let line = (seed as usize) % lines.len();
+        let chars: Vec<char> = lines[line].chars().collect();
+        let col = (seed as usize >> 16) % (chars.len() + 1);
+        let (insert, delete) = match i % 3 {
+            0 => ("x".to_string(), 0),
+            1 => (String::new(), usize::from(col < chars.len())),
+            _ => ("# é😀\n".to_string(), 0),
+        };
+        let utf16 = |n: usize| chars[..n].iter().map(|c| c.len_utf16()).sum::<usize>();
+        let bytes = |n: usize| chars[..n].iter().map(|c| c.len_utf8()).sum::<usize>();
+        let line_start: usize = lines[..line].iter().map(|l| l.len() + 1).sum();
+        let (start, end) = (line_start + bytes(col), line_start + bytes(col + delete));
+        let range = json!({
+            "start": {"line": line, "character": utf16(col)},
+            "end": {"line": line, "character": utf16(col + delete)},
+        });
+        current.replace_range(start..end, &insert);
+        out.push((current.clone(), json!({"range": range, "text": insert})));
+    }
+    out
+}
+
+#[test]
+fn a_burst_of_500_edits_ends_with_the_diagnostics_of_a_fresh_open() {
+    let mut lsp = Lsp::start();
+    lsp.initialize(&[]);
+    let (_, text) = fixture("valid/linear-rag.contract.yaml");
+    let uri = "file:///tmp/burst.contract.yaml";
+    lsp.open(uri, &text);
+    lsp.diagnostics(uri, 1);
+    let burst = edits(&text, 500);
+    for (i, (_, change)) in burst.iter().enumerate() {
+        lsp.notify(
+            "textDocument/didChange",
+            json!({"textDocument": {"uri": uri, "version": i + 2}, "contentChanges": [change]}),
+        );
+    }
+    let after_burst = lsp.diagnostics(uri, 501);
+    let final_text = &burst.last().unwrap().0;
+    let fresh = "file:///tmp/fresh.contract.yaml";
+    lsp.open(fresh, final_text);
+    let expected = lsp.diagnostics(fresh, 1);
+    assert!(
+        !expected.is_empty(),
+        "the edits should have broken something"
+    );
+    let strip = |d: &[Value]| -> Vec<Value> {
+        d.iter()
+            .map(|d| {
+                let mut d = d.clone();
+                if let Some(related) = d["relatedInformation"].as_array_mut() {
+                    for r in related {
+                        r["location"]["uri"] = json!("");
+                    }
+                }
+                d
+            })
+            .collect()
+    };
+    assert_eq!(strip(&after_burst), strip(&expected));
+    // The server's text is the final text: an edit beyond it is clamped, not a crash.
+    lsp.shutdown_and_exit();
+}
+
+#[test]
+fn garbage_never_stops_the_server() {
+    let mut lsp = Lsp::start();
+    lsp.initialize(&[]);
+    // Malformed frames and bodies.
+    lsp.send_raw(b"{not json");
+    lsp.send_raw(b"\xff\xfe\x00 invalid utf-8");
+    lsp.send_raw(
+        br#"{"jsonrpc":"2.0","id":"x","method":"textDocument/hover","params":{"textDocument":7}}"#,
+    );
+    let bad_params = lsp.wait_for(|m| m["id"] == "x");
+    assert!(bad_params.get("error").is_some(), "{bad_params}");
+    let unknown = lsp.request_raw("phaselint/unknownMethod", json!({}));
+    assert_eq!(unknown["error"]["code"], -32601);
+    lsp.notify("textDocument/didChange", json!({"textDocument": {"uri": "file:///never/opened.yaml", "version": 2}, "contentChanges": [{"text": "x"}]}));
+    lsp.notify("$/unknownNotification", json!({"a": 1}));
+    // Hostile documents: NUL bytes, 5 MB, 10,000 levels of nesting.
+    lsp.open(
+        "file:///tmp/nul.contract.yaml",
+        "schema_version: \"\u{0}\u{0}\"\nphases: {a: {}}\n\u{0}",
+    );
+    assert!(
+        !lsp.diagnostics("file:///tmp/nul.contract.yaml", 1)
+            .is_empty()
+    );
+    let deep = format!("a: {}{}", "[".repeat(10_000), "]".repeat(10_000));
+    lsp.open("file:///tmp/deep.contract.yaml", &deep);
+    assert_eq!(
+        codes(&lsp.diagnostics("file:///tmp/deep.contract.yaml", 1)),
+        ["E007"]
+    );
+    let mut big = String::from("schema_version: '1'\npipeline_id: big\nphases:\n");
+    let mut i = 0;
+    while big.len() < 5 * 1024 * 1024 {
+        big.push_str(&format!(
+            "  p{i}:\n    description: \"{}\"\n",
+            "x".repeat(200)
+        ));
+        i += 1;
+    }
+    lsp.open("file:///tmp/big.contract.yaml", &big);
+    lsp.diagnostics("file:///tmp/big.contract.yaml", 1);
+    // Still answering.
+    let symbols = lsp.request(
+        "textDocument/documentSymbol",
+        json!({"textDocument": {"uri": "file:///tmp/nul.contract.yaml"}}),
+    );
+    assert!(symbols.is_array());
+    lsp.shutdown_and_exit();
+}
+
+#[test]
+fn other_yaml_files_get_no_diagnostics() {
+    let mut lsp = Lsp::start();
+    lsp.initialize(&[]);
+    let compose = "file:///tmp/docker-compose.yml";
+    lsp.open(compose, "services:\n  web:\n    image: nginx\n");
+    assert!(lsp.diagnostics(compose, 1).is_empty());
+    // A contract is linted whatever its name.
+    let named_oddly = "file:///tmp/pipeline.yaml";
+    lsp.open(
+        named_oddly,
+        "schema_version: '1'\npipeline_id: p\nphases: {}\nbogus: 1\n",
+    );
+    assert_eq!(codes(&lsp.diagnostics(named_oddly, 1)), ["E003"]);
+    lsp.shutdown_and_exit();
+}
+
+#[test]
+fn configuration_changes_republish_open_documents() {
+    let dir = tempfile::tempdir().unwrap();
+    let config = dir.path().join("phaselint.toml");
+    std::fs::write(&config, "ignore = [\"S002\"]\n").unwrap();
+    let file = dir.path().join("x.contract.yaml");
+    std::fs::write(&file, CONTRACT).unwrap();
+    let uri = uri_of(&file);
+    let mut lsp = Lsp::start();
+    lsp.initialize(&[]);
+    lsp.open(&uri, CONTRACT);
+    assert!(
+        lsp.diagnostics(&uri, 1).is_empty(),
+        "S002 is ignored by the config"
+    );
+    std::fs::write(&config, "ignore = []\n").unwrap();
+    lsp.notify(
+        "workspace/didChangeWatchedFiles",
+        json!({"changes": [{"uri": uri_of(&config), "type": 2}]}),
+    );
+    assert_eq!(codes(&lsp.diagnostics(&uri, 1)), ["S002"]);
+    lsp.shutdown_and_exit();
+}
