@@ -49,10 +49,10 @@ async fn read_frame(
                 continue;
             }
             headers_seen = true;
-            if let Some((name, value)) = line.split_once(':') {
-                if name.trim().eq_ignore_ascii_case("content-length") {
-                    content_length = value.trim().parse::<usize>().ok();
-                }
+            if let Some((name, value)) = line.split_once(':')
+                && name.trim().eq_ignore_ascii_case("content-length")
+            {
+                content_length = value.trim().parse::<usize>().ok();
             }
         }
         let Some(length) = content_length else {

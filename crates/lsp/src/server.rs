@@ -136,10 +136,10 @@ async fn analyzed(
         if only.is_some_and(|v| v != document.version) {
             return None;
         }
-        if let Some(analyzed) = &document.analyzed {
-            if document.is_current(analyzed, generation) {
-                return Some(analyzed.clone());
-            }
+        if let Some(analyzed) = &document.analyzed
+            && document.is_current(analyzed, generation)
+        {
+            return Some(analyzed.clone());
         }
         let (text, version) = (document.text.clone(), document.version);
         let (settings, _error) = guard.settings_for(path.as_deref());
@@ -151,13 +151,13 @@ async fn analyzed(
     .await
     .ok()?;
     let mut guard = lock(state);
-    if let Some(document) = guard.documents.get_mut(uri) {
-        if document.version == version {
-            if analyzed.analysis.contract.is_some() {
-                document.last_contract = Some(analyzed.clone());
-            }
-            document.analyzed = Some(analyzed.clone());
+    if let Some(document) = guard.documents.get_mut(uri)
+        && document.version == version
+    {
+        if analyzed.analysis.contract.is_some() {
+            document.last_contract = Some(analyzed.clone());
         }
+        document.analyzed = Some(analyzed.clone());
     }
     Some(analyzed)
 }
