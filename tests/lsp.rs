@@ -59,10 +59,10 @@ impl Lsp {
                 if reader.read_exact(&mut body).is_err() {
                     return;
                 }
-                if let Ok(message) = serde_json::from_slice(&body) {
-                    if send.send(message).is_err() {
-                        return;
-                    }
+                if let Ok(message) = serde_json::from_slice(&body)
+                    && send.send(message).is_err()
+                {
+                    return;
                 }
             }
         });
