@@ -523,3 +523,61 @@ fn rule_lists_every_rule_and_prints_pages() {
 fn phaselint_rule_count() -> usize {
     std::fs::read_dir(repo().join("rules")).unwrap().count()
 }
+
+#[test]
+fn fix_applies_safe_fixes_in_place_and_leaves_broken_files_alone() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    let original = "schema_version: '1'\npipeline_id: p\nphases:\n  a:\n    risk_class: HIGH\n    descripton: x\n";
+    write(root, "x.contract.yaml", original);
+    write(
+        root,
+        "broken.contract.yaml",
+        "phases: [\n  risk_class: HIGH\n",
+    );
+    let out = phaselint(
+        root,
+        &[
+            "lint",
+            "--fix",
+            "--format",
+            "concise",
+            "x.contract.yaml",
+            "broken.contract.yaml",
+        ],
+    );
+    assert_eq!(code(&out), 1);
+    assert!(
+        stderr(&out).contains("fixed 1 finding in 1 file"),
+        "{}",
+        stderr(&out)
+    );
+    let fixed = std::fs::read_to_string(root.join("x.contract.yaml")).unwrap();
+    assert_eq!(
+        fixed,
+        original.replace("HIGH", "high"),
+        "only the safe fix; the did-you-mean is a suggestion"
+    );
+    // What is reported is the state after fixing.
+    assert!(!stdout(&out).contains("S002"), "{}", stdout(&out));
+    assert!(
+        stdout(&out).contains("x.contract.yaml:6:5: E003"),
+        "{}",
+        stdout(&out)
+    );
+    assert_eq!(
+        std::fs::read_to_string(root.join("broken.contract.yaml")).unwrap(),
+        "phases: [\n  risk_class: HIGH\n"
+    );
+    let leftovers: Vec<_> = std::fs::read_dir(root)
+        .unwrap()
+        .filter(|e| {
+            e.as_ref()
+                .unwrap()
+                .file_name()
+                .to_string_lossy()
+                .starts_with('.')
+        })
+        .collect();
+    assert!(leftovers.is_empty(), "no temporary files left behind");
+}

@@ -9,6 +9,7 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 
 use phaselint_lint::config::{Config, Overrides};
 use phaselint_lint::diagnostic::Severity;
+use phaselint_lint::fix::apply_safe_fixes;
 use phaselint_lint::{Analysis, analyze_bytes};
 
 use crate::output::{self, Report};
@@ -50,7 +51,21 @@ pub fn run(args: &LintArgs) -> u8 {
         stdin_bytes = Some(buffer);
     }
 
-    let results = lint_all(&targets, stdin_bytes.as_deref());
+    if args.fix && stdin_bytes.is_some() {
+        return usage_error("--fix rewrites files and cannot be used with standard input");
+    }
+    let mut results = lint_all(&targets, stdin_bytes.as_deref());
+    if args.fix {
+        match fix_all(&targets, &mut results) {
+            Ok((fixes, files)) if fixes > 0 => eprintln!(
+                "phaselint: fixed {fixes} finding{} in {files} file{}",
+                if fixes == 1 { "" } else { "s" },
+                if files == 1 { "" } else { "s" }
+            ),
+            Ok(_) => {}
+            Err(message) => return usage_error(&message),
+        }
+    }
     let mut failed_io = false;
     let mut linted = Vec::with_capacity(results.len());
     for (target, result) in targets.iter().zip(results) {
@@ -259,6 +274,50 @@ fn collect(args: &LintArgs, configs: &mut ConfigCache) -> Result<Vec<Target>, St
         }
     }
     Ok(targets)
+}
+
+/// Applies each file's safe fixes, writes it back atomically, and replaces
+/// its analysis with that of the fixed text. Returns (fixes, files).
+fn fix_all(
+    targets: &[Target],
+    results: &mut [Result<Analysis, String>],
+) -> Result<(usize, usize), String> {
+    let (mut fixes, mut files) = (0, 0);
+    for (target, result) in targets.iter().zip(results.iter_mut()) {
+        let Ok(analysis) = result else { continue };
+        let Some((text, applied)) = apply_safe_fixes(&analysis.source, &analysis.diagnostics)
+        else {
+            continue;
+        };
+        write_atomically(&target.path, text.as_bytes())
+            .map_err(|e| format!("cannot write the fixes to {}: {e}", target.path.display()))?;
+        let settings = target.config.settings_for(&absolute(&target.path));
+        *result = Ok(analyze_bytes(text.as_bytes(), &settings));
+        fixes += applied;
+        files += 1;
+    }
+    Ok((fixes, files))
+}
+
+/// Writes beside the file and renames over it, so a crash never leaves a
+/// half-written contract; the file keeps its permissions.
+fn write_atomically(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
+    let dir = path
+        .parent()
+        .filter(|p| !p.as_os_str().is_empty())
+        .unwrap_or(Path::new("."));
+    let name = path
+        .file_name()
+        .map_or_else(|| "contract".into(), |n| n.to_string_lossy().into_owned());
+    let temporary = dir.join(format!(".{name}.phaselint-fix-{}", std::process::id()));
+    let permissions = std::fs::metadata(path)?.permissions();
+    let written = std::fs::write(&temporary, bytes)
+        .and_then(|()| std::fs::set_permissions(&temporary, permissions))
+        .and_then(|()| std::fs::rename(&temporary, path));
+    if written.is_err() {
+        let _ = std::fs::remove_file(&temporary);
+    }
+    written
 }
 
 /// Analyzes every target, spreading the files over the machine's cores.

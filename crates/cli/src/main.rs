@@ -85,6 +85,9 @@ pub struct LintArgs {
     /// Print how many findings each rule made instead of the findings.
     #[arg(long)]
     pub statistics: bool,
+    /// Apply safe fixes in place (atomically; never to a file that does not parse).
+    #[arg(long)]
+    pub fix: bool,
     /// Say which walked files were skipped and why.
     #[arg(long, short)]
     pub verbose: bool,

@@ -7,6 +7,7 @@ pub mod config;
 pub mod diagnostic;
 pub mod duration;
 pub mod field_path;
+pub mod fix;
 pub mod graph;
 pub mod index;
 pub mod line_index;
