@@ -32,7 +32,12 @@ fn neovim_receives_the_diagnostics_of_a_fixture() {
     let fixture = repo().join("fixtures/R105/fail.contract.yaml");
     let mut child = Command::new("nvim")
         .args(["--headless", "--clean", "-n", "-c"])
-        .arg(format!("luafile {}", repo().join("tests/neovim/collect-diagnostics.lua").display()))
+        .arg(format!(
+            "luafile {}",
+            repo()
+                .join("tests/neovim/collect-diagnostics.lua")
+                .display()
+        ))
         .env("PHASELINT_REPO", repo())
         .env("PHASELINT_BIN", env!("CARGO_BIN_EXE_phaselint"))
         .env("PHASELINT_FILE", &fixture)
@@ -51,7 +56,8 @@ fn neovim_receives_the_diagnostics_of_a_fixture() {
         }
         std::thread::sleep(Duration::from_millis(50));
     }
-    let received: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(&out).unwrap()).unwrap();
+    let received: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&out).unwrap()).unwrap();
     println!("neovim received: {received:#}");
     assert_eq!(received["received"], true);
     assert_eq!(received["clients"], serde_json::json!(["phaselint"]));
@@ -70,6 +76,9 @@ fn neovim_receives_the_diagnostics_of_a_fixture() {
     // The same findings `phaselint lint` reports for this file.
     assert_eq!(diagnostics, [("R105".to_string(), 32, 20)]);
     let message = received["diagnostics"][0]["message"].as_str().unwrap();
-    assert!(message.starts_with("duplicate checkpoint_id `post_retrieval`"), "{message}");
+    assert!(
+        message.starts_with("duplicate checkpoint_id `post_retrieval`"),
+        "{message}"
+    );
     assert_eq!(received["diagnostics"][0]["severity"], 1, "error");
 }
