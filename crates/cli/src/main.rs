@@ -2,8 +2,10 @@
 //! files and configuration, and renders what `phaselint_lint::analyze`
 //! found; it does no analysis of its own.
 
+mod approve;
 mod lint;
 mod output;
+mod resume;
 mod rule;
 
 use std::path::PathBuf;
@@ -15,6 +17,7 @@ use clap::{Parser, Subcommand, ValueEnum};
 pub mod exit {
     pub const SUCCESS: u8 = 0;
     pub const FINDINGS: u8 = 1;
+    pub const DENIED: u8 = 2;
     pub const NO_VERDICT: u8 = 3;
 }
 
@@ -35,6 +38,10 @@ enum Command {
     Lint(LintArgs),
     /// Run the language server on stdin/stdout.
     Lsp,
+    /// May a paused run resume from a checkpoint? Exit 0 resume, 1 blocked, 2 denied, 3 no verdict.
+    ResumeCheck(resume::ResumeCheckArgs),
+    /// Print (or write) an ApprovalRecord bound to a checkpoint's current digest.
+    Approve(approve::ApproveArgs),
     /// Print a rule's page, or list every rule.
     Rule {
         /// A rule code such as C203; omit to list all rules.
@@ -107,6 +114,8 @@ fn main() -> ExitCode {
     };
     let code = match cli.command {
         Command::Lint(args) => lint::run(&args),
+        Command::ResumeCheck(args) => resume::run(&args),
+        Command::Approve(args) => approve::run(&args),
         Command::Rule { code } => rule::run(code.as_deref()),
         Command::Lsp => match phaselint_lsp::run_stdio() {
             Ok(()) => exit::SUCCESS,

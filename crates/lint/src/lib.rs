@@ -12,6 +12,7 @@ pub mod graph;
 pub mod index;
 pub mod line_index;
 pub mod model;
+pub mod resume;
 pub mod rules;
 mod schema;
 mod suggest;

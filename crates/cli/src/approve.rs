@@ -1,0 +1,196 @@
+//! `phaselint approve`: write one ApprovalRecord bound to the checkpoint's
+//! current target digest, for `resume-check --approvals`.
+
+use std::io::{IsTerminal, Write};
+use std::path::{Path, PathBuf};
+
+use clap::ValueEnum;
+use phaselint_lint::model::{EnumValue, SideEffects};
+use phaselint_lint::resume::{ApprovalRecord, ApproverKind, Target};
+
+use crate::exit;
+use crate::resume::{NoVerdict, ask_yes_no, load_contract, parse_now};
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum ApproverArg {
+    /// A person approves.
+    Human,
+    /// The orchestrator (an automated approver) approves.
+    Orchestrator,
+}
+
+#[derive(clap::Args)]
+pub struct ApproveArgs {
+    /// The contract the run follows.
+    #[arg(long, value_name = "FILE")]
+    pub contract: PathBuf,
+    /// The checkpoint to approve resuming from.
+    #[arg(long, value_name = "ID")]
+    pub checkpoint: String,
+    /// Who approves (a person's or an orchestrator's name).
+    #[arg(long, value_name = "WHO")]
+    pub by: String,
+    /// What kind of approver `--by` is.
+    #[arg(long, value_enum)]
+    pub policy: ApproverArg,
+    /// A stale field this approval accepts; repeatable, or comma-separated.
+    #[arg(long, value_name = "FIELD", value_delimiter = ',')]
+    pub ack: Vec<String>,
+    /// Free-form justification.
+    #[arg(long, value_name = "TEXT")]
+    pub notes: Option<String>,
+    /// The approval time, RFC 3339 [default: the clock].
+    #[arg(long, value_name = "RFC3339")]
+    pub now: Option<String>,
+    /// Write the record to FILE (atomically) instead of standard output.
+    #[arg(long, value_name = "FILE")]
+    pub output: Option<PathBuf>,
+    /// Confirm approving a checkpoint whose phase has irreversible side effects.
+    #[arg(long)]
+    pub confirm_irreversible: bool,
+    /// Use this configuration file instead of discovering one.
+    #[arg(long, value_name = "FILE", conflicts_with = "no_config")]
+    pub config: Option<PathBuf>,
+    /// Ignore every configuration file.
+    #[arg(long)]
+    pub no_config: bool,
+}
+
+pub fn run(args: &ApproveArgs) -> u8 {
+    match approve(args) {
+        Ok(()) => exit::SUCCESS,
+        Err(NoVerdict(message)) => {
+            eprintln!("phaselint: error: {message}");
+            exit::NO_VERDICT
+        }
+    }
+}
+
+fn approve(args: &ApproveArgs) -> Result<(), NoVerdict> {
+    let now = parse_now(args.now.as_deref())?;
+    let (analysis, _) = load_contract(&args.contract, args.config.as_deref(), args.no_config)?;
+    let target = Target::find(&analysis, &args.checkpoint).map_err(|e| NoVerdict(e.to_string()))?;
+    if args.by.trim().is_empty() {
+        return Err(NoVerdict("--by must name the approver".into()));
+    }
+    let kind = match args.policy {
+        ApproverArg::Human => ApproverKind::Human,
+        ApproverArg::Orchestrator => ApproverKind::Orchestrator,
+    };
+    let on_resume = &target.spec.on_resume;
+    match on_resume.approval_policy.as_ref().map(|p| p.value) {
+        Some(policy) if on_resume.approval_required() && !kind.satisfies(policy) => {
+            return Err(NoVerdict(format!(
+                "checkpoint `{}` has approval_policy `{}`: an approval with --policy {} cannot satisfy it",
+                target.checkpoint_id,
+                policy.as_str(),
+                kind.as_str()
+            )));
+        }
+        _ if !on_resume.approval_required() => eprintln!(
+            "phaselint: note: checkpoint `{}` does not require approval; the record is written anyway",
+            target.checkpoint_id
+        ),
+        _ => {}
+    }
+    let watched: Vec<&str> = on_resume
+        .staleness_checks
+        .iter()
+        .filter_map(|c| c.field.as_ref().map(|f| f.value.as_str()))
+        .collect();
+    let mut acks: Vec<String> = Vec::new();
+    for ack in &args.ack {
+        let ack = ack.trim();
+        if !watched.contains(&ack) {
+            return Err(NoVerdict(format!(
+                "--ack `{ack}` is not a staleness-checked field of checkpoint `{}`; {}",
+                target.checkpoint_id,
+                if watched.is_empty() {
+                    "it declares no staleness checks".to_string()
+                } else {
+                    format!(
+                        "its fields: {}",
+                        watched
+                            .iter()
+                            .map(|w| format!("`{w}`"))
+                            .collect::<Vec<_>>()
+                            .join(", ")
+                    )
+                }
+            )));
+        }
+        if !acks.iter().any(|a| a == ack) {
+            acks.push(ack.to_string());
+        }
+    }
+    let irreversible = target
+        .phase
+        .side_effects
+        .as_ref()
+        .is_some_and(|s| s.value == SideEffects::Irreversible);
+    if irreversible && !args.confirm_irreversible {
+        let question = format!(
+            "Phase `{}` has irreversible side effects. Approve resuming past checkpoint `{}`?",
+            target.phase.name, target.checkpoint_id
+        );
+        let confirmed = if std::io::stdin().is_terminal() && std::io::stderr().is_terminal() {
+            ask_yes_no(&question).map_err(|e| format!("cannot ask for confirmation: {e}"))?
+        } else {
+            return Err(NoVerdict(format!(
+                "phase `{}` of checkpoint `{}` has side_effects: irreversible; pass --confirm-irreversible to approve it (or run on a terminal to confirm interactively)",
+                target.phase.name, target.checkpoint_id
+            )));
+        };
+        if !confirmed {
+            return Err(NoVerdict("not confirmed: no approval written".into()));
+        }
+    }
+    let record = ApprovalRecord {
+        approved_by: args.by.trim().to_string(),
+        approved_at: now.to_string(),
+        policy: kind.as_str().to_string(),
+        checkpoint_id: target.checkpoint_id.clone(),
+        stale_fields_acknowledged: acks,
+        notes: args.notes.clone(),
+        target_digest: Some(target.digest.clone()),
+    };
+    let text = serde_json::to_string_pretty(&record).map_err(|e| e.to_string())? + "\n";
+    match &args.output {
+        None => {
+            let mut out = std::io::stdout().lock();
+            out.write_all(text.as_bytes())
+                .and_then(|()| out.flush())
+                .map_err(|e| format!("cannot write the approval: {e}"))?;
+        }
+        Some(path) => {
+            write_atomically(path, text.as_bytes())
+                .map_err(|e| format!("cannot write `{}`: {e}", path.display()))?;
+            eprintln!(
+                "phaselint: wrote the approval of checkpoint `{}` (target digest {}) to {}",
+                target.checkpoint_id,
+                target.digest,
+                path.display()
+            );
+        }
+    }
+    Ok(())
+}
+
+/// Writes a temporary file beside `path` and renames it into place.
+fn write_atomically(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
+    let dir = path
+        .parent()
+        .filter(|p| !p.as_os_str().is_empty())
+        .unwrap_or(Path::new("."));
+    let name = path
+        .file_name()
+        .map_or_else(|| "approval".into(), |n| n.to_string_lossy().into_owned());
+    let temp = dir.join(format!(".{name}.{}.tmp", std::process::id()));
+    let result = std::fs::File::create(&temp)
+        .and_then(|mut f| f.write_all(bytes).and_then(|()| f.sync_all()))
+        .and_then(|()| std::fs::rename(&temp, path));
+    if result.is_err() {
+        let _ = std::fs::remove_file(&temp);
+    }
+    result
+}

@@ -1,0 +1,803 @@
+//! `phaselint resume-check`: read the contract, the context and the
+//! approvals, run the recovery hook and ask the operator when told to,
+//! and render the verdict of `phaselint_lint::resume::check`. The checks
+//! themselves live in the lint crate; this file does the I/O.
+
+use std::io::{IsTerminal, Read, Write};
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+use std::sync::mpsc;
+use std::time::{Duration, Instant};
+
+use clap::ValueEnum;
+use phaselint_lint::config::{Config, Settings};
+use phaselint_lint::line_index::ColumnUnit;
+use phaselint_lint::model::EnumValue;
+use phaselint_lint::resume::{
+    self, ApprovalQuestion, ApprovalSource, AttemptOutcome, Decision, DocumentFormat, FieldStatus,
+    Mode, Operator, Recoverer, RecoveryOutcome, RecoveryRequest, ResumeReport, ResumeRequest,
+    Timestamp,
+};
+use phaselint_lint::{Analysis, analyze_bytes};
+
+use crate::exit;
+
+/// Runtime documents larger than this are refused (fail closed).
+const MAX_DOCUMENT_BYTES: usize = 32 * 1024 * 1024;
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum ModeArg {
+    /// A blocking failure blocks (exit 1); a missing approval denies (exit 2).
+    Strict,
+    /// Blocking failures are reported and the run may resume; a missing approval still denies.
+    Permissive,
+    /// Everything is reported; nothing blocks, approval included.
+    Audit,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum ResumeFormat {
+    /// What was checked, what failed and what to do next.
+    Human,
+    /// The report of SPEC §6, versioned.
+    Json,
+}
+
+#[derive(clap::Args)]
+pub struct ResumeCheckArgs {
+    /// The contract the run follows.
+    #[arg(long, value_name = "FILE")]
+    pub contract: PathBuf,
+    /// The checkpoint the run paused at.
+    #[arg(long, value_name = "ID")]
+    pub checkpoint: String,
+    /// The context to resume with, JSON or YAML; `-` reads standard input.
+    #[arg(long, value_name = "FILE|-")]
+    pub context: PathBuf,
+    /// The resume time, RFC 3339 with `Z` or an offset [default: the clock].
+    #[arg(long, value_name = "RFC3339")]
+    pub now: Option<String>,
+    #[arg(long, value_enum, default_value = "strict")]
+    pub mode: ModeArg,
+    /// The phase the run resumes into [default: the graph successors of the checkpoint's phase].
+    #[arg(long, value_name = "NAME")]
+    pub next_phase: Option<String>,
+    /// A file with one ApprovalRecord or a list of them (JSON or YAML). Repeatable.
+    #[arg(long, value_name = "FILE")]
+    pub approvals: Vec<PathBuf>,
+    /// A harness directory holding `checkpoint-<id>.md` requests and `.md.granted` grants.
+    #[arg(long, value_name = "DIR")]
+    pub harness_dir: Option<PathBuf>,
+    /// Run CMD (with `sh -c`) to recover each stale blocking/warning field, then re-read the context.
+    #[arg(long, value_name = "CMD")]
+    pub recover_with: Option<String>,
+    /// Seconds one recovery attempt may take before it is killed.
+    #[arg(long, value_name = "SECONDS", default_value_t = 120)]
+    pub recover_timeout: u64,
+    /// Ask the operator for a missing human approval (only on a terminal).
+    #[arg(long)]
+    pub interactive: bool,
+    #[arg(long, value_enum, default_value = "human")]
+    pub format: ResumeFormat,
+    /// Use this configuration file (for max_clock_skew) instead of discovering one.
+    #[arg(long, value_name = "FILE", conflicts_with = "no_config")]
+    pub config: Option<PathBuf>,
+    /// Ignore every configuration file.
+    #[arg(long)]
+    pub no_config: bool,
+}
+
+/// A failure that leaves no verdict (exit 3), with what to tell the user.
+pub struct NoVerdict(pub String);
+
+impl From<String> for NoVerdict {
+    fn from(message: String) -> Self {
+        NoVerdict(message)
+    }
+}
+
+pub fn run(args: &ResumeCheckArgs) -> u8 {
+    match check(args) {
+        Ok(report) => {
+            let printed = match args.format {
+                ResumeFormat::Json => serde_json::to_string_pretty(&report)
+                    .map_err(std::io::Error::other)
+                    .and_then(|text| writeln!(std::io::stdout().lock(), "{text}")),
+                ResumeFormat::Human => render_human(&report, args, &mut std::io::stdout().lock()),
+            };
+            if let Err(e) = printed
+                && e.kind() != std::io::ErrorKind::BrokenPipe
+            {
+                eprintln!("phaselint: error: cannot write output: {e}");
+                return exit::NO_VERDICT;
+            }
+            match report.decision {
+                Decision::Resume => exit::SUCCESS,
+                Decision::Blocked => exit::FINDINGS,
+                Decision::Denied => exit::DENIED,
+            }
+        }
+        Err(NoVerdict(message)) => {
+            eprintln!("phaselint: error: {message}");
+            eprintln!("phaselint: no resume verdict (exit 3): the run must not resume");
+            if args.format == ResumeFormat::Json {
+                let value = serde_json::json!({
+                    "version": 1,
+                    "decision": null,
+                    "error": message,
+                });
+                println!("{value:#}");
+            }
+            exit::NO_VERDICT
+        }
+    }
+}
+
+fn check(args: &ResumeCheckArgs) -> Result<ResumeReport, NoVerdict> {
+    let now = parse_now(args.now.as_deref())?;
+    let (analysis, settings) =
+        load_contract(&args.contract, args.config.as_deref(), args.no_config)?;
+    let stdin_context = args.context.as_os_str() == "-";
+    if args.recover_with.is_some() && stdin_context {
+        return Err(NoVerdict(
+            "--recover-with needs --context FILE: the hook updates that file, which is then re-read"
+                .into(),
+        ));
+    }
+    let context = read_document(&args.context, "context")?;
+    let mut approvals = Vec::new();
+    for path in &args.approvals {
+        let value = read_document(path, "approvals file")?;
+        let records = resume::parse_records(&value)
+            .map_err(|e| format!("cannot read the approvals file `{}`: {e}", path.display()))?;
+        approvals.push(ApprovalSource::File {
+            location: path.display().to_string(),
+            records,
+        });
+    }
+    if let Some(dir) = &args.harness_dir {
+        approvals.extend(harness_sources(dir, &args.checkpoint)?);
+    }
+    let request = ResumeRequest {
+        checkpoint_id: args.checkpoint.clone(),
+        context,
+        now,
+        mode: match args.mode {
+            ModeArg::Strict => Mode::Strict,
+            ModeArg::Permissive => Mode::Permissive,
+            ModeArg::Audit => Mode::Audit,
+        },
+        next_phase: args.next_phase.clone(),
+        approvals,
+        max_clock_skew: settings.max_clock_skew,
+    };
+    let mut hook = args.recover_with.as_ref().map(|command| Hook {
+        command: command.clone(),
+        context: args.context.clone(),
+        timeout: Duration::from_secs(args.recover_timeout),
+    });
+    let mut terminal = TerminalOperator;
+    let operator: Option<&mut dyn Operator> = if !args.interactive {
+        None
+    } else if std::io::stdin().is_terminal() && std::io::stderr().is_terminal() {
+        Some(&mut terminal)
+    } else {
+        eprintln!(
+            "phaselint: note: --interactive needs a terminal on standard input and error; nobody will be asked"
+        );
+        None
+    };
+    resume::check(
+        &analysis,
+        &request,
+        hook.as_mut().map(|h| h as &mut dyn Recoverer),
+        operator,
+    )
+    .map_err(|e| NoVerdict(e.to_string()))
+}
+
+pub(crate) fn parse_now(now: Option<&str>) -> Result<Timestamp, NoVerdict> {
+    match now {
+        None => Ok(Timestamp::now()),
+        Some(text) => resume::parse_timestamp(text).map_err(|e| {
+            NoVerdict(format!(
+                "--now `{text}` is not an RFC 3339 timestamp with `Z` or an offset: {e}"
+            ))
+        }),
+    }
+}
+
+/// Reads and analyzes the contract. Any E-code finding, and any config
+/// problem, is a no-verdict error listing what is wrong.
+pub(crate) fn load_contract(
+    path: &Path,
+    config: Option<&Path>,
+    no_config: bool,
+) -> Result<(Analysis, Settings), NoVerdict> {
+    let bytes = std::fs::read(path)
+        .map_err(|e| format!("cannot read the contract `{}`: {e}", path.display()))?;
+    let config = if let Some(file) = config {
+        Config::load(file).map_err(|e| e.to_string())?
+    } else if no_config {
+        Config::defaults(Path::new("."))
+    } else {
+        let dir = std::path::absolute(path)
+            .ok()
+            .and_then(|p| p.parent().map(Path::to_path_buf))
+            .unwrap_or_else(|| PathBuf::from("."));
+        Config::discover(&dir).map_err(|e| e.to_string())?
+    };
+    // Rule levels from the config are not applied: no config can hide an
+    // E-code from the resume check. Only the clock skew is taken from it.
+    let mut settings = Settings::default();
+    settings.max_clock_skew = config.settings_for(path).max_clock_skew;
+    let analysis = analyze_bytes(&bytes, &settings);
+    let errors: Vec<String> = analysis
+        .diagnostics
+        .iter()
+        .filter(|d| d.code.starts_with('E'))
+        .map(|d| {
+            let p = analysis
+                .line_index
+                .position(&analysis.source, d.span.start, ColumnUnit::Chars);
+            format!(
+                "  {}:{}:{}: {} {}",
+                path.display(),
+                p.line + 1,
+                p.column + 1,
+                d.code,
+                d.message
+            )
+        })
+        .collect();
+    if !errors.is_empty() {
+        return Err(NoVerdict(format!(
+            "the contract `{}` has errors, so no resume verdict can be given:\n{}",
+            path.display(),
+            errors.join("\n")
+        )));
+    }
+    Ok((analysis, settings))
+}
+
+/// Reads a JSON or YAML document from a file or, for `-`, standard input.
+pub(crate) fn read_document(path: &Path, what: &str) -> Result<serde_json::Value, NoVerdict> {
+    let stdin = path.as_os_str() == "-";
+    let shown = if stdin {
+        "standard input".to_string()
+    } else {
+        format!("`{}`", path.display())
+    };
+    let mut bytes = Vec::new();
+    let read = if stdin {
+        std::io::stdin()
+            .take(MAX_DOCUMENT_BYTES as u64 + 1)
+            .read_to_end(&mut bytes)
+    } else {
+        std::fs::File::open(path).and_then(|f| {
+            f.take(MAX_DOCUMENT_BYTES as u64 + 1)
+                .read_to_end(&mut bytes)
+        })
+    };
+    read.map_err(|e| format!("cannot read the {what} {shown}: {e}"))?;
+    if bytes.len() > MAX_DOCUMENT_BYTES {
+        return Err(NoVerdict(format!(
+            "the {what} {shown} is larger than {MAX_DOCUMENT_BYTES} bytes"
+        )));
+    }
+    let text = std::str::from_utf8(&bytes)
+        .map_err(|e| format!("cannot read the {what} {shown}: it is not UTF-8 ({e})"))?;
+    let format = if stdin {
+        DocumentFormat::Detect
+    } else {
+        DocumentFormat::from_file_name(&path.to_string_lossy())
+    };
+    resume::parse_document(text, format)
+        .map_err(|e| NoVerdict(format!("cannot read the {what} {shown}: {e}")))
+}
+
+/// The harness sentinels for one checkpoint (SPEC §6 step 5).
+fn harness_sources(dir: &Path, checkpoint: &str) -> Result<Vec<ApprovalSource>, NoVerdict> {
+    if !dir.is_dir() {
+        return Err(NoVerdict(format!(
+            "--harness-dir `{}` is not a directory",
+            dir.display()
+        )));
+    }
+    if checkpoint.is_empty()
+        || !checkpoint
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || matches!(c, '.' | '_' | '-'))
+        || checkpoint.starts_with('.')
+    {
+        return Err(NoVerdict(format!(
+            "checkpoint id `{checkpoint}` is not filename-safe ([A-Za-z0-9._-]+), so no harness sentinel can name it"
+        )));
+    }
+    let request = dir.join(format!("checkpoint-{checkpoint}.md"));
+    let granted = dir.join(format!("checkpoint-{checkpoint}.md.granted"));
+    let location = granted.display().to_string();
+    if granted.exists() {
+        let bytes = std::fs::read(&granted)
+            .map_err(|e| format!("cannot read the harness grant `{location}`: {e}"))?;
+        let text = String::from_utf8(bytes)
+            .map_err(|_| format!("cannot read the harness grant `{location}`: it is not UTF-8"))?;
+        if text.trim().is_empty() {
+            return Ok(vec![ApprovalSource::HarnessGrant {
+                location,
+                record: None,
+            }]);
+        }
+        let value = resume::parse_document(&text, DocumentFormat::Detect)
+            .map_err(|e| format!("cannot read the harness grant `{location}`: {e}"))?;
+        let records = resume::parse_records(&value)
+            .map_err(|e| format!("cannot read the harness grant `{location}`: {e}"))?;
+        return Ok(records
+            .into_iter()
+            .map(|record| ApprovalSource::HarnessGrant {
+                location: location.clone(),
+                record: Some(record),
+            })
+            .collect());
+    }
+    if request.exists() {
+        return Ok(vec![ApprovalSource::HarnessPending {
+            location: request.display().to_string(),
+        }]);
+    }
+    Ok(Vec::new())
+}
+
+/// The `--recover-with` hook.
+struct Hook {
+    command: String,
+    context: PathBuf,
+    timeout: Duration,
+}
+
+fn shell(command: &str) -> Command {
+    if cfg!(windows) {
+        let mut c = Command::new("cmd");
+        c.args(["/C", command]);
+        c
+    } else {
+        let mut c = Command::new("sh");
+        c.args(["-c", command]);
+        c
+    }
+}
+
+/// The last non-empty line a hook wrote, for the attempt record.
+fn last_line(bytes: &[u8]) -> Option<String> {
+    String::from_utf8_lossy(bytes)
+        .lines()
+        .rev()
+        .map(str::trim)
+        .find(|l| !l.is_empty())
+        .map(|l| l.chars().take(200).collect())
+}
+
+impl Recoverer for Hook {
+    fn describe(&self) -> String {
+        self.command.clone()
+    }
+
+    fn recover(&mut self, request: &RecoveryRequest<'_>) -> RecoveryOutcome {
+        let mut command = shell(&self.command);
+        command
+            .env("PHASELINT_CHECKPOINT", request.checkpoint_id)
+            .env("PHASELINT_PHASE", request.phase)
+            .env("PHASELINT_FIELD", request.field)
+            .env("PHASELINT_STRATEGY", request.strategy.as_str())
+            .env("PHASELINT_CONTEXT", &self.context)
+            .stdin(Stdio::null())
+            .stdout(Stdio::null())
+            .stderr(Stdio::piped());
+        let mut child = match command.spawn() {
+            Ok(child) => child,
+            Err(e) => {
+                return RecoveryOutcome::NotStarted {
+                    detail: format!("cannot start the hook: {e}"),
+                };
+            }
+        };
+        // Read stderr on a thread so a chatty hook cannot fill the pipe and
+        // stall; a hook's leftover background process may keep the pipe open,
+        // so the reader is never waited for past the deadline.
+        let (sender, receiver) = mpsc::channel();
+        if let Some(mut stderr) = child.stderr.take() {
+            std::thread::spawn(move || {
+                let mut buffer = Vec::new();
+                let _ = (&mut stderr).take(64 * 1024).read_to_end(&mut buffer);
+                let _ = sender.send(buffer);
+            });
+        }
+        let deadline = Instant::now() + self.timeout;
+        let status = loop {
+            match child.try_wait() {
+                Ok(Some(status)) => break status,
+                Ok(None) if Instant::now() >= deadline => {
+                    let _ = child.kill();
+                    let _ = child.wait();
+                    return RecoveryOutcome::TimedOut {
+                        detail: format!(
+                            "did not finish within {} s and was killed",
+                            self.timeout.as_secs()
+                        ),
+                    };
+                }
+                Ok(None) => std::thread::sleep(Duration::from_millis(10)),
+                Err(e) => {
+                    let _ = child.kill();
+                    return RecoveryOutcome::Failed {
+                        exit_code: None,
+                        detail: format!("cannot wait for the hook: {e}"),
+                    };
+                }
+            }
+        };
+        let said = receiver
+            .recv_timeout(Duration::from_millis(500))
+            .ok()
+            .and_then(|b| last_line(&b));
+        let said = said.map_or(String::new(), |s| format!(": {s}"));
+        match status.code() {
+            Some(0) => RecoveryOutcome::Recovered {
+                detail: format!("exited 0{said}"),
+            },
+            Some(code @ (126 | 127)) => RecoveryOutcome::NotStarted {
+                detail: format!(
+                    "the shell could not run the command (exit {code}: {}){said}",
+                    if code == 127 {
+                        "command not found"
+                    } else {
+                        "not executable"
+                    }
+                ),
+            },
+            Some(code) => RecoveryOutcome::Failed {
+                exit_code: Some(code),
+                detail: format!("exited {code}{said}"),
+            },
+            None => RecoveryOutcome::Failed {
+                exit_code: None,
+                detail: format!("killed by a signal{said}"),
+            },
+        }
+    }
+
+    fn reread_context(&mut self) -> Result<serde_json::Value, String> {
+        read_document(&self.context, "context").map_err(|NoVerdict(m)| m)
+    }
+}
+
+/// Asks on the terminal (standard error for prompts, standard input for answers).
+struct TerminalOperator;
+
+pub(crate) fn ask_yes_no(prompt: &str) -> Result<bool, String> {
+    let mut stderr = std::io::stderr().lock();
+    write!(stderr, "{prompt} [y/N] ").map_err(|e| e.to_string())?;
+    stderr.flush().map_err(|e| e.to_string())?;
+    let mut answer = String::new();
+    std::io::stdin()
+        .read_line(&mut answer)
+        .map_err(|e| e.to_string())?;
+    Ok(matches!(
+        answer.trim().to_ascii_lowercase().as_str(),
+        "y" | "yes"
+    ))
+}
+
+impl Operator for TerminalOperator {
+    fn ask(&mut self, q: &ApprovalQuestion) -> Result<Option<String>, String> {
+        eprintln!(
+            "\nCheckpoint `{}` of pipeline `{}` (after phase `{}`) needs approval (policy `{}`).",
+            q.checkpoint_id,
+            q.pipeline_id,
+            q.phase,
+            q.policy.as_str()
+        );
+        if !q.stale_fields.is_empty() {
+            eprintln!(
+                "Stale fields you would acknowledge: {}",
+                q.stale_fields.join(", ")
+            );
+        }
+        eprintln!("{}", q.authorization_statement);
+        if !ask_yes_no("Approve this resume?")? {
+            return Ok(None);
+        }
+        if q.irreversible
+            && !ask_yes_no(&format!(
+                "Phase `{}` has irreversible side effects. Confirm a second time?",
+                q.phase
+            ))?
+        {
+            return Ok(None);
+        }
+        let name = std::env::var("USER")
+            .or_else(|_| std::env::var("USERNAME"))
+            .unwrap_or_else(|_| "operator".into());
+        Ok(Some(name))
+    }
+}
+
+fn render_human(
+    report: &ResumeReport,
+    args: &ResumeCheckArgs,
+    out: &mut impl Write,
+) -> std::io::Result<()> {
+    writeln!(
+        out,
+        "Resume check: checkpoint `{}` after phase `{}` of pipeline `{}`",
+        report.checkpoint_id, report.phase, report.pipeline_id
+    )?;
+    writeln!(
+        out,
+        "mode: {}   now: {}   target digest: {}",
+        report.mode.as_str(),
+        report.now,
+        report.target_digest
+    )?;
+
+    writeln!(out)?;
+    if report.staleness_checks.is_empty() {
+        writeln!(
+            out,
+            "Staleness: the checkpoint declares no staleness checks"
+        )?;
+    } else {
+        writeln!(
+            out,
+            "Staleness ({} check{}, max clock skew {} s):",
+            report.staleness_checks.len(),
+            if report.staleness_checks.len() == 1 {
+                ""
+            } else {
+                "s"
+            },
+            report.max_clock_skew_seconds
+        )?;
+        for c in &report.staleness_checks {
+            let stale = report.stale_fields.iter().find(|s| s.field == c.field);
+            let (label, reason) = match (c.state, stale) {
+                ("fresh", Some(s)) => ("recovered", s.reason.as_str()),
+                ("stale", Some(s)) if s.blocking => ("STALE", s.reason.as_str()),
+                ("stale", Some(s)) => ("stale", s.reason.as_str()),
+                ("unknown", _) => ("unknown", c.reason.as_str()),
+                (state, _) => (state, c.reason.as_str()),
+            };
+            let recovery = stale
+                .and_then(|s| s.recovery)
+                .map_or(String::new(), |r| format!(", recovery {r}"));
+            writeln!(
+                out,
+                "  {label:<9} {} [{}{recovery}]: {reason}",
+                c.field, c.severity
+            )?;
+        }
+        if !report.missing_provenance.is_empty() {
+            writeln!(
+                out,
+                "  missing provenance: {}",
+                report.missing_provenance.join(", ")
+            )?;
+        }
+    }
+
+    if args.recover_with.is_some() {
+        if report.recovery_attempts.is_empty() {
+            writeln!(out, "Recovery: nothing to recover")?;
+        } else {
+            writeln!(out, "Recovery (`{}`):", report.recovery_attempts[0].command)?;
+            for a in &report.recovery_attempts {
+                let outcome = match a.outcome {
+                    AttemptOutcome::Recovered if a.recovered => "recovered",
+                    AttemptOutcome::Recovered => "hook succeeded, still stale",
+                    AttemptOutcome::Failed => "failed",
+                    AttemptOutcome::TimedOut => "timed out",
+                    AttemptOutcome::NotStarted => "not started",
+                };
+                writeln!(
+                    out,
+                    "  {} ({}): {outcome}: {}",
+                    a.field, a.strategy, a.detail
+                )?;
+            }
+        }
+    }
+
+    let entry = &report.entry_revalidation;
+    if entry.performed {
+        writeln!(
+            out,
+            "Entry revalidation: {}: {}",
+            entry.reason,
+            if entry.passed { "passed" } else { "FAILED" }
+        )?;
+        for r in &entry.field_results {
+            let label = match r.status {
+                FieldStatus::Propagated => "ok",
+                FieldStatus::Defaulted => "defaulted",
+                FieldStatus::Partial => "noted",
+                FieldStatus::Failed => "FAILED",
+            };
+            writeln!(
+                out,
+                "  {label:<9} {}:{} [{}]: {}",
+                r.phase, r.field, r.severity, r.message
+            )?;
+        }
+    } else {
+        writeln!(out, "Entry revalidation: {}", entry.reason)?;
+    }
+
+    let approval = &report.approval_status;
+    if !approval.required {
+        writeln!(out, "Approval: not required")?;
+    } else {
+        writeln!(
+            out,
+            "Approval (policy {}): {}",
+            approval.policy.unwrap_or("?"),
+            if approval.granted {
+                "granted"
+            } else {
+                "NOT GRANTED"
+            }
+        )?;
+        writeln!(out, "  {}", approval.reason)?;
+        for c in &approval.candidates {
+            if c.valid {
+                continue;
+            }
+            let who = c
+                .record
+                .as_ref()
+                .map_or(String::new(), |r| format!(" by `{}`", r.approved_by));
+            writeln!(
+                out,
+                "  rejected {}{who}: {}",
+                c.location,
+                c.problems.join("; ")
+            )?;
+        }
+    }
+
+    writeln!(out)?;
+    let code = match report.decision {
+        Decision::Resume => exit::SUCCESS,
+        Decision::Blocked => exit::FINDINGS,
+        Decision::Denied => exit::DENIED,
+    };
+    writeln!(
+        out,
+        "Decision: {} (exit {code}, mode {})",
+        report.decision.as_str().to_uppercase(),
+        report.mode.as_str()
+    )?;
+    if !report.failures.is_empty() {
+        writeln!(out, "What failed:")?;
+        for f in &report.failures {
+            writeln!(out, "  - {f}")?;
+        }
+    }
+    if !report.warnings.is_empty() {
+        writeln!(out, "Warnings:")?;
+        for w in &report.warnings {
+            writeln!(out, "  - {w}")?;
+        }
+    }
+    writeln!(out, "What to do next:")?;
+    for step in next_steps(report, args) {
+        writeln!(out, "  - {step}")?;
+    }
+    Ok(())
+}
+
+fn next_steps(report: &ResumeReport, args: &ResumeCheckArgs) -> Vec<String> {
+    let mut steps = Vec::new();
+    let mut recoverable = false;
+    for s in report
+        .stale_fields
+        .iter()
+        .filter(|s| s.is_stale && s.blocking)
+    {
+        match s.recovery {
+            Some("fail") => steps.push(format!(
+                "`{}` has recovery `fail`: do not resume past it; re-run the pipeline from phase `{}` or earlier",
+                s.field, report.phase
+            )),
+            strategy => {
+                recoverable |= matches!(strategy, Some("re_retrieve" | "re_generate"));
+                steps.push(format!(
+                    "refresh `{}`{} and stamp it again under `{}` with the current time",
+                    s.field,
+                    strategy.map_or(String::new(), |r| format!(" ({r})")),
+                    resume::PROVENANCE_KEY
+                ));
+            }
+        }
+    }
+    if recoverable && args.recover_with.is_none() {
+        steps.push(
+            "or pass --recover-with CMD to run the recovery before the check (CMD gets PHASELINT_FIELD, PHASELINT_STRATEGY, PHASELINT_CHECKPOINT and PHASELINT_CONTEXT)"
+                .into(),
+        );
+    }
+    if !report.provenance_present && !report.missing_provenance.is_empty() {
+        steps.push(format!(
+            "stamp the checked fields under `{}` (ContextCore's PropagationTracker does) so their age can be checked",
+            resume::PROVENANCE_KEY
+        ));
+    }
+    for r in report
+        .entry_revalidation
+        .field_results
+        .iter()
+        .filter(|r| r.status == FieldStatus::Failed)
+    {
+        steps.push(format!(
+            "put a valid `{}` into the context before resuming phase `{}`",
+            r.field, r.phase
+        ));
+    }
+    if let Some(denial) = &report.denial {
+        if report.approval_status.harness_pending {
+            steps.push(format!(
+                "grant the harness request: create an empty `checkpoint-{}.md.granted` beside `checkpoint-{}.md`",
+                denial.checkpoint_id, denial.checkpoint_id
+            ));
+        } else {
+            let policy = match denial.required_policy {
+                "orchestrator" => "orchestrator",
+                "human" => "human",
+                _ => "human|orchestrator",
+            };
+            let acks: String = denial
+                .stale_fields
+                .iter()
+                .map(|f| format!(" --ack {f}"))
+                .collect();
+            steps.push(format!(
+                "get an approval bound to this checkpoint: phaselint approve --contract {} --checkpoint {} --by NAME --policy {policy}{acks} --output approval.json, then pass --approvals approval.json",
+                args.contract.display(),
+                denial.checkpoint_id
+            ));
+            if !args.interactive && denial.required_policy != "orchestrator" {
+                steps.push(
+                    "or run the check with --interactive on a terminal to approve it now".into(),
+                );
+            }
+        }
+    }
+    if report.decision == Decision::Resume {
+        let into = match report.entry_revalidation.phases.as_slice() {
+            [] => String::new(),
+            [one] => format!(" into phase `{one}`"),
+            many => format!(" into {}", many.join(", ")),
+        };
+        if report.strict_decision == Decision::Resume {
+            steps.insert(
+                0,
+                format!(
+                    "the run may resume from checkpoint `{}`{into}",
+                    report.checkpoint_id
+                ),
+            );
+        } else {
+            steps.insert(
+                0,
+                format!(
+                    "mode {}: the run may resume{into}, but strict mode would have {} it; fix the points below",
+                    report.mode.as_str(),
+                    match report.strict_decision {
+                        Decision::Blocked => "blocked",
+                        _ => "denied",
+                    }
+                ),
+            );
+        }
+    }
+    steps
+}

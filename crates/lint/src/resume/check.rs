@@ -1,0 +1,1071 @@
+//! The resume check itself: staleness, recovery, entry revalidation,
+//! approval, mode — in that order, each step reading the context the
+//! previous one left.
+
+use std::borrow::Cow;
+
+use std::collections::BTreeMap;
+
+use serde_json::{Value, json};
+
+use crate::Analysis;
+use crate::model::{ApprovalPolicy, EnumValue, FieldSeverity, Phase, Recovery};
+use crate::resume::approval::{
+    self, APPROVALS_KEY, ApprovalQuestion, ApprovalRecord, ApprovalSource, ApproverKind, Candidate,
+    Expectation, Operator, Origin, parse_records,
+};
+use crate::resume::document::type_name;
+use crate::resume::entry::{FieldStatus, check_field};
+use crate::resume::report::{
+    ApprovalStatus, AttemptOutcome, CheckedField, CheckpointPending, Decision, Denial,
+    EntryRevalidation, Event, Evidence, GateResult, Mode, RecoveryAttempt, ResumeReport,
+    ScopeDelta, StaleField,
+};
+use crate::resume::staleness::{self, Evaluation, PROVENANCE_KEY, Provenance, State};
+use crate::resume::target::Target;
+use crate::resume::{Recoverer, RecoveryOutcome, RecoveryRequest, ResumeError, ResumeRequest};
+
+/// Checks whether a paused run may resume from `request.checkpoint_id`.
+///
+/// `recoverer` runs recovery for stale blocking/warning fields whose
+/// strategy is `re_retrieve` or `re_generate`, then re-reads the context;
+/// `operator` is asked for a human approval when one is missing (only pass
+/// one when a person is really there to answer).
+pub fn check(
+    analysis: &Analysis,
+    request: &ResumeRequest,
+    recoverer: Option<&mut dyn Recoverer>,
+    operator: Option<&mut dyn Operator>,
+) -> Result<ResumeReport, ResumeError> {
+    let target = Target::find(analysis, &request.checkpoint_id)?;
+    let on_resume = &target.spec.on_resume;
+    let (next, next_source) = next_phases(analysis, &target, request.next_phase.as_deref())?;
+
+    // Steps 1-2: staleness.
+    require_mapping(&request.context)?;
+    let provenance = staleness::read_provenance(&request.context)?;
+    let evaluate = |provenance: &Provenance| {
+        staleness::evaluate(
+            &on_resume.staleness_checks,
+            provenance,
+            request.now,
+            request.max_clock_skew,
+        )
+    };
+    let first = evaluate(&provenance);
+    let mut last = first.clone();
+    let mut provenance_present = matches!(provenance, Provenance::Present(_));
+    let mut context: Cow<'_, Value> = Cow::Borrowed(&request.context);
+
+    // Step 3: recovery, then re-read and re-evaluate.
+    let mut attempts: Vec<(usize, RecoveryAttempt)> = Vec::new();
+    if let Some(recoverer) = recoverer {
+        let command = recoverer.describe();
+        for (i, e) in first.iter().enumerate() {
+            if !e.is_stale() || e.severity == FieldSeverity::Advisory {
+                continue;
+            }
+            let Some(strategy @ (Recovery::ReRetrieve | Recovery::ReGenerate)) = e.recovery else {
+                continue;
+            };
+            let outcome = recoverer.recover(&RecoveryRequest {
+                checkpoint_id: &target.checkpoint_id,
+                phase: &target.phase.name,
+                field: &e.field,
+                strategy,
+            });
+            let (outcome, exit_code, detail) = match outcome {
+                RecoveryOutcome::Recovered { detail } => {
+                    (AttemptOutcome::Recovered, Some(0), detail)
+                }
+                RecoveryOutcome::Failed { exit_code, detail } => {
+                    (AttemptOutcome::Failed, exit_code, detail)
+                }
+                RecoveryOutcome::TimedOut { detail } => (AttemptOutcome::TimedOut, None, detail),
+                RecoveryOutcome::NotStarted { detail } => {
+                    (AttemptOutcome::NotStarted, None, detail)
+                }
+            };
+            attempts.push((
+                i,
+                RecoveryAttempt {
+                    field: e.field.clone(),
+                    strategy: strategy.as_str(),
+                    command: command.clone(),
+                    outcome,
+                    exit_code,
+                    detail,
+                    recovered: false,
+                },
+            ));
+        }
+        if attempts
+            .iter()
+            .any(|(_, a)| a.outcome == AttemptOutcome::Recovered)
+        {
+            let reread = recoverer.reread_context().map_err(ResumeError::Reread)?;
+            require_mapping(&reread)?;
+            let provenance = staleness::read_provenance(&reread)?;
+            provenance_present = matches!(provenance, Provenance::Present(_));
+            last = evaluate(&provenance);
+            context = Cow::Owned(reread);
+        }
+    }
+    let staleness_checks: Vec<CheckedField> = last
+        .iter()
+        .map(|e| CheckedField {
+            field: e.field.clone(),
+            state: match e.state {
+                State::Fresh => "fresh",
+                State::Stale => "stale",
+                State::Unknown => "unknown",
+            },
+            elapsed_seconds: e.elapsed_seconds,
+            max_age_seconds: e.max_age_seconds,
+            severity: e.severity.as_str(),
+            reason: e.reason.clone(),
+        })
+        .collect();
+    let stale_fields = stale_fields(&first, &last, &mut attempts);
+    let fresh_fields: Vec<String> = last
+        .iter()
+        .filter(|e| e.state == State::Fresh)
+        .map(|e| e.field.clone())
+        .collect();
+    let missing_provenance: Vec<String> = last
+        .iter()
+        .filter(|e| e.missing_provenance())
+        .map(|e| e.field.clone())
+        .collect();
+
+    // Step 4: entry revalidation of the next phase(s).
+    let entry = revalidate(
+        &target,
+        &next,
+        next_source,
+        on_resume.revalidate_entry(),
+        &context,
+    );
+
+    // Step 5: approval.
+    let mut stale_now: Vec<String> = Vec::new();
+    for s in stale_fields.iter().filter(|s| s.is_stale) {
+        if !stale_now.contains(&s.field) {
+            stale_now.push(s.field.clone());
+        }
+    }
+    let blocking_stale = last.iter().any(|e| e.is_stale() && e.blocks());
+    let blocking_failure = blocking_stale || !entry.passed;
+    let statement = authorization_statement(&target, &next, &stale_now);
+    let gate = approve(
+        &target,
+        request,
+        &context,
+        &last,
+        &stale_now,
+        blocking_failure,
+        &statement,
+        operator,
+    )?;
+
+    // Step 6: mode.
+    let approval_missing = gate.status.required && !gate.status.granted;
+    let passed = !blocking_failure && !approval_missing;
+    let strict_decision = if blocking_failure {
+        Decision::Blocked
+    } else if approval_missing {
+        Decision::Denied
+    } else {
+        Decision::Resume
+    };
+    let decision = match request.mode {
+        Mode::Strict => strict_decision,
+        Mode::Permissive if approval_missing => Decision::Denied,
+        Mode::Permissive | Mode::Audit => Decision::Resume,
+    };
+
+    let denial = approval_missing.then(|| Denial {
+        reason: gate.status.reason.clone(),
+        checkpoint_id: target.checkpoint_id.clone(),
+        phase: target.phase.name.clone(),
+        required_policy: gate.policy.map_or("human", EnumValue::as_str),
+        target_digest: target.digest.clone(),
+        stale_fields: stale_now.clone(),
+        checkpoint_pending: CheckpointPending {
+            checkpoint_type: "resume",
+            trigger_description: format!(
+                "resuming pipeline `{}` from checkpoint `{}` (after phase `{}`) requires approval under policy `{}`",
+                target.pipeline_id,
+                target.checkpoint_id,
+                target.phase.name,
+                gate.policy.map_or("human", EnumValue::as_str)
+            ),
+            canonical_request_summary: format!(
+                "resume pipeline={} checkpoint={} after={} into={} at={} target_digest={}",
+                target.pipeline_id,
+                target.checkpoint_id,
+                target.phase.name,
+                if next.is_empty() {
+                    "(none)".to_string()
+                } else {
+                    next.iter().map(|p| p.name.as_str()).collect::<Vec<_>>().join(",")
+                },
+                request.now,
+                target.digest
+            ),
+            scope_delta: ScopeDelta {
+                stale_fields: stale_now.clone(),
+                failed_entry_fields: entry
+                    .field_results
+                    .iter()
+                    .filter(|r| r.status == FieldStatus::Failed)
+                    .map(|r| r.field.clone())
+                    .collect(),
+            },
+            risk_classification: target
+                .phase
+                .risk_class
+                .as_ref()
+                .map_or("low", |r| r.value.as_str()),
+            side_effect_class: target
+                .phase
+                .side_effects
+                .as_ref()
+                .map_or("none", |s| s.value.as_str()),
+            policy_basis: gate.policy.map_or("human", EnumValue::as_str),
+            authorization_statement: statement.clone(),
+            trust_state: gate.trust_state,
+        },
+    });
+
+    let mut failures = Vec::new();
+    let mut warnings = Vec::new();
+    for s in &stale_fields {
+        if !s.is_stale {
+            continue;
+        }
+        if s.blocking {
+            failures.push(format!(
+                "`{}` is stale and blocks the resume: {}",
+                s.field, s.reason
+            ));
+        } else {
+            warnings.push(format!(
+                "`{}` is stale ({}): {}",
+                s.field, s.severity, s.reason
+            ));
+        }
+    }
+    if !provenance_present && !missing_provenance.is_empty() {
+        warnings.push(format!(
+            "the context has no `{PROVENANCE_KEY}`: {} checked field{} of unknown age (missing_provenance)",
+            missing_provenance.len(),
+            if missing_provenance.len() == 1 { " is" } else { "s are" }
+        ));
+    }
+    for r in &entry.field_results {
+        match r.status {
+            FieldStatus::Failed => failures.push(format!(
+                "entry field `{}` of phase `{}`: {}",
+                r.field, r.phase, r.message
+            )),
+            FieldStatus::Defaulted | FieldStatus::Partial => warnings.push(format!(
+                "entry field `{}` of phase `{}`: {}",
+                r.field, r.phase, r.message
+            )),
+            FieldStatus::Propagated => {}
+        }
+    }
+    if approval_missing {
+        failures.push(gate.status.reason.clone());
+    }
+
+    let gate_result = gate_result(
+        &target,
+        passed,
+        decision,
+        &failures,
+        &warnings,
+        &stale_fields,
+        &missing_provenance,
+        &entry,
+        &gate.status,
+    );
+    let events = events(
+        &target,
+        request,
+        passed,
+        &stale_fields,
+        &fresh_fields,
+        &missing_provenance,
+        &gate.status,
+    );
+
+    Ok(ResumeReport {
+        version: 1,
+        checkpoint_id: target.checkpoint_id.clone(),
+        phase: target.phase.name.clone(),
+        pipeline_id: target.pipeline_id.clone(),
+        passed,
+        decision,
+        mode: request.mode,
+        strict_decision,
+        now: request.now.to_string(),
+        max_clock_skew_seconds: request.max_clock_skew,
+        target_digest: target.digest.clone(),
+        staleness_checks,
+        stale_fields,
+        fresh_fields,
+        missing_provenance,
+        provenance_present,
+        recovery_attempts: attempts.into_iter().map(|(_, a)| a).collect(),
+        entry_revalidation: entry,
+        approval_status: gate.status,
+        denial,
+        failures,
+        warnings,
+        gate_result,
+        events,
+    })
+}
+
+fn require_mapping(context: &Value) -> Result<(), ResumeError> {
+    if context.is_object() {
+        Ok(())
+    } else {
+        Err(ResumeError::ContextNotMapping {
+            found: type_name(context),
+        })
+    }
+}
+
+fn next_phases<'a>(
+    analysis: &Analysis,
+    target: &Target<'a>,
+    named: Option<&str>,
+) -> Result<(Vec<&'a Phase>, &'static str), ResumeError> {
+    let contract = target.contract;
+    if let Some(name) = named {
+        return match contract.phase(name) {
+            Some(phase) => Ok((vec![phase], "next_phase")),
+            None => Err(ResumeError::UnknownPhase {
+                name: name.to_string(),
+                known: contract.phase_names().map(str::to_string).collect(),
+            }),
+        };
+    }
+    let Some(graph) = &analysis.graph else {
+        return Ok((Vec::new(), "none"));
+    };
+    let mut successors: Vec<usize> = graph.successors(target.phase_index).collect();
+    successors.sort_unstable();
+    successors.dedup();
+    let phases: Vec<&Phase> = successors
+        .into_iter()
+        .filter_map(|i| contract.phases.get(i))
+        .collect();
+    let source = if phases.is_empty() { "none" } else { "graph" };
+    Ok((phases, source))
+}
+
+fn stale_fields(
+    first: &[Evaluation],
+    last: &[Evaluation],
+    attempts: &mut [(usize, RecoveryAttempt)],
+) -> Vec<StaleField> {
+    let mut out = Vec::new();
+    for (i, (f, l)) in first.iter().zip(last).enumerate() {
+        if !f.is_stale() && !l.is_stale() {
+            continue;
+        }
+        let attempt = attempts.iter_mut().find(|(j, _)| *j == i).map(|(_, a)| a);
+        let attempted = attempt.is_some();
+        let hook_ok = attempt
+            .as_ref()
+            .is_some_and(|a| a.outcome == AttemptOutcome::Recovered);
+        let succeeded = hook_ok && !l.is_stale();
+        let mut reason = l.reason.clone();
+        if f.is_stale() && !l.is_stale() {
+            reason = format!("recovered: was stale ({}); now {}", f.reason, l.reason);
+        } else if hook_ok {
+            reason.push_str(
+                "; the recovery hook exited 0 but the field is still stale after re-reading the context",
+            );
+        } else if let Some(a) = &attempt {
+            reason.push_str(&format!("; recovery failed: {}", a.detail));
+        } else if l.severity == FieldSeverity::Advisory {
+            reason.push_str("; advisory: listed only, no recovery");
+        } else {
+            match l.recovery {
+                Some(Recovery::Fail) => {
+                    reason.push_str("; recovery `fail`: never resumes past a stale value")
+                }
+                Some(Recovery::LogAndContinue) => {
+                    reason.push_str("; recovery `log_and_continue`: no recovery is run");
+                }
+                None => reason.push_str("; the check names no recovery strategy"),
+                Some(Recovery::ReRetrieve | Recovery::ReGenerate) => {}
+            }
+        }
+        if let Some(a) = attempt {
+            a.recovered = succeeded;
+        }
+        // The finding as detected: before recovery when it was stale then.
+        let found = if f.is_stale() { f } else { l };
+        out.push(StaleField {
+            field: l.field.clone(),
+            elapsed_seconds: found.elapsed_seconds,
+            max_age_seconds: l.max_age_seconds,
+            is_stale: l.is_stale(),
+            severity: l.severity.as_str(),
+            recovery: l.recovery.map(Recovery::as_str),
+            blocking: l.blocks(),
+            reason,
+            recovery_attempted: attempted,
+            recovery_succeeded: succeeded,
+            set_at: found.set_at.clone(),
+            description: l.description.clone(),
+        });
+    }
+    out
+}
+
+fn revalidate(
+    target: &Target<'_>,
+    next: &[&Phase],
+    source: &'static str,
+    enabled: bool,
+    context: &Value,
+) -> EntryRevalidation {
+    let phases: Vec<String> = next.iter().map(|p| p.name.clone()).collect();
+    let single = (phases.len() == 1).then(|| phases[0].clone());
+    if !enabled {
+        return EntryRevalidation {
+            performed: false,
+            phase: single,
+            phases,
+            next_phase_source: source,
+            passed: true,
+            field_results: Vec::new(),
+            reason: "revalidate_entry is false: entry requirements are not re-checked".into(),
+        };
+    }
+    let field_results: Vec<_> = next
+        .iter()
+        .flat_map(|phase| {
+            phase
+                .entry_required
+                .iter()
+                .map(move |field| check_field(phase, field, context))
+        })
+        .collect();
+    let passed = field_results
+        .iter()
+        .all(|r| r.status != FieldStatus::Failed);
+    let names = phases
+        .iter()
+        .map(|p| format!("`{p}`"))
+        .collect::<Vec<_>>()
+        .join(", ");
+    let reason = match source {
+        "next_phase" => format!("entry requirements of {names} (the named next phase)"),
+        "graph" => format!(
+            "entry requirements of {names} (graph successor{} of `{}`)",
+            if phases.len() == 1 { "" } else { "s" },
+            target.phase.name
+        ),
+        _ => format!(
+            "phase `{}` has no successor: no entry requirements to re-check (name a next phase to check one)",
+            target.phase.name
+        ),
+    };
+    EntryRevalidation {
+        performed: true,
+        phase: single,
+        phases,
+        next_phase_source: source,
+        passed,
+        field_results,
+        reason,
+    }
+}
+
+fn authorization_statement(target: &Target<'_>, next: &[&Phase], stale: &[String]) -> String {
+    let into = match next {
+        [] => String::new(),
+        [one] => format!(" into phase `{}`", one.name),
+        many => format!(
+            " into phases {}",
+            many.iter()
+                .map(|p| format!("`{}`", p.name))
+                .collect::<Vec<_>>()
+                .join(", ")
+        ),
+    };
+    let stale = if stale.is_empty() {
+        String::new()
+    } else {
+        format!(
+            ", continuing with stale field{} {} acknowledged",
+            if stale.len() == 1 { "" } else { "s" },
+            stale
+                .iter()
+                .map(|f| format!("`{f}`"))
+                .collect::<Vec<_>>()
+                .join(", ")
+        )
+    };
+    format!(
+        "Approving authorizes pipeline `{}` to resume from checkpoint `{}` after phase `{}`{into}{stale}. The approval is bound to target_digest {}: any edit of the checkpoint or of phase `{}` voids it.",
+        target.pipeline_id,
+        target.checkpoint_id,
+        target.phase.name,
+        target.digest,
+        target.phase.name
+    )
+}
+
+struct Gate {
+    status: ApprovalStatus,
+    policy: Option<ApprovalPolicy>,
+    trust_state: &'static str,
+}
+
+#[allow(clippy::too_many_arguments)]
+fn approve(
+    target: &Target<'_>,
+    request: &ResumeRequest,
+    context: &Value,
+    last: &[Evaluation],
+    stale_now: &[String],
+    blocking_failure: bool,
+    statement: &str,
+    operator: Option<&mut dyn Operator>,
+) -> Result<Gate, ResumeError> {
+    let on_resume = &target.spec.on_resume;
+    let policy = on_resume.approval_policy.as_ref().map(|p| p.value);
+    let (true, Some(policy)) = (on_resume.approval_required(), policy) else {
+        return Ok(Gate {
+            status: ApprovalStatus {
+                required: false,
+                policy: policy.map(EnumValue::as_str),
+                granted: false,
+                auto_granted: false,
+                approval: None,
+                harness_pending: false,
+                candidates: Vec::new(),
+                reason: "approval not required".into(),
+            },
+            policy,
+            trust_state: "not_required",
+        });
+    };
+    let expected = Expectation {
+        checkpoint_id: &target.checkpoint_id,
+        policy,
+        now: request.now,
+        stale_fields: stale_now,
+        digest: &target.digest,
+    };
+    let judge = |source: Origin, location: String, record: ApprovalRecord| {
+        let problems = approval::validate(&record, &expected);
+        Candidate {
+            source,
+            location,
+            record: Some(record),
+            valid: problems.is_empty(),
+            problems,
+        }
+    };
+
+    let mut candidates = Vec::new();
+    let mut pending: Option<String> = None;
+    if let Some(store) = context.get(APPROVALS_KEY) {
+        let location = format!("{APPROVALS_KEY}.{}", target.checkpoint_id);
+        let Value::Object(store) = store else {
+            return Err(ResumeError::MalformedApproval {
+                location: format!("the context's `{APPROVALS_KEY}`"),
+                message: format!(
+                    "it must be a mapping of checkpoint id to ApprovalRecord, found {}",
+                    type_name(store)
+                ),
+            });
+        };
+        if let Some(value) = store.get(&target.checkpoint_id) {
+            let records =
+                parse_records(value).map_err(|message| ResumeError::MalformedApproval {
+                    location: format!("the context's `{location}`"),
+                    message,
+                })?;
+            for record in records {
+                candidates.push(judge(Origin::Context, location.clone(), record));
+            }
+        }
+    }
+    for source in &request.approvals {
+        match source {
+            ApprovalSource::File { location, records } => {
+                for record in records {
+                    candidates.push(judge(Origin::File, location.clone(), record.clone()));
+                }
+            }
+            ApprovalSource::HarnessGrant { location, record } => {
+                let record = record.clone().unwrap_or_else(|| ApprovalRecord {
+                    approved_by: "harness".into(),
+                    approved_at: request.now.to_string(),
+                    policy: ApproverKind::Human.as_str().into(),
+                    checkpoint_id: target.checkpoint_id.clone(),
+                    stale_fields_acknowledged: stale_now.to_vec(),
+                    notes: Some(format!("harness grant `{location}`")),
+                    target_digest: Some(target.digest.clone()),
+                });
+                candidates.push(judge(Origin::Harness, location.clone(), record));
+            }
+            ApprovalSource::HarnessPending { location } => {
+                candidates.push(Candidate {
+                    source: Origin::Harness,
+                    location: location.clone(),
+                    record: None,
+                    valid: false,
+                    problems: vec![format!(
+                        "the harness request `{location}` is pending: it has no `.granted` sentinel"
+                    )],
+                });
+                pending.get_or_insert_with(|| location.clone());
+            }
+        }
+    }
+
+    let auto = policy == ApprovalPolicy::AutoIfFresh
+        && last
+            .iter()
+            .filter(|e| e.blocks())
+            .all(|e| e.state == State::Fresh);
+    let mut approval = candidates
+        .iter()
+        .find(|c| c.valid)
+        .and_then(|c| c.record.clone());
+    let mut declined = false;
+
+    let would_deny = pending.is_none() && approval.is_none() && !auto;
+    let worth_asking = match request.mode {
+        Mode::Strict => !blocking_failure,
+        Mode::Permissive => true,
+        Mode::Audit => false,
+    };
+    if would_deny
+        && worth_asking
+        && ApproverKind::Human.satisfies(policy)
+        && let Some(operator) = operator
+    {
+        let question = ApprovalQuestion {
+            checkpoint_id: target.checkpoint_id.clone(),
+            phase: target.phase.name.clone(),
+            pipeline_id: target.pipeline_id.clone(),
+            policy,
+            target_digest: target.digest.clone(),
+            stale_fields: stale_now.to_vec(),
+            irreversible: target
+                .phase
+                .side_effects
+                .as_ref()
+                .is_some_and(|s| s.value == crate::model::SideEffects::Irreversible),
+            authorization_statement: statement.to_string(),
+        };
+        match operator.ask(&question).map_err(ResumeError::Operator)? {
+            Some(name) => {
+                let record = ApprovalRecord {
+                    approved_by: name,
+                    approved_at: request.now.to_string(),
+                    policy: ApproverKind::Human.as_str().into(),
+                    checkpoint_id: target.checkpoint_id.clone(),
+                    stale_fields_acknowledged: stale_now.to_vec(),
+                    notes: Some("approved interactively".into()),
+                    target_digest: Some(target.digest.clone()),
+                };
+                let candidate = judge(Origin::Interactive, "terminal".into(), record);
+                if candidate.valid {
+                    approval = candidate.record.clone();
+                }
+                candidates.push(candidate);
+            }
+            None => declined = true,
+        }
+    }
+
+    let policy_name = policy.as_str();
+    let granted = pending.is_none() && (approval.is_some() || auto);
+    let auto_granted = granted && approval.is_none();
+    let presented = candidates.iter().filter(|c| c.record.is_some()).count();
+    let (reason, trust_state) = if let Some(location) = &pending {
+        (
+            format!(
+                "harness approval pending: `{location}` has no `.granted` sentinel, so the resume is denied"
+            ),
+            "pending",
+        )
+    } else if let Some(record) = &approval {
+        let from = candidates
+            .iter()
+            .find(|c| c.valid)
+            .map_or(String::new(), |c| format!(" from {}", c.location));
+        (
+            format!(
+                "granted by `{}` ({}){from}",
+                record.approved_by, record.policy
+            ),
+            "approved",
+        )
+    } else if auto {
+        (
+            "granted automatically: approval_policy auto_if_fresh and every blocking field is fresh"
+                .to_string(),
+            "auto_approved",
+        )
+    } else if declined {
+        (
+            format!("approval required (policy `{policy_name}`) and the operator declined"),
+            "declined",
+        )
+    } else if presented == 0 {
+        let mut reason =
+            format!("approval required (policy `{policy_name}`) and none was presented");
+        if policy == ApprovalPolicy::AutoIfFresh {
+            reason.push_str(
+                "; auto_if_fresh does not apply because a blocking field is stale or has no provenance",
+            );
+        }
+        (reason, "unapproved")
+    } else {
+        let problems: Vec<String> = candidates
+            .iter()
+            .filter(|c| c.record.is_some())
+            .map(|c| {
+                format!(
+                    "{} by `{}`: {}",
+                    c.location,
+                    c.record.as_ref().map_or("", |r| r.approved_by.as_str()),
+                    c.problems.join("; ")
+                )
+            })
+            .collect();
+        (
+            format!(
+                "approval required (policy `{policy_name}`); {presented} approval{} presented, none valid: {}",
+                if presented == 1 { " was" } else { "s were" },
+                problems.join(" | ")
+            ),
+            "rejected",
+        )
+    };
+    Ok(Gate {
+        status: ApprovalStatus {
+            required: true,
+            policy: Some(policy_name),
+            granted,
+            auto_granted,
+            approval: approval.filter(|_| granted),
+            harness_pending: pending.is_some(),
+            candidates,
+            reason,
+        },
+        policy: Some(policy),
+        trust_state,
+    })
+}
+
+#[allow(clippy::too_many_arguments)]
+fn gate_result(
+    target: &Target<'_>,
+    passed: bool,
+    decision: Decision,
+    failures: &[String],
+    warnings: &[String],
+    stale_fields: &[StaleField],
+    missing_provenance: &[String],
+    entry: &EntryRevalidation,
+    approval: &ApprovalStatus,
+) -> GateResult {
+    let mut evidence = Vec::new();
+    for s in stale_fields {
+        evidence.push(Evidence {
+            kind: "staleness",
+            reference: s.field.clone(),
+            description: s.reason.clone(),
+        });
+    }
+    for f in missing_provenance {
+        evidence.push(Evidence {
+            kind: "missing_provenance",
+            reference: f.clone(),
+            description: format!("no `{PROVENANCE_KEY}` stamp for `{f}`"),
+        });
+    }
+    for r in &entry.field_results {
+        if r.status != FieldStatus::Propagated {
+            evidence.push(Evidence {
+                kind: "field_validation",
+                reference: format!("{}:{}", r.phase, r.field),
+                description: r.message.clone(),
+            });
+        }
+    }
+    if approval.required {
+        evidence.push(Evidence {
+            kind: "approval",
+            reference: target.checkpoint_id.clone(),
+            description: approval.reason.clone(),
+        });
+    }
+    let reason = if !passed {
+        format!("Blocking failures: {}", failures.join("; "))
+    } else if warnings.is_empty() {
+        "Resume checks passed".to_string()
+    } else {
+        format!(
+            "Resume checks passed with {} warning{}",
+            warnings.len(),
+            if warnings.len() == 1 { "" } else { "s" }
+        )
+    };
+    GateResult {
+        gate_id: format!("checkpoint.{}.resume", target.checkpoint_id),
+        phase: target.phase.name.clone(),
+        result: if passed { "pass" } else { "fail" },
+        severity: if !passed {
+            "error"
+        } else if warnings.is_empty() {
+            "info"
+        } else {
+            "warning"
+        },
+        reason,
+        blocking: decision != Decision::Resume,
+        evidence,
+    }
+}
+
+fn events(
+    target: &Target<'_>,
+    request: &ResumeRequest,
+    passed: bool,
+    stale_fields: &[StaleField],
+    fresh_fields: &[String],
+    missing_provenance: &[String],
+    approval: &ApprovalStatus,
+) -> Vec<Event> {
+    let timestamp = request.now.to_string();
+    let max_staleness = stale_fields
+        .iter()
+        .filter_map(|s| s.elapsed_seconds)
+        .max()
+        .unwrap_or(0)
+        .max(0);
+    let attributes = |pairs: Vec<(&str, Value)>| -> BTreeMap<String, Value> {
+        pairs.into_iter().map(|(k, v)| (k.to_string(), v)).collect()
+    };
+    let mut events = vec![Event {
+        name: "context.checkpoint.resume",
+        timestamp: timestamp.clone(),
+        attributes: attributes(vec![
+            ("checkpoint.id", json!(target.checkpoint_id)),
+            ("checkpoint.phase", json!(target.phase.name)),
+            ("checkpoint.passed", json!(passed)),
+            ("checkpoint.stale_field_count", json!(stale_fields.len())),
+            ("checkpoint.fresh_field_count", json!(fresh_fields.len())),
+            (
+                "checkpoint.missing_provenance_count",
+                json!(missing_provenance.len()),
+            ),
+            ("checkpoint.approval_required", json!(approval.required)),
+            ("checkpoint.approval_granted", json!(approval.granted)),
+            ("checkpoint.enforcement_mode", json!(request.mode.as_str())),
+            ("checkpoint.max_staleness_seconds", json!(max_staleness)),
+        ]),
+    }];
+    for s in stale_fields {
+        events.push(Event {
+            name: "context.checkpoint.stale_field",
+            timestamp: timestamp.clone(),
+            attributes: attributes(vec![
+                ("checkpoint.stale.field", json!(s.field)),
+                ("checkpoint.stale.elapsed_seconds", json!(s.elapsed_seconds)),
+                ("checkpoint.stale.max_age_seconds", json!(s.max_age_seconds)),
+                ("checkpoint.stale.severity", json!(s.severity)),
+                ("checkpoint.stale.recovery", json!(s.recovery)),
+                (
+                    "checkpoint.stale.recovery_attempted",
+                    json!(s.recovery_attempted),
+                ),
+                (
+                    "checkpoint.stale.recovery_succeeded",
+                    json!(s.recovery_succeeded),
+                ),
+            ]),
+        });
+    }
+    events
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::config::Settings;
+    use crate::resume::{RecoveryOutcome, Timestamp};
+
+    const CONTRACT: &str = r#"
+schema_version: "1"
+pipeline_id: unit
+phases:
+  fetch:
+    exit:
+      required:
+        - name: data
+  ship:
+    side_effects: irreversible
+    entry:
+      required:
+        - name: data
+checkpoint_integrity:
+  - checkpoint_id: before_ship
+    phase: fetch
+    on_resume:
+      staleness_checks:
+        - field: data
+          max_age_seconds: 60
+          on_stale: blocking
+          recovery: re_retrieve
+      approval_required: true
+      approval_policy: human
+"#;
+
+    fn request(context: Value) -> ResumeRequest {
+        ResumeRequest {
+            checkpoint_id: "before_ship".into(),
+            context,
+            now: "2026-03-01T12:00:00Z".parse::<Timestamp>().unwrap(),
+            mode: Mode::Strict,
+            next_phase: None,
+            approvals: Vec::new(),
+            max_clock_skew: 300,
+        }
+    }
+
+    fn stamped(set_at: &str) -> Value {
+        json!({"data": 1, "_cc_propagation": {"data": {"origin_phase": "fetch", "set_at": set_at, "value_hash": "x"}}})
+    }
+
+    struct Person(Option<&'static str>, usize);
+
+    impl Operator for Person {
+        fn ask(&mut self, question: &ApprovalQuestion) -> Result<Option<String>, String> {
+            assert_eq!(question.checkpoint_id, "before_ship");
+            assert!(!question.irreversible, "the checkpoint's phase is `fetch`");
+            self.1 += 1;
+            Ok(self.0.map(str::to_string))
+        }
+    }
+
+    #[test]
+    fn an_operator_can_grant_the_missing_human_approval() {
+        let analysis = crate::analyze(CONTRACT, &Settings::default());
+        let mut person = Person(Some("ana"), 0);
+        let report = check(
+            &analysis,
+            &request(stamped("2026-03-01T11:59:30Z")),
+            None,
+            Some(&mut person),
+        )
+        .unwrap();
+        assert_eq!(person.1, 1);
+        assert_eq!(report.decision, Decision::Resume);
+        let approval = report.approval_status.approval.unwrap();
+        assert_eq!(approval.approved_by, "ana");
+        assert_eq!(
+            approval.target_digest.as_deref(),
+            Some(report.target_digest.as_str())
+        );
+        assert_eq!(
+            report.approval_status.candidates[0].source,
+            Origin::Interactive
+        );
+
+        let mut refuses = Person(None, 0);
+        let report = check(
+            &analysis,
+            &request(stamped("2026-03-01T11:59:30Z")),
+            None,
+            Some(&mut refuses),
+        )
+        .unwrap();
+        assert_eq!(report.decision, Decision::Denied);
+        let denial = report.denial.unwrap();
+        assert_eq!(denial.checkpoint_pending.trust_state, "declined");
+    }
+
+    #[test]
+    fn nobody_is_asked_when_the_resume_is_blocked_anyway() {
+        let analysis = crate::analyze(CONTRACT, &Settings::default());
+        let mut person = Person(Some("ana"), 0);
+        let report = check(
+            &analysis,
+            &request(stamped("2026-03-01T10:00:00Z")),
+            None,
+            Some(&mut person),
+        )
+        .unwrap();
+        assert_eq!(person.1, 0);
+        assert_eq!(report.decision, Decision::Blocked);
+    }
+
+    struct Refetch {
+        asked: Vec<String>,
+    }
+
+    impl Recoverer for Refetch {
+        fn describe(&self) -> String {
+            "refetch".into()
+        }
+
+        fn recover(&mut self, request: &RecoveryRequest<'_>) -> RecoveryOutcome {
+            self.asked
+                .push(format!("{} {}", request.field, request.strategy.as_str()));
+            RecoveryOutcome::Recovered {
+                detail: "fetched again".into(),
+            }
+        }
+
+        fn reread_context(&mut self) -> Result<Value, String> {
+            Ok(stamped("2026-03-01T11:59:59Z"))
+        }
+    }
+
+    #[test]
+    fn a_recoverer_is_asked_then_the_context_is_reread() {
+        let analysis = crate::analyze(CONTRACT, &Settings::default());
+        let mut refetch = Refetch { asked: Vec::new() };
+        let mut person = Person(Some("ana"), 0);
+        let report = check(
+            &analysis,
+            &request(stamped("2026-03-01T10:00:00Z")),
+            Some(&mut refetch),
+            Some(&mut person),
+        )
+        .unwrap();
+        assert_eq!(refetch.asked, ["data re_retrieve"]);
+        assert_eq!(report.decision, Decision::Resume);
+        assert!(report.stale_fields[0].recovery_succeeded);
+        assert!(!report.stale_fields[0].is_stale);
+        assert_eq!(report.recovery_attempts[0].command, "refetch");
+    }
+
+    #[test]
+    fn an_unclean_contract_gives_no_verdict() {
+        let analysis = crate::analyze("schema_version: 1\nphases: 3\n", &Settings::default());
+        let error = check(&analysis, &request(json!({})), None, None).unwrap_err();
+        assert!(
+            matches!(error, ResumeError::ContractHasErrors { .. }),
+            "{error}"
+        );
+    }
+}

@@ -1,0 +1,225 @@
+//! Runtime documents (contexts, approval records) as `serde_json::Value`:
+//! JSON read by serde_json, YAML read by the same spanned parser the
+//! contracts use, and the canonical JSON text the target digest hashes.
+
+use serde_json::{Map, Number, Value};
+
+use crate::syntax::{self, Limits, Node, NodeKind, Resolved};
+
+/// What the text of a runtime document is written in.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum DocumentFormat {
+    Json,
+    Yaml,
+    /// JSON when the first non-blank character opens an object or a list,
+    /// YAML otherwise.
+    Detect,
+}
+
+impl DocumentFormat {
+    /// The format a file name implies: `.json`, `.yaml`/`.yml`, else detect.
+    pub fn from_file_name(name: &str) -> Self {
+        let lower = name.to_ascii_lowercase();
+        if lower.ends_with(".json") {
+            DocumentFormat::Json
+        } else if lower.ends_with(".yaml") || lower.ends_with(".yml") {
+            DocumentFormat::Yaml
+        } else {
+            DocumentFormat::Detect
+        }
+    }
+}
+
+/// Why a document could not be read.
+#[derive(Debug, thiserror::Error, PartialEq, Eq)]
+pub enum DocumentError {
+    #[error("it is empty")]
+    Empty,
+    #[error("it is not valid JSON: {0}")]
+    Json(String),
+    #[error("it is not valid YAML: {message} (line {line})")]
+    Yaml { message: String, line: usize },
+    #[error("it cannot be loaded: {0}")]
+    Unloadable(String),
+    #[error("key `{key}` appears twice in one mapping (line {line})")]
+    DuplicateKey { key: String, line: usize },
+}
+
+/// Parses a context or approvals document.
+pub fn parse_document(text: &str, format: DocumentFormat) -> Result<Value, DocumentError> {
+    let trimmed = text.trim_start_matches(['\u{feff}', ' ', '\t', '\r', '\n']);
+    if trimmed.is_empty() {
+        return Err(DocumentError::Empty);
+    }
+    let json = match format {
+        DocumentFormat::Json => true,
+        DocumentFormat::Yaml => false,
+        DocumentFormat::Detect => trimmed.starts_with(['{', '[']),
+    };
+    if json {
+        return serde_json::from_str(trimmed).map_err(|e| DocumentError::Json(e.to_string()));
+    }
+    let line_of = |offset: usize| text[..offset.min(text.len())].matches('\n').count() + 1;
+    match syntax::parse(text, Limits::default()) {
+        Ok(Some(node)) => {
+            node_to_value(&node).map_err(|(key, offset)| DocumentError::DuplicateKey {
+                key,
+                line: line_of(offset),
+            })
+        }
+        Ok(None) => Err(DocumentError::Empty),
+        Err(syntax::SyntaxError::Yaml { message, offset }) => Err(DocumentError::Yaml {
+            message,
+            line: line_of(offset),
+        }),
+        Err(syntax::SyntaxError::Unloadable { message, .. }) => {
+            Err(DocumentError::Unloadable(message))
+        }
+    }
+}
+
+/// Converts a spanned YAML tree to JSON, resolving plain scalars by the
+/// YAML 1.2 core schema. A duplicate key is an error (key, byte offset):
+/// a runtime document is read fail-closed, never "last one wins".
+/// Non-finite floats (`.inf`, `.nan`), which JSON cannot hold, become
+/// their YAML text.
+pub fn node_to_value(node: &Node) -> Result<Value, (String, usize)> {
+    Ok(match &node.kind {
+        NodeKind::Scalar(scalar) => match scalar.resolve() {
+            Resolved::Null => Value::Null,
+            Resolved::Bool(b) => Value::Bool(b),
+            Resolved::Int(i) => Value::Number(i.into()),
+            Resolved::Float(f) => match Number::from_f64(f) {
+                Some(n) => Value::Number(n),
+                None => Value::String(scalar.text.clone()),
+            },
+            Resolved::Str(s) => Value::String(s.to_string()),
+        },
+        NodeKind::Sequence(items) => Value::Array(
+            items
+                .iter()
+                .map(node_to_value)
+                .collect::<Result<Vec<_>, _>>()?,
+        ),
+        NodeKind::Mapping(entries) => {
+            let mut map = Map::new();
+            for entry in entries {
+                if map.contains_key(&entry.key.text) {
+                    return Err((entry.key.text.clone(), entry.key.span.start));
+                }
+                map.insert(entry.key.text.clone(), node_to_value(&entry.value)?);
+            }
+            Value::Object(map)
+        }
+    })
+}
+
+/// Canonical JSON: object keys sorted by their UTF-8 bytes, no whitespace,
+/// strings escaped as serde_json escapes them. Independent of whether
+/// serde_json's `Map` preserves insertion order in this build.
+pub fn canonical_json(value: &Value) -> String {
+    let mut out = String::new();
+    write_canonical(value, &mut out);
+    out
+}
+
+fn write_canonical(value: &Value, out: &mut String) {
+    match value {
+        Value::Null | Value::Bool(_) | Value::Number(_) | Value::String(_) => {
+            out.push_str(&value.to_string());
+        }
+        Value::Array(items) => {
+            out.push('[');
+            for (i, item) in items.iter().enumerate() {
+                if i > 0 {
+                    out.push(',');
+                }
+                write_canonical(item, out);
+            }
+            out.push(']');
+        }
+        Value::Object(map) => {
+            let mut keys: Vec<&String> = map.keys().collect();
+            keys.sort();
+            out.push('{');
+            for (i, key) in keys.into_iter().enumerate() {
+                if i > 0 {
+                    out.push(',');
+                }
+                out.push_str(&Value::String(key.clone()).to_string());
+                out.push(':');
+                if let Some(v) = map.get(key) {
+                    write_canonical(v, out);
+                }
+            }
+            out.push('}');
+        }
+    }
+}
+
+/// The JSON type name of a value, for messages.
+pub fn type_name(value: &Value) -> &'static str {
+    match value {
+        Value::Null => "null",
+        Value::Bool(_) => "a boolean",
+        Value::Number(n) if n.is_f64() => "a float",
+        Value::Number(_) => "an integer",
+        Value::String(_) => "a string",
+        Value::Array(_) => "a list",
+        Value::Object(_) => "a mapping",
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn yaml_scalars_resolve_by_the_core_schema() {
+        let v = parse_document(
+            "a: 1\nb: '1'\nc: ~\nd: true\ne: 1.5\nf: [x, 2]\n",
+            DocumentFormat::Yaml,
+        )
+        .unwrap();
+        assert_eq!(
+            canonical_json(&v),
+            r#"{"a":1,"b":"1","c":null,"d":true,"e":1.5,"f":["x",2]}"#
+        );
+    }
+
+    #[test]
+    fn duplicate_yaml_keys_are_refused() {
+        let err = parse_document("a: 1\nb: 2\na: 3\n", DocumentFormat::Yaml).unwrap_err();
+        assert_eq!(
+            err,
+            DocumentError::DuplicateKey {
+                key: "a".into(),
+                line: 3
+            }
+        );
+    }
+
+    #[test]
+    fn detection_and_truncated_json() {
+        assert!(matches!(
+            parse_document("{\"a\": 1", DocumentFormat::Detect),
+            Err(DocumentError::Json(_))
+        ));
+        assert!(parse_document("  a: 1", DocumentFormat::Detect).is_ok());
+        assert_eq!(
+            parse_document(" \n ", DocumentFormat::Detect),
+            Err(DocumentError::Empty)
+        );
+    }
+
+    #[test]
+    fn canonical_json_sorts_nested_keys_and_escapes() {
+        let v: Value =
+            serde_json::from_str(r#"{"b": {"z": 1, "a": "x\"y"}, "a": [ {"d":1,"c":2} ]}"#)
+                .unwrap();
+        assert_eq!(
+            canonical_json(&v),
+            r#"{"a":[{"c":2,"d":1}],"b":{"a":"x\"y","z":1}}"#
+        );
+    }
+}

@@ -1,0 +1,131 @@
+//! The runtime resume check (SPEC §6, ContextCore REQ-10): may a paused
+//! run resume from a checkpoint, given the context it would resume with?
+//!
+//! It reads the same `Analysis` the linter builds — the contract model for
+//! the checkpoint spec, the phase graph for the next phases, the YAML tree
+//! for the target digest — and never loads the contract a second way.
+//! Nothing here spawns processes or touches terminals: recovery hooks and
+//! interactive approval come in through the `Recoverer` and `Operator`
+//! traits, implemented by the CLI or by a Rust orchestrator.
+
+mod approval;
+mod check;
+mod document;
+mod entry;
+mod report;
+mod staleness;
+mod target;
+
+pub use approval::{
+    APPROVALS_KEY, ApprovalQuestion, ApprovalRecord, ApprovalSource, ApproverKind, Candidate,
+    Operator, Origin, parse_records,
+};
+pub use check::check;
+pub use document::{DocumentError, DocumentFormat, canonical_json, node_to_value, parse_document};
+pub use entry::{FieldResult, FieldStatus};
+pub use jiff::Timestamp;
+pub use report::{
+    ApprovalStatus, AttemptOutcome, CheckedField, CheckpointPending, Decision, Denial,
+    EntryRevalidation, Event, Evidence, GateResult, Mode, RecoveryAttempt, ResumeReport,
+    ScopeDelta, StaleField,
+};
+pub use staleness::{PROVENANCE_KEY, parse_timestamp};
+pub use target::{Target, target_digest};
+
+use serde_json::Value;
+
+use crate::model::Recovery;
+
+/// Everything one resume check needs besides the contract.
+#[derive(Clone, Debug)]
+pub struct ResumeRequest {
+    pub checkpoint_id: String,
+    /// The context the run would resume with (must be a mapping).
+    pub context: Value,
+    pub now: Timestamp,
+    pub mode: Mode,
+    /// The phase the run resumes into; `None` means the graph successors
+    /// of the checkpoint's phase.
+    pub next_phase: Option<String>,
+    /// Approvals from outside the context (files, harness sentinels).
+    pub approvals: Vec<ApprovalSource>,
+    /// Seconds a `set_at` may lie in the future and still count as fresh.
+    pub max_clock_skew: u64,
+}
+
+/// "Recover field F with strategy S", asked of whoever can.
+#[derive(Clone, Debug)]
+pub struct RecoveryRequest<'a> {
+    pub checkpoint_id: &'a str,
+    pub phase: &'a str,
+    pub field: &'a str,
+    pub strategy: Recovery,
+}
+
+/// How one recovery attempt ended.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum RecoveryOutcome {
+    Recovered {
+        detail: String,
+    },
+    Failed {
+        exit_code: Option<i32>,
+        detail: String,
+    },
+    TimedOut {
+        detail: String,
+    },
+    NotStarted {
+        detail: String,
+    },
+}
+
+/// Runs recovery (SPEC §6 step 3) and re-reads the context afterwards.
+pub trait Recoverer {
+    /// What runs, for the attempt record (e.g. the hook command).
+    fn describe(&self) -> String;
+    fn recover(&mut self, request: &RecoveryRequest<'_>) -> RecoveryOutcome;
+    /// The context as it is now, after recovery changed it.
+    fn reread_context(&mut self) -> Result<Value, String>;
+}
+
+/// Why no verdict could be given. Every one of these must stop a resume.
+#[derive(Debug, thiserror::Error)]
+pub enum ResumeError {
+    #[error("the contract has errors, so no resume verdict can be given: {}", findings.join("; "))]
+    ContractHasErrors { findings: Vec<String> },
+    #[error("unknown checkpoint `{id}`; {}", list("checkpoints", known))]
+    UnknownCheckpoint { id: String, known: Vec<String> },
+    #[error("checkpoint `{id}` cannot be checked: {problem}")]
+    InvalidCheckpoint { id: String, problem: String },
+    #[error(
+        "next phase `{name}` is not a declared phase; {}",
+        list("phases", known)
+    )]
+    UnknownPhase { name: String, known: Vec<String> },
+    #[error("the context must be a mapping, found {found}")]
+    ContextNotMapping { found: &'static str },
+    #[error("malformed context: {message}")]
+    MalformedContext { message: String },
+    #[error("malformed approval in {location}: {message}")]
+    MalformedApproval { location: String, message: String },
+    #[error("cannot re-read the context after recovery: {0}")]
+    Reread(String),
+    #[error("cannot ask the operator for approval: {0}")]
+    Operator(String),
+}
+
+fn list(what: &str, items: &[String]) -> String {
+    if items.is_empty() {
+        format!("the contract declares no {what}")
+    } else {
+        format!(
+            "{what}: {}",
+            items
+                .iter()
+                .map(|i| format!("`{i}`"))
+                .collect::<Vec<_>>()
+                .join(", ")
+        )
+    }
+}

@@ -1,0 +1,253 @@
+//! The resume verdict as data: `ResumeReport` serializes to the JSON shape
+//! of SPEC §6 (`--format json`), and the human renderer reads the same
+//! values.
+
+use serde::Serialize;
+use serde_json::Value;
+
+use crate::resume::approval::{ApprovalRecord, Candidate};
+use crate::resume::entry::FieldResult;
+
+/// How failures are enforced (SPEC §6 step 6).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Mode {
+    /// A blocking failure blocks; a missing approval denies.
+    #[default]
+    Strict,
+    /// Blocking failures are reported and the run may resume; a missing
+    /// approval still denies.
+    Permissive,
+    /// Everything is reported; nothing blocks, approval included.
+    Audit,
+}
+
+impl Mode {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Mode::Strict => "strict",
+            Mode::Permissive => "permissive",
+            Mode::Audit => "audit",
+        }
+    }
+}
+
+/// May the run resume?
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Decision {
+    Resume,
+    Blocked,
+    Denied,
+}
+
+impl Decision {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Decision::Resume => "resume",
+            Decision::Blocked => "blocked",
+            Decision::Denied => "denied",
+        }
+    }
+}
+
+/// The whole verdict of one resume check.
+#[derive(Clone, Debug, Serialize)]
+pub struct ResumeReport {
+    /// The version of this JSON shape.
+    pub version: u32,
+    pub checkpoint_id: String,
+    /// The phase the checkpoint follows.
+    pub phase: String,
+    pub pipeline_id: String,
+    /// False when a blocking field is stale, a blocking entry field failed,
+    /// or a required approval was not granted — whatever the mode.
+    pub passed: bool,
+    /// What the mode makes of it.
+    pub decision: Decision,
+    pub mode: Mode,
+    /// What strict mode would have decided (differs in permissive and audit).
+    pub strict_decision: Decision,
+    /// The resume time the check used.
+    pub now: String,
+    pub max_clock_skew_seconds: u64,
+    pub target_digest: String,
+    /// Every staleness check as finally evaluated (after any recovery), in
+    /// declaration order: what was checked.
+    pub staleness_checks: Vec<CheckedField>,
+    /// Every field found stale, before or after recovery: `elapsed_seconds`
+    /// and `set_at` are those of the finding (before recovery), `is_stale`
+    /// is the final state, and `reason` says what recovery changed.
+    pub stale_fields: Vec<StaleField>,
+    pub fresh_fields: Vec<String>,
+    pub missing_provenance: Vec<String>,
+    /// Whether the context carries `_cc_propagation` at all.
+    pub provenance_present: bool,
+    pub recovery_attempts: Vec<RecoveryAttempt>,
+    pub entry_revalidation: EntryRevalidation,
+    pub approval_status: ApprovalStatus,
+    /// Present when the approval gate denied (in any mode).
+    pub denial: Option<Denial>,
+    /// What failed, one sentence each.
+    pub failures: Vec<String>,
+    /// What is reported without failing.
+    pub warnings: Vec<String>,
+    pub gate_result: GateResult,
+    pub events: Vec<Event>,
+}
+
+#[derive(Clone, Debug, Serialize)]
+pub struct CheckedField {
+    pub field: String,
+    /// `fresh`, `stale`, or `unknown` (no `_cc_propagation` at all).
+    pub state: &'static str,
+    pub elapsed_seconds: Option<i64>,
+    pub max_age_seconds: i64,
+    pub severity: &'static str,
+    pub reason: String,
+}
+
+#[derive(Clone, Debug, Serialize)]
+pub struct StaleField {
+    pub field: String,
+    /// When found stale; `null` when unknown (no stamp, or an unparseable
+    /// timestamp).
+    pub elapsed_seconds: Option<i64>,
+    pub max_age_seconds: i64,
+    pub is_stale: bool,
+    /// The check's `on_stale`.
+    pub severity: &'static str,
+    pub recovery: Option<&'static str>,
+    /// Whether it blocks the resume while stale (`on_stale: blocking` or
+    /// `recovery: fail`).
+    pub blocking: bool,
+    pub reason: String,
+    pub recovery_attempted: bool,
+    pub recovery_succeeded: bool,
+    pub set_at: Option<String>,
+    pub description: Option<String>,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum AttemptOutcome {
+    /// The hook exited 0.
+    Recovered,
+    /// The hook exited non-zero or was killed by a signal.
+    Failed,
+    /// The hook ran past its time limit and was killed.
+    TimedOut,
+    /// The hook could not be started.
+    NotStarted,
+}
+
+#[derive(Clone, Debug, Serialize)]
+pub struct RecoveryAttempt {
+    pub field: String,
+    pub strategy: &'static str,
+    pub command: String,
+    pub outcome: AttemptOutcome,
+    pub exit_code: Option<i32>,
+    pub detail: String,
+    /// The hook succeeded and the field is fresh after re-reading the context.
+    pub recovered: bool,
+}
+
+#[derive(Clone, Debug, Serialize)]
+pub struct EntryRevalidation {
+    /// False when the checkpoint sets `revalidate_entry: false`.
+    pub performed: bool,
+    /// The next phase when there is exactly one; `null` otherwise.
+    pub phase: Option<String>,
+    /// Every phase revalidated (graph successors, or `--next-phase`).
+    pub phases: Vec<String>,
+    /// `graph`, `next_phase` or `none`.
+    pub next_phase_source: &'static str,
+    pub passed: bool,
+    pub field_results: Vec<FieldResult>,
+    pub reason: String,
+}
+
+#[derive(Clone, Debug, Serialize)]
+pub struct ApprovalStatus {
+    pub required: bool,
+    /// The checkpoint's `approval_policy`.
+    pub policy: Option<&'static str>,
+    pub granted: bool,
+    /// `auto_if_fresh` granted it because nothing blocking is stale.
+    pub auto_granted: bool,
+    /// The record that granted it.
+    pub approval: Option<ApprovalRecord>,
+    /// A harness request `checkpoint-<id>.md` waits for its `.granted`.
+    pub harness_pending: bool,
+    /// Every approval presented, valid or not.
+    pub candidates: Vec<Candidate>,
+    pub reason: String,
+}
+
+/// What an operator console needs to render a denial without deriving
+/// anything itself.
+#[derive(Clone, Debug, Serialize)]
+pub struct Denial {
+    pub reason: String,
+    pub checkpoint_id: String,
+    pub phase: String,
+    pub required_policy: &'static str,
+    pub target_digest: String,
+    pub stale_fields: Vec<String>,
+    pub checkpoint_pending: CheckpointPending,
+}
+
+#[derive(Clone, Debug, Serialize)]
+pub struct CheckpointPending {
+    pub checkpoint_type: &'static str,
+    pub trigger_description: String,
+    pub canonical_request_summary: String,
+    pub scope_delta: ScopeDelta,
+    pub risk_classification: &'static str,
+    pub side_effect_class: &'static str,
+    pub policy_basis: &'static str,
+    pub authorization_statement: String,
+    /// `unapproved` (nothing presented), `rejected` (every approval
+    /// presented is invalid), `pending` (a harness request waits),
+    /// `declined` (the operator said no).
+    pub trust_state: &'static str,
+}
+
+#[derive(Clone, Debug, Serialize)]
+pub struct ScopeDelta {
+    pub stale_fields: Vec<String>,
+    pub failed_entry_fields: Vec<String>,
+}
+
+/// ContextCore's GateResult shape.
+#[derive(Clone, Debug, Serialize)]
+pub struct GateResult {
+    pub gate_id: String,
+    pub phase: String,
+    /// `pass` or `fail`.
+    pub result: &'static str,
+    /// `error`, `warning` or `info`.
+    pub severity: &'static str,
+    pub reason: String,
+    pub blocking: bool,
+    pub evidence: Vec<Evidence>,
+}
+
+#[derive(Clone, Debug, Serialize)]
+pub struct Evidence {
+    #[serde(rename = "type")]
+    pub kind: &'static str,
+    #[serde(rename = "ref")]
+    pub reference: String,
+    pub description: String,
+}
+
+/// A span event with REQ-10-009's name and attributes.
+#[derive(Clone, Debug, Serialize)]
+pub struct Event {
+    pub name: &'static str,
+    pub timestamp: String,
+    /// Sorted by name.
+    pub attributes: std::collections::BTreeMap<String, Value>,
+}
