@@ -2,12 +2,13 @@
 //! current target digest, for `resume-check --approvals`.
 
 use std::io::{IsTerminal, Write};
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
 use clap::ValueEnum;
 use phaselint_lint::model::{EnumValue, SideEffects};
 use phaselint_lint::resume::{ApprovalRecord, ApproverKind, Target};
 
+use crate::atomic_write::write_atomically;
 use crate::exit;
 use crate::resume::{NoVerdict, ask_yes_no, load_contract, parse_now};
 
@@ -174,23 +175,4 @@ fn approve(args: &ApproveArgs) -> Result<(), NoVerdict> {
         }
     }
     Ok(())
-}
-
-/// Writes a temporary file beside `path` and renames it into place.
-fn write_atomically(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
-    let dir = path
-        .parent()
-        .filter(|p| !p.as_os_str().is_empty())
-        .unwrap_or(Path::new("."));
-    let name = path
-        .file_name()
-        .map_or_else(|| "approval".into(), |n| n.to_string_lossy().into_owned());
-    let temp = dir.join(format!(".{name}.{}.tmp", std::process::id()));
-    let result = std::fs::File::create(&temp)
-        .and_then(|mut f| f.write_all(bytes).and_then(|()| f.sync_all()))
-        .and_then(|()| std::fs::rename(&temp, path));
-    if result.is_err() {
-        let _ = std::fs::remove_file(&temp);
-    }
-    result
 }

@@ -12,6 +12,7 @@ use phaselint_lint::diagnostic::Severity;
 use phaselint_lint::fix::apply_safe_fixes;
 use phaselint_lint::{Analysis, analyze_bytes};
 
+use crate::atomic_write::write_atomically;
 use crate::output::{self, Report};
 use crate::{Format, LintArgs, exit};
 
@@ -297,27 +298,6 @@ fn fix_all(
         files += 1;
     }
     Ok((fixes, files))
-}
-
-/// Writes beside the file and renames over it, so a crash never leaves a
-/// half-written contract; the file keeps its permissions.
-fn write_atomically(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
-    let dir = path
-        .parent()
-        .filter(|p| !p.as_os_str().is_empty())
-        .unwrap_or(Path::new("."));
-    let name = path
-        .file_name()
-        .map_or_else(|| "contract".into(), |n| n.to_string_lossy().into_owned());
-    let temporary = dir.join(format!(".{name}.phaselint-fix-{}", std::process::id()));
-    let permissions = std::fs::metadata(path)?.permissions();
-    let written = std::fs::write(&temporary, bytes)
-        .and_then(|()| std::fs::set_permissions(&temporary, permissions))
-        .and_then(|()| std::fs::rename(&temporary, path));
-    if written.is_err() {
-        let _ = std::fs::remove_file(&temporary);
-    }
-    written
 }
 
 /// Analyzes every target, spreading the files over the machine's cores.

@@ -3,6 +3,7 @@
 //! found; it does no analysis of its own.
 
 mod approve;
+mod atomic_write;
 mod lint;
 mod output;
 mod resume;
