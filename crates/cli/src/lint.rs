@@ -78,8 +78,8 @@ pub fn run(args: &LintArgs) -> u8 {
                 );
                 failed_io = true;
             }
-            Ok(analysis) => {
-                if target.walked && !analysis.is_context_contract() && !analysis.is_unreadable() {
+            Ok((analysis, other_kind)) => {
+                if target.walked && other_kind {
                     if args.verbose {
                         eprintln!(
                             "phaselint: note: skipped {}: not a context contract (its root has none of schema_version, pipeline_id, phases, checkpoint_integrity)",
@@ -281,11 +281,11 @@ fn collect(args: &LintArgs, configs: &mut ConfigCache) -> Result<Vec<Target>, St
 /// its analysis with that of the fixed text. Returns (fixes, files).
 fn fix_all(
     targets: &[Target],
-    results: &mut [Result<Analysis, String>],
+    results: &mut [Result<(Analysis, bool), String>],
 ) -> Result<(usize, usize), String> {
     let (mut fixes, mut files) = (0, 0);
     for (target, result) in targets.iter().zip(results.iter_mut()) {
-        let Ok(analysis) = result else { continue };
+        let Ok((analysis, _)) = result else { continue };
         let Some((text, applied)) = apply_safe_fixes(&analysis.source, &analysis.diagnostics)
         else {
             continue;
@@ -293,29 +293,40 @@ fn fix_all(
         write_atomically(&target.path, text.as_bytes())
             .map_err(|e| format!("cannot write the fixes to {}: {e}", target.path.display()))?;
         let settings = target.config.settings_for(&absolute(&target.path));
-        *result = Ok(analyze_bytes(text.as_bytes(), &settings));
+        *result = Ok(checked(analyze_bytes(text.as_bytes(), &settings)));
         fixes += applied;
         files += 1;
     }
     Ok((fixes, files))
 }
 
+/// An analysis reduced to its findings, with whether the file is another
+/// kind of contract.
+fn checked(mut analysis: Analysis) -> (Analysis, bool) {
+    let other_kind = !analysis.is_context_contract() && !analysis.is_unreadable();
+    analysis.keep_only_findings();
+    (analysis, other_kind)
+}
+
 /// Analyzes every target, spreading the files over the machine's cores.
-fn lint_all(targets: &[Target], stdin: Option<&[u8]>) -> Vec<Result<Analysis, String>> {
+/// Each result carries whether the file is another kind of contract (its
+/// root has none of the context-contract keys), decided before the model is
+/// dropped.
+fn lint_all(targets: &[Target], stdin: Option<&[u8]>) -> Vec<Result<(Analysis, bool), String>> {
     let workers = std::thread::available_parallelism()
         .map_or(1, |n| n.get())
         .min(targets.len().max(1));
     let next = AtomicUsize::new(0);
-    let lint_one = |target: &Target| -> Result<Analysis, String> {
+    let lint_one = |target: &Target| -> Result<(Analysis, bool), String> {
         let bytes = if target.stdin {
             stdin.unwrap_or_default().to_vec()
         } else {
             std::fs::read(&target.path).map_err(|e| e.to_string())?
         };
         let settings = target.config.settings_for(&absolute(&target.path));
-        Ok(analyze_bytes(&bytes, &settings))
+        Ok(checked(analyze_bytes(&bytes, &settings)))
     };
-    let mut slots: Vec<Option<Result<Analysis, String>>> =
+    let mut slots: Vec<Option<Result<(Analysis, bool), String>>> =
         (0..targets.len()).map(|_| None).collect();
     std::thread::scope(|scope| {
         let handles: Vec<_> = (0..workers)

@@ -2,6 +2,8 @@
 //! A declared field covers its dotted sub-paths, and a `*` segment matches
 //! any one segment.
 
+use std::collections::HashMap;
+
 #[derive(Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub struct FieldPath(String);
 
@@ -41,6 +43,110 @@ impl FieldPath {
 impl std::fmt::Display for FieldPath {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.write_str(&self.0)
+    }
+}
+
+/// Interned field paths with the lookups coverage needs: which facts a path
+/// covers (its sub-paths) and which facts cover it (its prefixes).
+pub(crate) struct FieldIndex {
+    pub(crate) facts: Vec<FieldPath>,
+    pub(crate) ids: HashMap<String, usize>,
+    by_prefix: HashMap<String, Vec<usize>>,
+    wildcards: Vec<usize>,
+}
+
+impl FieldIndex {
+    pub(crate) fn new<'a>(paths: impl Iterator<Item = &'a FieldPath>) -> Self {
+        let mut index = FieldIndex {
+            facts: Vec::new(),
+            ids: HashMap::new(),
+            by_prefix: HashMap::new(),
+            wildcards: Vec::new(),
+        };
+        for path in paths {
+            if index.ids.contains_key(path.as_str()) {
+                continue;
+            }
+            let id = index.facts.len();
+            index.ids.insert(path.as_str().to_string(), id);
+            if path.as_str().split('.').any(|s| s == "*") {
+                index.wildcards.push(id);
+            } else {
+                let text = path.as_str();
+                for (i, _) in text.match_indices('.') {
+                    index
+                        .by_prefix
+                        .entry(text[..i].to_string())
+                        .or_default()
+                        .push(id);
+                }
+                index
+                    .by_prefix
+                    .entry(text.to_string())
+                    .or_default()
+                    .push(id);
+            }
+            index.facts.push(path.clone());
+        }
+        index
+    }
+
+    pub(crate) fn len(&self) -> usize {
+        self.facts.len()
+    }
+
+    /// Facts that `path` covers (`path` or its sub-paths).
+    pub(crate) fn covered_by(&self, path: &FieldPath, mut visit: impl FnMut(usize)) {
+        if path.as_str().split('.').any(|s| s == "*") {
+            for (id, fact) in self.facts.iter().enumerate() {
+                if path.covers(fact) {
+                    visit(id);
+                }
+            }
+            return;
+        }
+        if let Some(ids) = self.by_prefix.get(path.as_str()) {
+            ids.iter().copied().for_each(&mut visit);
+        }
+        for &id in &self.wildcards {
+            if path.covers(&self.facts[id]) {
+                visit(id);
+            }
+        }
+    }
+
+    /// Facts that cover `path` or that it covers.
+    pub(crate) fn overlapping(&self, path: &FieldPath, mut visit: impl FnMut(usize)) {
+        self.covered_by(path, &mut visit);
+        let text = path.as_str();
+        for (i, _) in text.match_indices('.') {
+            if let Some(&id) = self.ids.get(&text[..i]) {
+                visit(id);
+            }
+        }
+        for &id in &self.wildcards {
+            if self.facts[id].covers(path) {
+                visit(id);
+            }
+        }
+    }
+
+    /// Whether any indexed path overlaps `path` (covers it or is covered).
+    pub(crate) fn any_overlapping(&self, path: &FieldPath) -> bool {
+        let mut found = false;
+        self.overlapping(path, |_| found = true);
+        found
+    }
+
+    pub(crate) fn set_of<'a>(
+        &self,
+        paths: impl Iterator<Item = &'a FieldPath>,
+    ) -> fixedbitset::FixedBitSet {
+        let mut set = fixedbitset::FixedBitSet::with_capacity(self.len());
+        for path in paths {
+            self.covered_by(path, |id| set.insert(id));
+        }
+        set
     }
 }
 

@@ -10,7 +10,7 @@ use petgraph::algo::dominators::{self, Dominators};
 use petgraph::graph::{DiGraph, NodeIndex};
 use petgraph::visit::EdgeRef;
 
-use crate::field_path::FieldPath;
+use crate::field_path::{FieldIndex, FieldPath};
 use crate::model::{Contract, FieldSeverity, Phase, TopologyEdge};
 
 /// What an edge of the graph came from.
@@ -42,8 +42,12 @@ pub struct PhaseGraph {
     cycles: Vec<Vec<usize>>,
     dominators: Dominators<NodeIndex>,
     virtual_root: NodeIndex,
-    availability: Availability,
-    liveness: Liveness,
+    /// Per phase, aligned with its `entry_required`: whether each field is
+    /// available on entry. Computed by the fixpoint, whose bit-vectors
+    /// (phases x fields) are dropped once answered.
+    entry_presence: Vec<Vec<Presence>>,
+    /// Per phase, aligned with `exit_fields()`: whether a later phase reads it.
+    exit_read_later: Vec<Vec<bool>>,
 }
 
 impl PhaseGraph {
@@ -137,6 +141,27 @@ impl PhaseGraph {
         let availability =
             Availability::compute(contract, &graph, &entries, &order, edges_of_topology);
         let liveness = Liveness::compute(contract, &graph, &order);
+        let entry_presence = contract
+            .phases
+            .iter()
+            .enumerate()
+            .map(|(i, p)| {
+                p.entry_required
+                    .iter()
+                    .map(|f| availability.presence(i, &f.name.value))
+                    .collect()
+            })
+            .collect();
+        let exit_read_later = contract
+            .phases
+            .iter()
+            .enumerate()
+            .map(|(i, p)| {
+                p.exit_fields()
+                    .map(|f| liveness.read_later(i, &f.name.value))
+                    .collect()
+            })
+            .collect();
 
         PhaseGraph {
             graph,
@@ -146,8 +171,8 @@ impl PhaseGraph {
             cycles,
             dominators,
             virtual_root,
-            availability,
-            liveness,
+            entry_presence,
+            exit_read_later,
         }
     }
 
@@ -233,13 +258,15 @@ impl PhaseGraph {
     }
 
     /// Whether `field` is available when `phase` starts.
-    pub fn availability(&self, phase: usize, field: &FieldPath) -> Presence {
-        self.availability.presence(phase, field)
+    /// Aligned with the phase's `entry_required`.
+    pub fn entry_presence(&self, phase: usize) -> &[Presence] {
+        self.entry_presence.get(phase).map_or(&[], Vec::as_slice)
     }
 
     /// Whether a phase reachable after `phase` reads a field overlapping `field`.
-    pub fn read_later(&self, phase: usize, field: &FieldPath) -> bool {
-        self.liveness.read_later(phase, field)
+    /// Aligned with the phase's `exit_fields()`.
+    pub fn exit_read_later(&self, phase: usize) -> &[bool] {
+        self.exit_read_later.get(phase).map_or(&[], Vec::as_slice)
     }
 }
 
@@ -266,103 +293,9 @@ fn reverse_post_order(graph: &DiGraph<(), EdgeOrigin>, root: NodeIndex) -> Vec<u
     order
 }
 
-/// Interned field paths with the lookups coverage needs: which facts a path
-/// covers (its sub-paths) and which facts cover it (its prefixes).
-struct FactIndex {
-    facts: Vec<FieldPath>,
-    ids: HashMap<String, usize>,
-    by_prefix: HashMap<String, Vec<usize>>,
-    wildcards: Vec<usize>,
-}
-
-impl FactIndex {
-    fn new<'a>(paths: impl Iterator<Item = &'a FieldPath>) -> Self {
-        let mut index = FactIndex {
-            facts: Vec::new(),
-            ids: HashMap::new(),
-            by_prefix: HashMap::new(),
-            wildcards: Vec::new(),
-        };
-        for path in paths {
-            if index.ids.contains_key(path.as_str()) {
-                continue;
-            }
-            let id = index.facts.len();
-            index.ids.insert(path.as_str().to_string(), id);
-            if path.as_str().split('.').any(|s| s == "*") {
-                index.wildcards.push(id);
-            } else {
-                let text = path.as_str();
-                for (i, _) in text.match_indices('.') {
-                    index
-                        .by_prefix
-                        .entry(text[..i].to_string())
-                        .or_default()
-                        .push(id);
-                }
-                index
-                    .by_prefix
-                    .entry(text.to_string())
-                    .or_default()
-                    .push(id);
-            }
-            index.facts.push(path.clone());
-        }
-        index
-    }
-
-    fn len(&self) -> usize {
-        self.facts.len()
-    }
-
-    /// Facts that `path` covers (`path` or its sub-paths).
-    fn covered_by(&self, path: &FieldPath, mut visit: impl FnMut(usize)) {
-        if path.as_str().split('.').any(|s| s == "*") {
-            for (id, fact) in self.facts.iter().enumerate() {
-                if path.covers(fact) {
-                    visit(id);
-                }
-            }
-            return;
-        }
-        if let Some(ids) = self.by_prefix.get(path.as_str()) {
-            ids.iter().copied().for_each(&mut visit);
-        }
-        for &id in &self.wildcards {
-            if path.covers(&self.facts[id]) {
-                visit(id);
-            }
-        }
-    }
-
-    /// Facts that cover `path` or that it covers.
-    fn overlapping(&self, path: &FieldPath, mut visit: impl FnMut(usize)) {
-        self.covered_by(path, &mut visit);
-        let text = path.as_str();
-        for (i, _) in text.match_indices('.') {
-            if let Some(&id) = self.ids.get(&text[..i]) {
-                visit(id);
-            }
-        }
-        for &id in &self.wildcards {
-            if self.facts[id].covers(path) {
-                visit(id);
-            }
-        }
-    }
-
-    fn set_of<'a>(&self, paths: impl Iterator<Item = &'a FieldPath>) -> FixedBitSet {
-        let mut set = FixedBitSet::with_capacity(self.len());
-        for path in paths {
-            self.covered_by(path, |id| set.insert(id));
-        }
-        set
-    }
-}
-
 /// Must/may availability of every entry-required field at every phase entry.
 struct Availability {
-    facts: FactIndex,
+    facts: FieldIndex,
     must_in: Vec<FixedBitSet>,
     may_in: Vec<FixedBitSet>,
 }
@@ -376,7 +309,7 @@ impl Availability {
         topology_edges: &[TopologyEdge],
     ) -> Self {
         let phases = &contract.phases;
-        let facts = FactIndex::new(
+        let facts = FieldIndex::new(
             phases
                 .iter()
                 .flat_map(|p| p.entry_required.iter().map(|f| &f.name.value)),
@@ -504,14 +437,14 @@ impl Availability {
 
 /// Backward may-analysis: which entry fields some later phase reads.
 struct Liveness {
-    facts: FactIndex,
+    facts: FieldIndex,
     live_out: Vec<FixedBitSet>,
 }
 
 impl Liveness {
     fn compute(contract: &Contract, graph: &DiGraph<(), EdgeOrigin>, order: &[usize]) -> Self {
         let phases: &[Phase] = &contract.phases;
-        let facts = FactIndex::new(
+        let facts = FieldIndex::new(
             phases
                 .iter()
                 .flat_map(|p| p.entry_fields().map(|f| &f.name.value)),
@@ -604,14 +537,19 @@ graph_topology:
     #[test]
     fn must_and_may_availability_through_a_branch() {
         let (_, graph) = graph_of(BRANCH);
-        let generate = 3;
-        let at = |f: &str| graph.availability(generate, &FieldPath::new(f));
-        assert_eq!(at("context"), Presence::Always);
-        assert_eq!(at("domain"), Presence::Always);
-        assert_eq!(at("confidence"), Presence::Sometimes);
-        assert_eq!(at("hint"), Presence::Sometimes);
-        // Dropped on one branch, kept on the other.
-        assert_eq!(at("tier"), Presence::Sometimes);
+        // generate requires context, confidence, domain, hint, tier.
+        assert_eq!(
+            graph.entry_presence(3),
+            [
+                Presence::Always,
+                Presence::Sometimes,
+                Presence::Always,
+                // Only an optional output.
+                Presence::Sometimes,
+                // Dropped on one branch, kept on the other.
+                Presence::Sometimes,
+            ]
+        );
     }
 
     #[test]
@@ -642,10 +580,16 @@ graph_topology:
     #[test]
     fn liveness_sees_reads_downstream_only() {
         let (_, graph) = graph_of(BRANCH);
-        assert!(graph.read_later(0, &FieldPath::new("domain")));
-        assert!(!graph.read_later(3, &FieldPath::new("domain")));
+        // classify's domain and tier are read by generate.
+        assert_eq!(graph.exit_read_later(0), [true, true]);
+        // generate is last; orphan reads nothing and has no successor.
+        assert_eq!(graph.exit_read_later(3), [] as [bool; 0]);
+        let (contract, graph) = graph_of(
+            "schema_version: '1'\npipeline_id: p\nphases:\n  a: { exit: { required: [{ name: context.items }, { name: unused }] } }\n  b: { entry: { required: [{ name: context }] } }\n",
+        );
         // A read of `context` counts for a write of `context.items`.
-        assert!(graph.read_later(1, &FieldPath::new("context.items")));
+        assert_eq!(contract.phases.len(), 2);
+        assert_eq!(graph.exit_read_later(0), [true, false]);
     }
 
     #[test]

@@ -25,16 +25,18 @@ use graph::PhaseGraph;
 use line_index::LineIndex;
 use model::Contract;
 use rules::schema::{e001_yaml_syntax_error, e007_unloadable_document};
-use syntax::{Limits, Node, Span, SyntaxError};
+use syntax::{Limits, Span, SyntaxError};
 
 pub use schema::looks_like_context_contract;
 
 /// Everything known about one document: the text, its line index, the
-/// tree, the model and graph when the text got that far, and the findings.
+/// model and graph when the text got that far, and the findings. The YAML
+/// tree is dropped once the model is built: it is most of the memory, and
+/// what needs it later (the resume digest, enum hover) parses again.
 pub struct Analysis {
     pub source: String,
     pub line_index: LineIndex,
-    pub document: Option<Node>,
+    is_context_contract: bool,
     pub contract: Option<Contract>,
     pub graph: Option<PhaseGraph>,
     /// Sorted by position, then code; filtered by the settings and by
@@ -45,9 +47,15 @@ pub struct Analysis {
 impl Analysis {
     /// Whether the root looks like a context contract (SPEC §5).
     pub fn is_context_contract(&self) -> bool {
-        self.document
-            .as_ref()
-            .is_some_and(looks_like_context_contract)
+        self.is_context_contract
+    }
+
+    /// Drops the model and graph, keeping what a report needs (the source,
+    /// its line index and the diagnostics). A linter holding thousands of
+    /// analyses until it prints would otherwise hold every file's model.
+    pub fn keep_only_findings(&mut self) {
+        self.contract = None;
+        self.graph = None;
     }
 
     /// Whether the YAML itself could not be read (E001 or E007).
@@ -76,7 +84,7 @@ pub fn analyze_bytes(bytes: &[u8], settings: &Settings) -> Analysis {
                 )],
                 source,
                 line_index,
-                document: None,
+                is_context_contract: false,
                 contract: None,
                 graph: None,
             }
@@ -90,7 +98,7 @@ pub fn analyze(source: &str, settings: &Settings) -> Analysis {
     let mut analysis = Analysis {
         source: source.to_string(),
         line_index,
-        document: None,
+        is_context_contract: false,
         contract: None,
         graph: None,
         diagnostics: Vec::new(),
@@ -117,6 +125,8 @@ pub fn analyze(source: &str, settings: &Settings) -> Analysis {
                 ));
             } else {
                 let (contract, schema_findings) = schema::build(&root, source, settings.dialect);
+                analysis.is_context_contract = looks_like_context_contract(&root);
+                drop(root);
                 diagnostics.extend(schema_findings);
                 let graph = PhaseGraph::build(&contract);
                 let context = rules::RuleContext {
@@ -128,7 +138,6 @@ pub fn analyze(source: &str, settings: &Settings) -> Analysis {
                 analysis.contract = Some(contract);
                 analysis.graph = Some(graph);
             }
-            analysis.document = Some(root);
         }
     }
     diagnostics.retain_mut(|d| match settings.level(d.code, d.severity) {

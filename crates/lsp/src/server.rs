@@ -32,9 +32,11 @@ pub struct Server {
 
 impl Server {
     pub fn new(client: Client) -> Self {
+        let mut state = State::default();
+        state.analyzer = crate::state::Analyzer::start().ok();
         Server {
             client,
-            state: Arc::new(Mutex::new(State::default())),
+            state: Arc::new(Mutex::new(state)),
             publishing: Arc::new(tokio::sync::Mutex::new(())),
         }
     }
@@ -69,7 +71,7 @@ impl Server {
                 }
                 document.published = Some(stamp);
                 let path = document.path.clone();
-                if !guard.wants_diagnostics(path.as_deref(), &analyzed.analysis) {
+                if !guard.wants_diagnostics(path.as_deref(), &analyzed) {
                     Vec::new()
                 } else {
                     let positions = Positions {
@@ -145,11 +147,10 @@ async fn analyzed(
         let (settings, _error) = guard.settings_for(path.as_deref());
         (text, version, generation, settings)
     };
-    let analyzed = tokio::task::spawn_blocking(move || {
-        Arc::new(Analyzed::new(version, generation, &text, &settings))
-    })
-    .await
-    .ok()?;
+    let analyzer = lock(state).analyzer.clone()?;
+    let analyzed = analyzer
+        .analyze(version, generation, text, settings)
+        .await?;
     let mut guard = lock(state);
     if let Some(document) = guard.documents.get_mut(uri)
         && document.version == version

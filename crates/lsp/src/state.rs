@@ -12,6 +12,51 @@ use phaselint_lint::line_index::{ColumnUnit, LineCol, LineIndex};
 use phaselint_lint::{Analysis, analyze};
 use tower_lsp_server::ls_types::{Position, Range, TextDocumentContentChangeEvent, Uri};
 
+/// Runs analyses one at a time on one thread. Analyses of large documents
+/// allocate hundreds of megabytes; on a pool, each thread's allocator arena
+/// would keep its own high-water mark, multiplying the server's memory.
+#[derive(Clone)]
+pub struct Analyzer {
+    jobs: std::sync::mpsc::Sender<Box<dyn FnOnce() + Send>>,
+}
+
+impl Analyzer {
+    pub fn start() -> std::io::Result<Self> {
+        let (jobs, queue) = std::sync::mpsc::channel::<Box<dyn FnOnce() + Send>>();
+        std::thread::Builder::new()
+            .name("phaselint-analysis".into())
+            .spawn(move || {
+                for job in queue {
+                    job();
+                }
+            })?;
+        Ok(Analyzer { jobs })
+    }
+
+    /// Analyzes `text` on the analysis thread; `None` if the thread is gone.
+    pub async fn analyze(
+        &self,
+        version: i32,
+        generation: u64,
+        text: String,
+        settings: Settings,
+    ) -> Option<Arc<Analyzed>> {
+        let (send, receive) = tokio::sync::oneshot::channel();
+        let job = Box::new(move || {
+            // The analyzer does not panic on any input; should it, the
+            // request gets no answer rather than taking the server down.
+            let result = std::panic::catch_unwind(move || {
+                Arc::new(Analyzed::new(version, generation, &text, &settings))
+            });
+            if let Ok(analyzed) = result {
+                let _ = send.send(analyzed);
+            }
+        });
+        self.jobs.send(job).ok()?;
+        receive.await.ok()
+    }
+}
+
 /// One analysis of one version of a document, with what the handlers need
 /// to answer from it without parsing again.
 pub struct Analyzed {
@@ -69,6 +114,8 @@ pub struct State {
     pub generation: u64,
     /// Configuration problems already shown to the user, so each is shown once.
     pub reported_config_errors: Vec<String>,
+    /// `None` only if the analysis thread could not be started.
+    pub analyzer: Option<Analyzer>,
 }
 
 /// The position encoding negotiated with the client.
@@ -129,9 +176,9 @@ impl State {
     /// `include` globs, and any document whose root looks like a context
     /// contract. Editors that attach to every YAML file (Zed) would
     /// otherwise see Kubernetes manifests reported as broken contracts.
-    pub fn wants_diagnostics(&mut self, path: Option<&Path>, analysis: &Analysis) -> bool {
+    pub fn wants_diagnostics(&mut self, path: Option<&Path>, analyzed: &Analyzed) -> bool {
         let Some(path) = path else { return true };
-        if analysis.is_context_contract() {
+        if analyzed.analysis.is_context_contract() {
             return true;
         }
         let _ = self.settings_for(Some(path));

@@ -37,7 +37,12 @@ impl<'a> Target<'a> {
         if !errors.is_empty() {
             return Err(ResumeError::ContractHasErrors { findings: errors });
         }
-        let (Some(contract), Some(root)) = (&analysis.contract, &analysis.document) else {
+        // The digest covers the checkpoint as written, so it is built from
+        // the YAML tree, parsed again: analyses do not keep it.
+        let root = crate::syntax::parse(&analysis.source, crate::syntax::Limits::default())
+            .ok()
+            .flatten();
+        let (Some(contract), Some(root)) = (&analysis.contract, &root) else {
             return Err(ResumeError::ContractHasErrors {
                 findings: vec!["the contract could not be loaded".into()],
             });

@@ -29,8 +29,12 @@ pub fn hover(analyzed: &Analyzed, positions: &Positions<'_>, offset: usize) -> O
         };
         (text, occurrence.span)
     } else {
-        let document = analysis.document.as_ref()?;
-        let (what, value, meaning) = enum_value_at(document, offset)?;
+        let document = phaselint_lint::syntax::parse(
+            &analysis.source,
+            phaselint_lint::syntax::Limits::default(),
+        )
+        .ok()??;
+        let (what, value, meaning) = enum_value_at(&document, offset)?;
         (
             format!("`{value}` ({what})\n\n{meaning}"),
             phaselint_lint::syntax::Span::empty(offset),

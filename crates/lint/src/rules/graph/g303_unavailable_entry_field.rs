@@ -20,7 +20,7 @@ fn check(ctx: &RuleContext<'_>, out: &mut Vec<Diagnostic>) {
         if graph.is_entry(i) || !graph.is_reachable(i) {
             continue;
         }
-        for field in &phase.entry_required {
+        for (field, presence) in phase.entry_required.iter().zip(graph.entry_presence(i)) {
             let name = &field.name.value;
             if contract
                 .pipeline_inputs
@@ -33,7 +33,7 @@ fn check(ctx: &RuleContext<'_>, out: &mut Vec<Diagnostic>) {
                 .phases
                 .iter()
                 .filter(|p| p.name != phase.name && p.produces(name));
-            match graph.availability(i, name) {
+            match presence {
                 Presence::Always => {}
                 Presence::Never => {
                     let mut diagnostic = RULE

@@ -1,4 +1,5 @@
 use crate::diagnostic::{Diagnostic, Severity};
+use crate::field_path::FieldIndex;
 use crate::rules::{Family, Rule, RuleContext};
 
 pub(crate) static RULE: Rule = Rule {
@@ -14,31 +15,30 @@ pub(crate) static RULE: Rule = Rule {
 fn check(ctx: &RuleContext<'_>, out: &mut Vec<Diagnostic>) {
     let contract = ctx.contract;
     let graph = ctx.graph;
-    let chained = || {
+    // Fields that chains name or staleness checks watch count as read.
+    let named = FieldIndex::new(
         contract
             .chains
             .iter()
             .flat_map(|c| c.stops())
             .filter_map(|s| s.field.as_ref())
-    };
-    let watched = || {
-        contract
-            .checkpoints
-            .iter()
-            .flat_map(|c| &c.on_resume.staleness_checks)
-            .filter_map(|s| s.field.as_ref())
-    };
+            .chain(
+                contract
+                    .checkpoints
+                    .iter()
+                    .flat_map(|c| &c.on_resume.staleness_checks)
+                    .filter_map(|s| s.field.as_ref()),
+            )
+            .map(|f| &f.value),
+    );
     for (i, phase) in contract.phases.iter().enumerate() {
         // A terminal phase's exits are the pipeline's outputs.
         if graph.successors(i).next().is_none() {
             continue;
         }
-        for field in phase.exit_fields() {
+        for (field, &read_later) in phase.exit_fields().zip(graph.exit_read_later(i)) {
             let name = &field.name.value;
-            if graph.read_later(i, name)
-                || chained().any(|f| f.value.overlaps(name))
-                || watched().any(|f| f.value.overlaps(name))
-            {
+            if read_later || named.any_overlapping(name) {
                 continue;
             }
             out.push(

@@ -1,0 +1,188 @@
+//! Language-server figures (SPEC §8): edit-to-diagnostics latency and the
+//! server's memory, measured against the real `phaselint lsp` process.
+//!
+//! Latency is timed in the client, from writing a `didChange` to reading
+//! the `publishDiagnostics` of that version, so it is an upper bound of the
+//! server-side time (it adds the pipe and the 8 ms debounce).
+
+use std::io::{BufRead, BufReader, Read, Write};
+use std::path::Path;
+use std::process::{Child, ChildStdin, Command, Stdio};
+use std::sync::mpsc::{Receiver, channel};
+use std::time::{Duration, Instant};
+
+use serde_json::{Value, json};
+
+pub struct LspFigures {
+    pub p50: Duration,
+    pub p95: Duration,
+    pub edits: usize,
+    /// Resident memory after opening and editing, and its high-water mark.
+    pub rss_kib: Option<u64>,
+    pub peak_rss_kib: Option<u64>,
+}
+
+struct Client {
+    child: Child,
+    stdin: ChildStdin,
+    incoming: Receiver<Value>,
+}
+
+impl Client {
+    fn start(phaselint: &Path) -> Result<Self, String> {
+        let mut child = Command::new(phaselint)
+            .arg("lsp")
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::null())
+            .spawn()
+            .map_err(|e| format!("cannot start {}: {e}", phaselint.display()))?;
+        let stdin = child.stdin.take().ok_or("no stdin")?;
+        let stdout = child.stdout.take().ok_or("no stdout")?;
+        let (send, incoming) = channel();
+        std::thread::spawn(move || {
+            let mut reader = BufReader::new(stdout);
+            loop {
+                let mut length = 0;
+                loop {
+                    let mut line = String::new();
+                    if reader.read_line(&mut line).unwrap_or(0) == 0 {
+                        return;
+                    }
+                    let line = line.trim_end();
+                    if line.is_empty() {
+                        break;
+                    }
+                    if let Some(n) = line.strip_prefix("Content-Length: ") {
+                        length = n.parse().unwrap_or(0);
+                    }
+                }
+                let mut body = vec![0; length];
+                if reader.read_exact(&mut body).is_err() {
+                    return;
+                }
+                if let Ok(message) = serde_json::from_slice::<Value>(&body)
+                    && send.send(message).is_err()
+                {
+                    return;
+                }
+            }
+        });
+        Ok(Client {
+            child,
+            stdin,
+            incoming,
+        })
+    }
+
+    fn send(&mut self, message: Value) -> Result<(), String> {
+        let body = message.to_string();
+        write!(self.stdin, "Content-Length: {}\r\n\r\n{body}", body.len())
+            .map_err(|e| e.to_string())?;
+        self.stdin.flush().map_err(|e| e.to_string())
+    }
+
+    fn wait(&mut self, wanted: impl Fn(&Value) -> bool) -> Result<Value, String> {
+        let deadline = Instant::now() + Duration::from_secs(120);
+        loop {
+            let left = deadline.saturating_duration_since(Instant::now());
+            let message = self
+                .incoming
+                .recv_timeout(left)
+                .map_err(|e| format!("no answer from the server: {e}"))?;
+            if message.get("method").is_some() && message.get("id").is_some() {
+                let id = message["id"].clone();
+                self.send(json!({"jsonrpc": "2.0", "id": id, "result": null}))?;
+                continue;
+            }
+            if wanted(&message) {
+                return Ok(message);
+            }
+        }
+    }
+
+    fn published(&mut self, uri: &str, version: i64) -> Result<(), String> {
+        self.wait(|m| {
+            m["method"] == "textDocument/publishDiagnostics"
+                && m["params"]["uri"] == uri
+                && m["params"]["version"] == version
+        })
+        .map(|_| ())
+    }
+
+    fn memory(&self) -> (Option<u64>, Option<u64>) {
+        let Ok(status) = std::fs::read_to_string(format!("/proc/{}/status", self.child.id()))
+        else {
+            return (None, None);
+        };
+        let field = |name: &str| {
+            status
+                .lines()
+                .find(|l| l.starts_with(name))
+                .and_then(|l| l.split_whitespace().nth(1))
+                .and_then(|v| v.parse().ok())
+        };
+        (field("VmRSS:"), field("VmHWM:"))
+    }
+}
+
+impl Drop for Client {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+fn percentile(sorted: &[Duration], p: f64) -> Duration {
+    if sorted.is_empty() {
+        return Duration::ZERO;
+    }
+    let rank = ((p / 100.0) * (sorted.len() - 1) as f64).round() as usize;
+    sorted[rank.min(sorted.len() - 1)]
+}
+
+/// Opens `text`, then makes `edits` one-character edits (typing and
+/// deleting a character at the end of line `line`), waiting for the
+/// diagnostics of each before the next.
+pub fn measure(phaselint: &Path, text: &str, edits: usize) -> Result<LspFigures, String> {
+    let mut client = Client::start(phaselint)?;
+    client.send(json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {"processId": null, "rootUri": null, "capabilities": {}}}))?;
+    client.wait(|m| m["id"] == 1)?;
+    client.send(json!({"jsonrpc": "2.0", "method": "initialized", "params": {}}))?;
+    let uri = "file:///tmp/phaselint-bench.contract.yaml";
+    client.send(json!({"jsonrpc": "2.0", "method": "textDocument/didOpen", "params": {"textDocument": {"uri": uri, "languageId": "yaml", "version": 1, "text": text}}}))?;
+    client.published(uri, 1)?;
+
+    // Edit the description of the first phase, in the middle of the file's
+    // first screen: the whole document is re-analyzed each time anyway.
+    let line = text
+        .lines()
+        .position(|l| l.trim_start().starts_with("description:"))
+        .unwrap_or(0);
+    let column = text
+        .lines()
+        .nth(line)
+        .map_or(0, |l| l.encode_utf16().count());
+    let mut latencies = Vec::with_capacity(edits);
+    for i in 0..edits {
+        let version = i as i64 + 2;
+        let change = if i % 2 == 0 {
+            json!({"range": {"start": {"line": line, "character": column}, "end": {"line": line, "character": column}}, "text": "x"})
+        } else {
+            json!({"range": {"start": {"line": line, "character": column}, "end": {"line": line, "character": column + 1}}, "text": ""})
+        };
+        let started = Instant::now();
+        client.send(json!({"jsonrpc": "2.0", "method": "textDocument/didChange", "params": {"textDocument": {"uri": uri, "version": version}, "contentChanges": [change]}}))?;
+        client.published(uri, version)?;
+        latencies.push(started.elapsed());
+    }
+    latencies.sort();
+    let (rss_kib, peak_rss_kib) = client.memory();
+    Ok(LspFigures {
+        p50: percentile(&latencies, 50.0),
+        p95: percentile(&latencies, 95.0),
+        edits,
+        rss_kib,
+        peak_rss_kib,
+    })
+}
