@@ -321,11 +321,20 @@ impl Availability {
         full.insert_range(..);
 
         let inputs = facts.set_of(contract.pipeline_inputs.iter().map(|s| &s.value));
-        let must_gen: Vec<FixedBitSet> = phases
+        // What each phase adds, as fact ids: a few per phase, so lists
+        // rather than phases x facts bits.
+        let ids_of = |paths: &mut dyn Iterator<Item = &FieldPath>| -> Vec<usize> {
+            let mut ids = Vec::new();
+            for path in paths {
+                facts.covered_by(path, |id| ids.push(id));
+            }
+            ids
+        };
+        let must_gen: Vec<Vec<usize>> = phases
             .iter()
             .map(|p| {
-                facts.set_of(
-                    p.exit_required.iter().map(|f| &f.name.value).chain(
+                ids_of(
+                    &mut p.exit_required.iter().map(|f| &f.name.value).chain(
                         p.entry_required
                             .iter()
                             .filter(|f| f.severity() == FieldSeverity::Blocking)
@@ -334,14 +343,9 @@ impl Availability {
                 )
             })
             .collect();
-        let may_gen: Vec<FixedBitSet> = phases
+        let may_gen: Vec<Vec<usize>> = phases
             .iter()
-            .zip(&must_gen)
-            .map(|(p, must)| {
-                let mut set = facts.set_of(p.exit_optional.iter().map(|f| &f.name.value));
-                set.union_with(must);
-                set
-            })
+            .map(|p| ids_of(&mut p.exit_optional.iter().map(|f| &f.name.value)))
             .collect();
         // What each topology edge lets through, when it restricts anything.
         let edge_masks: Vec<Option<FixedBitSet>> = topology_edges
@@ -380,6 +384,8 @@ impl Availability {
         let mut changed = true;
         let mut scratch_must = empty.clone();
         let mut scratch_may = empty.clone();
+        let mut out_must = empty.clone();
+        let mut out_may = empty.clone();
         while changed {
             changed = false;
             for &p in order {
@@ -393,10 +399,10 @@ impl Availability {
                     if q >= n {
                         continue;
                     }
-                    let mut out_must = must_in[q].clone();
-                    out_must.union_with(&must_gen[q]);
-                    let mut out_may = may_in[q].clone();
-                    out_may.union_with(&may_gen[q]);
+                    out_must.clone_from(&must_in[q]);
+                    out_must.extend(must_gen[q].iter().copied());
+                    out_may.clone_from(&may_in[q]);
+                    out_may.extend(may_gen[q].iter().copied());
                     out_may.union_with(&out_must);
                     if let EdgeOrigin::Topology(i) = *edge.weight()
                         && let Some(Some(mask)) = edge_masks.get(i)

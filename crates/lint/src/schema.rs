@@ -276,11 +276,15 @@ impl Walker<'_> {
             self.wrong_type(node, path, "a mapping");
             return None;
         };
-        let valid: Vec<&'static str> = schema
-            .iter()
-            .filter(|(_, kind)| *kind == Core || self.dialect == Dialect::Phaselint)
-            .map(|(k, _)| *k)
-            .collect();
+        let dialect = self.dialect;
+        // Only an unknown key's message needs the list, so build it then.
+        let valid = || -> Vec<&'static str> {
+            schema
+                .iter()
+                .filter(|(_, kind)| *kind == Core || dialect == Dialect::Phaselint)
+                .map(|(k, _)| *k)
+                .collect()
+        };
         let mut found: Vec<(&'static str, &'n Entry)> = Vec::with_capacity(entries.len());
         self.report_duplicates(entries, path);
         for entry in entries {
@@ -299,7 +303,7 @@ impl Walker<'_> {
                     &entry.key.text,
                     entry.key.span,
                     &path.to_string(),
-                    &valid,
+                    &valid(),
                 )),
             }
         }
@@ -310,17 +314,32 @@ impl Walker<'_> {
     }
 
     fn report_duplicates(&mut self, entries: &[Entry], path: &Path<'_>) {
+        // Most mappings have a handful of keys: comparing with the earlier
+        // ones is cheaper than hashing every key of every mapping.
         let mut first_seen: HashMap<&str, Span> = HashMap::new();
-        for entry in entries {
-            if let Some(&first) = first_seen.get(entry.key.text.as_str()) {
+        for (i, entry) in entries.iter().enumerate() {
+            let key = entry.key.text.as_str();
+            let first = if entries.len() <= 16 {
+                entries[..i]
+                    .iter()
+                    .find(|e| e.key.text == key)
+                    .map(|e| e.key.span)
+            } else {
+                match first_seen.get(key) {
+                    Some(&span) => Some(span),
+                    None => {
+                        first_seen.insert(key, entry.key.span);
+                        None
+                    }
+                }
+            };
+            if let Some(first) = first {
                 self.report(e002_duplicate_key::diagnostic(
-                    &entry.key.text,
+                    key,
                     &path.to_string(),
                     first,
                     entry.key.span,
                 ));
-            } else if entries.len() > 1 {
-                first_seen.insert(&entry.key.text, entry.key.span);
             }
         }
     }

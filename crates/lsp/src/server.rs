@@ -18,6 +18,7 @@ use tower_lsp_server::{Client, LanguageServer};
 
 use crate::handlers;
 use crate::state::{Analyzed, Document, Encoding, Positions, State, apply_changes};
+use phaselint_lint::line_index::ColumnUnit;
 
 /// How long to wait after an edit before analyzing, so a burst of
 /// keystrokes is analyzed once.
@@ -88,9 +89,11 @@ impl Server {
         });
     }
 
-    /// The current analysis of a document, computing it if an edit made it stale.
-    async fn current(&self, uri: &Uri) -> Option<Arc<Analyzed>> {
-        analyzed(&self.state, uri, None).await
+    /// The current analysis of a document (computing it if an edit made it
+    /// stale) and the negotiated column unit, which requests need together.
+    async fn current(&self, uri: &Uri) -> Option<(Arc<Analyzed>, ColumnUnit)> {
+        let analyzed = analyzed(&self.state, uri, None).await?;
+        Some((analyzed, self.state().unit.unit()))
     }
 
     async fn report_config_error(&self, error: Option<String>) {
@@ -333,10 +336,9 @@ impl LanguageServer for Server {
 
     async fn hover(&self, params: HoverParams) -> Result<Option<Hover>> {
         let uri = params.text_document_position_params.text_document.uri;
-        let Some(analyzed) = self.current(&uri).await else {
+        let Some((analyzed, unit)) = self.current(&uri).await else {
             return Ok(None);
         };
-        let unit = self.state().unit.unit();
         let positions = positions(&analyzed, unit);
         let offset = positions.offset(params.text_document_position_params.position);
         Ok(handlers::hover::hover(&analyzed, &positions, offset))
@@ -347,10 +349,9 @@ impl LanguageServer for Server {
         params: GotoDefinitionParams,
     ) -> Result<Option<GotoDefinitionResponse>> {
         let uri = params.text_document_position_params.text_document.uri;
-        let Some(analyzed) = self.current(&uri).await else {
+        let Some((analyzed, unit)) = self.current(&uri).await else {
             return Ok(None);
         };
-        let unit = self.state().unit.unit();
         let positions = positions(&analyzed, unit);
         let offset = positions.offset(params.text_document_position_params.position);
         let locations = handlers::navigation::definition(&analyzed, &positions, &uri, offset);
@@ -359,10 +360,9 @@ impl LanguageServer for Server {
 
     async fn references(&self, params: ReferenceParams) -> Result<Option<Vec<Location>>> {
         let uri = params.text_document_position.text_document.uri;
-        let Some(analyzed) = self.current(&uri).await else {
+        let Some((analyzed, unit)) = self.current(&uri).await else {
             return Ok(None);
         };
-        let unit = self.state().unit.unit();
         let positions = positions(&analyzed, unit);
         let offset = positions.offset(params.text_document_position.position);
         let include = params.context.include_declaration;
@@ -375,10 +375,9 @@ impl LanguageServer for Server {
         &self,
         params: TextDocumentPositionParams,
     ) -> Result<Option<PrepareRenameResponse>> {
-        let Some(analyzed) = self.current(&params.text_document.uri).await else {
+        let Some((analyzed, unit)) = self.current(&params.text_document.uri).await else {
             return Ok(None);
         };
-        let unit = self.state().unit.unit();
         let positions = positions(&analyzed, unit);
         let offset = positions.offset(params.position);
         Ok(handlers::rename::prepare(&analyzed, &positions, offset))
@@ -386,10 +385,9 @@ impl LanguageServer for Server {
 
     async fn rename(&self, params: RenameParams) -> Result<Option<WorkspaceEdit>> {
         let uri = params.text_document_position.text_document.uri;
-        let Some(analyzed) = self.current(&uri).await else {
+        let Some((analyzed, unit)) = self.current(&uri).await else {
             return Ok(None);
         };
-        let unit = self.state().unit.unit();
         let positions = positions(&analyzed, unit);
         let offset = positions.offset(params.text_document_position.position);
         handlers::rename::rename(&analyzed, &positions, &uri, offset, &params.new_name)
@@ -398,17 +396,14 @@ impl LanguageServer for Server {
 
     async fn completion(&self, params: CompletionParams) -> Result<Option<CompletionResponse>> {
         let uri = params.text_document_position.text_document.uri;
-        let Some(analyzed) = self.current(&uri).await else {
+        let Some((analyzed, unit)) = self.current(&uri).await else {
             return Ok(None);
         };
-        let (unit, last_contract) = {
-            let state = self.state();
-            let last = state
-                .documents
-                .get(&uri)
-                .and_then(|d| d.last_contract.clone());
-            (state.unit.unit(), last)
-        };
+        let last_contract = self
+            .state()
+            .documents
+            .get(&uri)
+            .and_then(|d| d.last_contract.clone());
         let positions = positions(&analyzed, unit);
         let offset = positions.offset(params.text_document_position.position);
         let contract = analyzed.analysis.contract.as_ref().or_else(|| {
@@ -422,10 +417,9 @@ impl LanguageServer for Server {
 
     async fn code_action(&self, params: CodeActionParams) -> Result<Option<CodeActionResponse>> {
         let uri = params.text_document.uri;
-        let Some(analyzed) = self.current(&uri).await else {
+        let Some((analyzed, unit)) = self.current(&uri).await else {
             return Ok(None);
         };
-        let unit = self.state().unit.unit();
         let positions = positions(&analyzed, unit);
         Ok(Some(handlers::code_action::code_actions(
             &analyzed,
@@ -439,10 +433,9 @@ impl LanguageServer for Server {
         &self,
         params: DocumentSymbolParams,
     ) -> Result<Option<DocumentSymbolResponse>> {
-        let Some(analyzed) = self.current(&params.text_document.uri).await else {
+        let Some((analyzed, unit)) = self.current(&params.text_document.uri).await else {
             return Ok(None);
         };
-        let unit = self.state().unit.unit();
         let positions = positions(&analyzed, unit);
         Ok(Some(DocumentSymbolResponse::Nested(
             handlers::symbols::document_symbols(&analyzed, &positions),
@@ -450,7 +443,7 @@ impl LanguageServer for Server {
     }
 }
 
-fn positions(analyzed: &Analyzed, unit: phaselint_lint::line_index::ColumnUnit) -> Positions<'_> {
+fn positions(analyzed: &Analyzed, unit: ColumnUnit) -> Positions<'_> {
     Positions {
         text: &analyzed.analysis.source,
         index: &analyzed.analysis.line_index,
