@@ -398,3 +398,46 @@ fn truncated_and_mangled_fixtures_never_panic() {
         }
     }
 }
+
+#[test]
+fn schema_errors_silence_the_rules_that_depend_on_what_they_removed() {
+    // `exits` is misspelled: retrieve's exit fields are unknown, so R102,
+    // R104, R110, G303 and G304 must not report what E003 explains.
+    let source = "\
+schema_version: '1'
+pipeline_id: p
+phases:
+  retrieve:
+    exits: { required: [{ name: documents }] }
+  generate:
+    entry: { required: [{ name: documents, source_phase: retrieve }] }
+    exit: { required: [{ name: answer }] }
+  review:
+    entry: { required: [{ name: answer }] }
+propagation_chains:
+  - chain_id: c
+    source: { phase: retrieve, field: documents }
+    destination: { phase: generate, field: documents }
+checkpoint_integrity:
+  - checkpoint_id: k
+    phase: retrieve
+    on_resume: { staleness_checks: [{ field: documents, max_age_seconds: 60 }] }
+graph_topology:
+  edges:
+    - { from: retrieve, to: generate }
+    - { from: generate }
+";
+    let analysis = analyze(source, &Settings::default());
+    assert_eq!(
+        codes(&analysis),
+        ["E003", "E005"],
+        "{}",
+        describe(&analysis)
+    );
+    // Fixed, the same contract is clean but for the dropped edge's phase.
+    let fixed = source
+        .replace("exits:", "exit:")
+        .replace("{ from: generate }", "{ from: generate, to: review }");
+    let analysis = analyze(&fixed, &Settings::default());
+    assert!(analysis.diagnostics.is_empty(), "{}", describe(&analysis));
+}

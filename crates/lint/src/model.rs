@@ -138,6 +138,18 @@ pub struct Contract {
 }
 
 impl Contract {
+    /// Whether every phase parsed without a schema error: whole-graph field
+    /// analyses (G303, G304) are only sound then.
+    pub fn fields_complete(&self) -> bool {
+        self.phases_known && self.phases.iter().all(|p| p.complete)
+    }
+
+    /// Whether the control flow is as written: no topology, or one whose
+    /// edges parsed without a schema error.
+    pub fn topology_complete(&self) -> bool {
+        self.topology.as_ref().is_none_or(|t| t.edges_complete)
+    }
+
     pub fn phase(&self, name: &str) -> Option<&Phase> {
         self.phase_index(name).map(|i| &self.phases[i])
     }
@@ -161,6 +173,10 @@ pub struct Phase {
     pub name: String,
     pub name_span: Span,
     pub span: Span,
+    /// False when a schema error removed part of the phase (a misspelled
+    /// `exit`, a field without a name): rules that read its field lists
+    /// stay silent rather than report what the error already explains.
+    pub complete: bool,
     pub description: Option<Spanned<String>>,
     pub entry_required: Vec<Field>,
     pub entry_enrichment: Vec<Field>,
@@ -320,6 +336,9 @@ pub struct Authorization {
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct GraphTopology {
     pub span: Span,
+    /// False when a schema error removed an edge (one without `to`), so the
+    /// graph is not the control flow the author wrote.
+    pub edges_complete: bool,
     pub graph_id: Option<Spanned<String>>,
     pub description: Option<Spanned<String>>,
     pub nodes: Vec<TopologyNode>,

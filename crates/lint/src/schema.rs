@@ -574,7 +574,16 @@ impl Walker<'_> {
             }
         }
         if let Some(node) = keys.present("graph_topology") {
-            contract.topology = self.topology(node, &path.key("graph_topology"));
+            // An unreadable topology still counts as one whose edges are
+            // unknown, so graph rules do not judge the declaration order.
+            contract.topology = self
+                .topology(node, &path.key("graph_topology"))
+                .or_else(|| {
+                    Some(GraphTopology {
+                        span: node.span,
+                        ..GraphTopology::default()
+                    })
+                });
         }
         contract.checkpoint_mode = self.enum_value(&keys, "checkpoint_mode", &path);
         if let Some(node) = keys.present("checkpoint_mode_authorization") {
@@ -627,13 +636,29 @@ impl Walker<'_> {
         Some(phases)
     }
 
+    /// Whether an E-code was reported since `before` (an index into the
+    /// findings): the part built since then is incomplete.
+    fn errors_since(&self, before: usize) -> bool {
+        self.diagnostics[before..]
+            .iter()
+            .any(|d| d.code.starts_with('E'))
+    }
+
     fn phase(&mut self, entry: &Entry, path: &Path<'_>) -> Option<Phase> {
         let node = &entry.value;
         let keys = self.mapping(node, path, PHASE)?;
+        // A misspelled `entry`/`exit` (`exits:`) hides that part's fields.
+        let misspelled_fields = node.as_mapping().is_some_and(|entries| {
+            entries.iter().any(|e| {
+                !PHASE.iter().any(|(k, _)| *k == e.key.text)
+                    && crate::suggest::closest(&e.key.text, ["entry", "exit"]).is_some()
+            })
+        });
         let mut phase = Phase {
             name: entry.key.text.clone(),
             name_span: entry.key.span,
             span: node.span,
+            complete: true,
             description: self.opt_string(&keys, "description", path),
             entry_required: Vec::new(),
             entry_enrichment: Vec::new(),
@@ -644,6 +669,7 @@ impl Walker<'_> {
             side_effects: self.enum_value(&keys, "side_effects", path),
             risk_class: self.enum_value(&keys, "risk_class", path),
         };
+        let before_fields = self.diagnostics.len();
         if let Some(entry_node) = keys.present("entry") {
             let here = path.key("entry");
             if let Some(entry_keys) = self.mapping(entry_node, &here, ENTRY) {
@@ -658,6 +684,7 @@ impl Walker<'_> {
                 phase.exit_optional = self.fields(&exit_keys, "optional", &here);
             }
         }
+        phase.complete = !misspelled_fields && !self.errors_since(before_fields);
         if let Some(duration) = keys.present("expected_duration") {
             let here = path.key("expected_duration");
             let seconds = match duration.as_scalar().map(|s| s.resolve()) {
@@ -901,6 +928,7 @@ impl Walker<'_> {
             }
         }
         let edges = path.key("edges");
+        let before_edges = self.diagnostics.len();
         for (i, item) in self.list(&keys, "edges", path).iter().enumerate() {
             let here = edges.index(i);
             let Some(k) = self.mapping(item, &here, EDGE) else {
@@ -921,6 +949,7 @@ impl Walker<'_> {
                 description: self.opt_string(&k, "description", &here),
             });
         }
+        topology.edges_complete = !self.errors_since(before_edges);
         let merges = path.key("merge_points");
         for (i, item) in self.list(&keys, "merge_points", path).iter().enumerate() {
             let here = merges.index(i);

@@ -13,6 +13,11 @@ pub(crate) static RULE: Rule = Rule {
 };
 
 fn check(ctx: &RuleContext<'_>, out: &mut Vec<Diagnostic>) {
+    // A schema error removed fields or edges: what looks unavailable or
+    // unread may only be what the error explains.
+    if !ctx.contract.fields_complete() || !ctx.contract.topology_complete() {
+        return;
+    }
     let contract = ctx.contract;
     let graph = ctx.graph;
     for (i, phase) in contract.phases.iter().enumerate() {

@@ -18,6 +18,7 @@ fn check(ctx: &RuleContext<'_>, out: &mut Vec<Diagnostic>) {
             .phase
             .as_ref()
             .and_then(|p| ctx.contract.phase(&p.value))
+            .filter(|p| p.complete)
         else {
             continue;
         };

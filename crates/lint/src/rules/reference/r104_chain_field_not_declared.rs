@@ -39,7 +39,7 @@ fn check(ctx: &RuleContext<'_>, out: &mut Vec<Diagnostic>) {
             else {
                 continue;
             };
-            let Some(phase) = ctx.contract.phase(&phase.value) else {
+            let Some(phase) = ctx.contract.phase(&phase.value).filter(|p| p.complete) else {
                 continue;
             };
             if let Some(diagnostic) = undeclared(id, phase, field, side) {

@@ -17,7 +17,7 @@ fn check(ctx: &RuleContext<'_>, out: &mut Vec<Diagnostic>) {
             let Some(source) = &field.source_phase else {
                 continue;
             };
-            let Some(producer) = ctx.contract.phase(&source.value) else {
+            let Some(producer) = ctx.contract.phase(&source.value).filter(|p| p.complete) else {
                 continue;
             };
             if !producer.produces(&field.name.value) {
