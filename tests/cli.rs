@@ -199,6 +199,23 @@ fn exit_codes() {
     let missing = phaselint(&root, &["lint", "fixtures/nope.contract.yaml"]);
     assert_eq!(code(&missing), 3);
     assert!(stderr(&missing).contains("cannot read fixtures/nope.contract.yaml"));
+    // The summary never says all checks passed when a file was not checked.
+    let summary = stdout(&phaselint(
+        &root,
+        &[
+            "lint",
+            "--format",
+            "concise",
+            clean,
+            "fixtures/nope.contract.yaml",
+        ],
+    ));
+    assert!(
+        summary.ends_with(
+            "Found 0 errors, 0 warnings, 0 infos in 1 file; 1 file could not be read.\n"
+        ),
+        "{summary}"
+    );
     let bad_select = phaselint(&root, &["lint", clean, "--select", "C2O3"]);
     assert_eq!(code(&bad_select), 3);
     assert!(
@@ -457,7 +474,12 @@ fn a_malformed_config_is_an_error_naming_file_and_key() {
         (
             "phaselint.toml",
             "selcet = [\"E\"]\n",
-            "unknown field `selcet`",
+            "unknown key `selcet`; did you mean `select`?",
+        ),
+        (
+            "phaselint.toml",
+            "colour = true\n",
+            "unknown key `colour`; the keys are include, exclude,",
         ),
         (
             "phaselint.toml",

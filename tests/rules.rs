@@ -359,6 +359,22 @@ fn hostile_inputs_give_diagnostics_not_panics() {
 }
 
 #[test]
+fn a_nul_byte_is_reported_where_it_is() {
+    let analysis = analyze(
+        "schema_version: \"1\0\"\npipeline_id: p\n",
+        &Settings::default(),
+    );
+    let described = describe(&analysis);
+    assert_eq!(
+        described.lines().next(),
+        Some(
+            "1:19-1:19 E001 error YAML syntax error: a NUL byte (U+0000) is not allowed in YAML; is this a binary file?"
+        ),
+        "{described}"
+    );
+}
+
+#[test]
 fn truncated_and_mangled_fixtures_never_panic() {
     let mut inputs = Vec::new();
     for rule in RULES {

@@ -67,7 +67,7 @@ pub fn run(args: &LintArgs) -> u8 {
             Err(message) => return usage_error(&message),
         }
     }
-    let mut failed_io = false;
+    let mut unreadable = 0;
     let mut linted = Vec::with_capacity(results.len());
     for (target, result) in targets.iter().zip(results) {
         match result {
@@ -76,7 +76,7 @@ pub fn run(args: &LintArgs) -> u8 {
                     "phaselint: error: cannot read {}: {message}",
                     target.path.display()
                 );
-                failed_io = true;
+                unreadable += 1;
             }
             Ok((analysis, other_kind)) => {
                 if target.walked && other_kind {
@@ -102,7 +102,7 @@ pub fn run(args: &LintArgs) -> u8 {
     } else {
         Format::Concise
     });
-    let report = Report::new(&linted);
+    let report = Report::new(&linted, unreadable);
     let printed = if args.statistics {
         output::statistics(&report, format)
     } else {
@@ -115,7 +115,7 @@ pub fn run(args: &LintArgs) -> u8 {
         return exit::NO_VERDICT;
     }
 
-    if failed_io {
+    if unreadable > 0 {
         return exit::NO_VERDICT;
     }
     let count = |severity| {

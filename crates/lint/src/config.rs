@@ -316,8 +316,35 @@ fn read(path: &Path) -> Result<String, ConfigError> {
     })
 }
 
+/// The keys a configuration file may have, as the docs spell them.
+const CONFIG_KEYS: &[&str] = &[
+    "include",
+    "exclude",
+    "select",
+    "ignore",
+    "severity",
+    "long_running_threshold",
+    "max_clock_skew",
+    "dialect",
+    "per-file-ignores",
+];
+
 fn invalid(path: &Path, table: &str, error: toml::de::Error) -> ConfigError {
-    let message = error.message().trim().to_string();
+    let mut message = error.message().trim().to_string();
+    // serde lists every field, both spellings; say what users need instead.
+    if let Some(key) = message
+        .strip_prefix("unknown field `")
+        .and_then(|rest| rest.split_once('`'))
+        .map(|(key, _)| key.to_string())
+    {
+        message = match crate::suggest::closest(&key, CONFIG_KEYS.iter().copied()) {
+            Some(close) => format!("unknown key `{key}`; did you mean `{close}`?"),
+            None => format!(
+                "unknown key `{key}`; the keys are {}",
+                CONFIG_KEYS.join(", ")
+            ),
+        };
+    }
     let location = match error.span() {
         Some(span) => std::fs::read_to_string(path)
             .ok()

@@ -46,53 +46,84 @@ impl std::fmt::Display for FieldPath {
     }
 }
 
+/// A hash map for analysis-internal indexes: keys are the contract's own
+/// strings, so SipHash's protection buys nothing that foldhash's per-process
+/// random seed does not, at a third of the cost.
+pub(crate) type FastMap<K, V> = HashMap<K, V, foldhash::fast::RandomState>;
+
+/// The fact ids one prefix leads to: nearly always one, so no allocation
+/// for that case.
+enum Ids {
+    One(usize),
+    Many(Vec<usize>),
+}
+
+impl Ids {
+    fn push(&mut self, id: usize) {
+        match self {
+            Ids::One(first) => *self = Ids::Many(vec![*first, id]),
+            Ids::Many(ids) => ids.push(id),
+        }
+    }
+
+    fn as_slice(&self) -> &[usize] {
+        match self {
+            Ids::One(id) => std::slice::from_ref(id),
+            Ids::Many(ids) => ids,
+        }
+    }
+}
+
 /// Interned field paths with the lookups coverage needs: which facts a path
-/// covers (its sub-paths) and which facts cover it (its prefixes).
-pub(crate) struct FieldIndex {
-    pub(crate) facts: Vec<FieldPath>,
-    pub(crate) ids: HashMap<String, usize>,
-    by_prefix: HashMap<String, Vec<usize>>,
+/// covers (its sub-paths) and which facts cover it (its prefixes). Borrows
+/// the paths from the contract.
+pub(crate) struct FieldIndex<'a> {
+    facts: Vec<&'a FieldPath>,
+    ids: FastMap<&'a str, usize>,
+    by_prefix: FastMap<&'a str, Ids>,
     wildcards: Vec<usize>,
 }
 
-impl FieldIndex {
-    pub(crate) fn new<'a>(paths: impl Iterator<Item = &'a FieldPath>) -> Self {
+impl<'a> FieldIndex<'a> {
+    pub(crate) fn new(paths: impl Iterator<Item = &'a FieldPath>) -> Self {
         let mut index = FieldIndex {
             facts: Vec::new(),
-            ids: HashMap::new(),
-            by_prefix: HashMap::new(),
+            ids: FastMap::default(),
+            by_prefix: FastMap::default(),
             wildcards: Vec::new(),
         };
         for path in paths {
-            if index.ids.contains_key(path.as_str()) {
+            let text = path.as_str();
+            let id = index.facts.len();
+            if let std::collections::hash_map::Entry::Vacant(slot) = index.ids.entry(text) {
+                slot.insert(id);
+            } else {
                 continue;
             }
-            let id = index.facts.len();
-            index.ids.insert(path.as_str().to_string(), id);
-            if path.as_str().split('.').any(|s| s == "*") {
+            if text.split('.').any(|s| s == "*") {
                 index.wildcards.push(id);
             } else {
-                let text = path.as_str();
-                for (i, _) in text.match_indices('.') {
+                let prefixes = text.match_indices('.').map(|(i, _)| &text[..i]);
+                for prefix in prefixes.chain(std::iter::once(text)) {
                     index
                         .by_prefix
-                        .entry(text[..i].to_string())
-                        .or_default()
-                        .push(id);
+                        .entry(prefix)
+                        .and_modify(|ids| ids.push(id))
+                        .or_insert(Ids::One(id));
                 }
-                index
-                    .by_prefix
-                    .entry(text.to_string())
-                    .or_default()
-                    .push(id);
             }
-            index.facts.push(path.clone());
+            index.facts.push(path);
         }
         index
     }
 
     pub(crate) fn len(&self) -> usize {
         self.facts.len()
+    }
+
+    /// The id of exactly this path, if it is a fact.
+    pub(crate) fn id(&self, path: &str) -> Option<usize> {
+        self.ids.get(path).copied()
     }
 
     /// Facts that `path` covers (`path` or its sub-paths).
@@ -106,10 +137,10 @@ impl FieldIndex {
             return;
         }
         if let Some(ids) = self.by_prefix.get(path.as_str()) {
-            ids.iter().copied().for_each(&mut visit);
+            ids.as_slice().iter().copied().for_each(&mut visit);
         }
         for &id in &self.wildcards {
-            if path.covers(&self.facts[id]) {
+            if path.covers(self.facts[id]) {
                 visit(id);
             }
         }
@@ -138,9 +169,9 @@ impl FieldIndex {
         found
     }
 
-    pub(crate) fn set_of<'a>(
+    pub(crate) fn set_of<'p>(
         &self,
-        paths: impl Iterator<Item = &'a FieldPath>,
+        paths: impl Iterator<Item = &'p FieldPath>,
     ) -> fixedbitset::FixedBitSet {
         let mut set = fixedbitset::FixedBitSet::with_capacity(self.len());
         for path in paths {

@@ -94,9 +94,15 @@ pub fn analyze_bytes(bytes: &[u8], settings: &Settings) -> Analysis {
 
 /// Analyzes one contract.
 pub fn analyze(source: &str, settings: &Settings) -> Analysis {
-    let line_index = LineIndex::new(source);
+    analyze_owned(source.to_string(), settings)
+}
+
+/// Analyzes one contract whose text the caller hands over, saving a copy
+/// of it (the language server's documents can be megabytes).
+pub fn analyze_owned(source: String, settings: &Settings) -> Analysis {
+    let line_index = LineIndex::new(&source);
     let mut analysis = Analysis {
-        source: source.to_string(),
+        source,
         line_index,
         is_context_contract: false,
         contract: None,
@@ -104,6 +110,7 @@ pub fn analyze(source: &str, settings: &Settings) -> Analysis {
         diagnostics: Vec::new(),
     };
     let mut diagnostics = Vec::new();
+    let source = analysis.source.as_str();
     match syntax::parse(source, Limits::default()) {
         Err(SyntaxError::Yaml { message, offset }) => {
             diagnostics.push(e001_yaml_syntax_error::diagnostic(&message, offset));

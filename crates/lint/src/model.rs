@@ -217,12 +217,14 @@ pub struct Field {
     pub span: Span,
     pub field_type: Option<Spanned<String>>,
     pub severity: Option<Spanned<FieldSeverity>>,
-    pub default: Option<Node>,
+    // The rarely written parts are boxed: a contract has tens of thousands
+    // of fields, and inline they would triple each one's size.
+    pub default: Option<Box<Node>>,
     pub description: Option<Spanned<String>>,
     pub source_phase: Option<Spanned<String>>,
-    pub constraints: Option<Node>,
-    pub quality: Option<Quality>,
-    pub evaluation: Option<Evaluation>,
+    pub constraints: Option<Box<Node>>,
+    pub quality: Option<Box<Quality>>,
+    pub evaluation: Option<Box<Evaluation>>,
 }
 
 impl Field {

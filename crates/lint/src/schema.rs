@@ -733,7 +733,7 @@ impl Walker<'_> {
         };
         let constraints = keys.present("constraints").and_then(|n| {
             if n.as_mapping().is_some() {
-                Some(n.clone())
+                Some(Box::new(n.clone()))
             } else {
                 self.wrong_type(n, &path.key("constraints"), "a mapping");
                 None
@@ -742,31 +742,31 @@ impl Walker<'_> {
         let quality = keys.present("quality").and_then(|n| {
             let here = path.key("quality");
             let q = self.mapping(n, &here, QUALITY)?;
-            Some(Quality {
+            Some(Box::new(Quality {
                 metric: self.opt_string(&q, "metric", &here),
                 threshold: self.number(&q, "threshold", &here),
                 on_below: self.enum_value(&q, "on_below", &here),
                 description: self.opt_string(&q, "description", &here),
-            })
+            }))
         });
         let evaluation = keys.present("evaluation").and_then(|n| {
             let here = path.key("evaluation");
             let e = self.mapping(n, &here, EVALUATION)?;
-            Some(Evaluation {
+            Some(Box::new(Evaluation {
                 required: self.bool(&e, "required", &here),
                 policy: self.opt_string(&e, "policy", &here),
                 threshold: self.number(&e, "threshold", &here),
                 evaluator: self.opt_string(&e, "evaluator", &here),
                 on_unevaluated: self.enum_value(&e, "on_unevaluated", &here),
                 on_below_threshold: self.enum_value(&e, "on_below_threshold", &here),
-            })
+            }))
         });
         Some(Field {
             name: name?,
             span: node.span,
             field_type,
             severity,
-            default: keys.value("default").cloned(),
+            default: keys.value("default").cloned().map(Box::new),
             description,
             source_phase,
             constraints,

@@ -290,6 +290,15 @@ pub fn parse(source: &str, limits: Limits) -> Result<Option<Node>, SyntaxError> 
             span: Span::empty(0),
         });
     }
+    // saphyr reads NUL as the end of the input and then reports a confusing
+    // "unexpected end of stream" far from the cause; YAML forbids it anyway.
+    if let Some(offset) = source.find('\0') {
+        return Err(SyntaxError::Yaml {
+            message: "a NUL byte (U+0000) is not allowed in YAML; is this a binary file?"
+                .to_string(),
+            offset,
+        });
+    }
     let offsets = OffsetMap::new(source);
     let mut parser = Parser::new_from_str(source);
     let mut stack: Vec<Frame> = Vec::new();

@@ -154,17 +154,34 @@ async fn analyzed(
     let analyzed = analyzer
         .analyze(version, generation, text, settings)
         .await?;
-    let mut guard = lock(state);
-    if let Some(document) = guard.documents.get_mut(uri)
-        && document.version == version
-    {
-        if analyzed.analysis.contract.is_some() {
-            document.last_contract = Some(analyzed.clone());
+    let replaced = {
+        let mut guard = lock(state);
+        match guard.documents.get_mut(uri) {
+            Some(document) if document.version == version => {
+                let last_contract = if analyzed.analysis.contract.is_some() {
+                    document.last_contract.replace(analyzed.clone())
+                } else {
+                    None
+                };
+                (document.analyzed.replace(analyzed.clone()), last_contract)
+            }
+            _ => (None, None),
         }
-        document.analyzed = Some(analyzed.clone());
+    };
+    // Dropped outside the lock; a large document's analysis is worth giving
+    // back to the system once nothing else holds it.
+    let large = analyzed.analysis.source.len() > RELEASE_AFTER_BYTES;
+    drop(replaced);
+    if large {
+        analyzer.release_freed_memory();
     }
     Some(analyzed)
 }
+
+/// Documents above this size return their previous analysis's memory to
+/// the system when a new one replaces it; below it, trimming is not worth
+/// a call per keystroke.
+const RELEASE_AFTER_BYTES: usize = 1 << 20;
 
 fn file_path(uri: &Uri) -> Option<PathBuf> {
     uri.to_file_path().map(|p| p.into_owned())

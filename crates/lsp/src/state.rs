@@ -9,7 +9,7 @@ use std::sync::Arc;
 use phaselint_lint::config::{Config, Settings};
 use phaselint_lint::index::SymbolIndex;
 use phaselint_lint::line_index::{ColumnUnit, LineCol, LineIndex};
-use phaselint_lint::{Analysis, analyze};
+use phaselint_lint::{Analysis, analyze_owned};
 use tower_lsp_server::ls_types::{Position, Range, TextDocumentContentChangeEvent, Uri};
 
 /// Runs analyses one at a time on one thread. Analyses of large documents
@@ -46,7 +46,7 @@ impl Analyzer {
             // The analyzer does not panic on any input; should it, the
             // request gets no answer rather than taking the server down.
             let result = std::panic::catch_unwind(move || {
-                Arc::new(Analyzed::new(version, generation, &text, &settings))
+                Arc::new(Analyzed::new(version, generation, text, &settings))
             });
             if let Ok(analyzed) = result {
                 let _ = send.send(analyzed);
@@ -55,7 +55,30 @@ impl Analyzer {
         self.jobs.send(job).ok()?;
         receive.await.ok()
     }
+
+    /// Hands memory freed by dropped analyses back to the system, after
+    /// whatever the analysis thread is doing now.
+    pub fn release_freed_memory(&self) {
+        let _ = self.jobs.send(Box::new(release_freed_memory));
+    }
 }
+
+/// glibc keeps what an analysis freed in the analysis thread's arena, so
+/// without this the server's resident memory would stay at the high-water
+/// mark of the largest document ever analyzed.
+#[cfg(all(target_os = "linux", target_env = "gnu"))]
+#[allow(unsafe_code)]
+fn release_freed_memory() {
+    // SAFETY: `malloc_trim` is glibc's, takes a plain size and no pointers,
+    // is thread-safe, and only returns pages that are already free.
+    unsafe extern "C" {
+        safe fn malloc_trim(pad: usize) -> std::ffi::c_int;
+    }
+    malloc_trim(0);
+}
+
+#[cfg(not(all(target_os = "linux", target_env = "gnu")))]
+fn release_freed_memory() {}
 
 /// One analysis of one version of a document, with what the handlers need
 /// to answer from it without parsing again.
@@ -69,8 +92,8 @@ pub struct Analyzed {
 }
 
 impl Analyzed {
-    pub fn new(version: i32, generation: u64, text: &str, settings: &Settings) -> Self {
-        let analysis = analyze(text, settings);
+    pub fn new(version: i32, generation: u64, text: String, settings: &Settings) -> Self {
+        let analysis = analyze_owned(text, settings);
         let index = analysis
             .contract
             .as_ref()

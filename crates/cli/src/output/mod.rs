@@ -18,11 +18,14 @@ use crate::lint::Linted;
 
 pub struct Report<'a> {
     pub files: &'a [Linted],
+    /// Files named or found that could not be read: the summary must not
+    /// say that all checks passed when some were never made.
+    pub unreadable: usize,
 }
 
 impl<'a> Report<'a> {
-    pub fn new(files: &'a [Linted]) -> Self {
-        Report { files }
+    pub fn new(files: &'a [Linted], unreadable: usize) -> Self {
+        Report { files, unreadable }
     }
 
     pub fn diagnostics(&self) -> impl Iterator<Item = (&'a Linted, &'a Diagnostic)> {
@@ -75,12 +78,20 @@ fn summary(report: &Report<'_>, out: &mut impl Write) -> io::Result<()> {
     );
     let files = report.files.len();
     let noun = |n: usize, one: &str, many: &str| format!("{n} {}", if n == 1 { one } else { many });
-    if errors + warnings + infos == 0 {
+    let unread = if report.unreadable == 0 {
+        String::new()
+    } else {
+        format!(
+            "; {} could not be read",
+            noun(report.unreadable, "file", "files")
+        )
+    };
+    if errors + warnings + infos == 0 && report.unreadable == 0 {
         writeln!(out, "All checks passed ({}).", noun(files, "file", "files"))
     } else {
         writeln!(
             out,
-            "Found {}, {}, {} in {}.",
+            "Found {}, {}, {} in {}{unread}.",
             noun(errors, "error", "errors"),
             noun(warnings, "warning", "warnings"),
             noun(infos, "info", "infos"),

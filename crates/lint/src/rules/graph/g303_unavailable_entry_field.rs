@@ -1,6 +1,12 @@
 use crate::diagnostic::{Diagnostic, Severity};
 use crate::graph::Presence;
 use crate::rules::{Family, Rule, RuleContext};
+use crate::suggest::closest;
+
+/// Suggestions compare a name with every produced field; past this many
+/// findings in one file the rest go without, so a broken generated contract
+/// cannot make the check quadratic.
+const MAX_SUGGESTIONS: usize = 50;
 
 pub(crate) static RULE: Rule = Rule {
     code: "G303",
@@ -20,6 +26,7 @@ fn check(ctx: &RuleContext<'_>, out: &mut Vec<Diagnostic>) {
     }
     let contract = ctx.contract;
     let graph = ctx.graph;
+    let mut suggestions_left = MAX_SUGGESTIONS;
     for (i, phase) in contract.phases.iter().enumerate() {
         // Entry phases read what the caller supplies; unreachable ones are G301's.
         if graph.is_entry(i) || !graph.is_reachable(i) {
@@ -34,19 +41,29 @@ fn check(ctx: &RuleContext<'_>, out: &mut Vec<Diagnostic>) {
             {
                 continue;
             }
-            let producers = contract
+            let mut producers = contract
                 .phases
                 .iter()
-                .filter(|p| p.name != phase.name && p.produces(name));
+                .filter(|p| p.name != phase.name && p.produces(name))
+                .peekable();
             match presence {
                 Presence::Always => {}
                 Presence::Never => {
+                    let mut help = String::from(
+                        "produce it in an earlier phase's exit.required, list it in pipeline_inputs, or move it to entry.enrichment",
+                    );
+                    if producers.peek().is_none() && suggestions_left > 0 {
+                        suggestions_left -= 1;
+                        if let Some(close) = closest(name.as_str(), produced_names(ctx)) {
+                            help = format!("did you mean `{close}`? otherwise {help}");
+                        }
+                    }
                     let mut diagnostic = RULE
                         .diagnostic(
                             field.name.span,
                             format!("`{name}` is required on entry to `{}`, but no path before it produces it", phase.name),
                         )
-                        .with_help("produce it in an earlier phase's exit.required, list it in pipeline_inputs, or move it to entry.enrichment");
+                        .with_help(help);
                     for producer in producers.take(3) {
                         diagnostic = diagnostic.with_related(
                             producer.name_span,
@@ -89,4 +106,16 @@ fn check(ctx: &RuleContext<'_>, out: &mut Vec<Diagnostic>) {
             }
         }
     }
+}
+
+/// Every field name a phase produces or the caller supplies: what a typo in
+/// an entry field most likely meant.
+fn produced_names<'a>(ctx: &'a RuleContext<'_>) -> impl Iterator<Item = &'a str> {
+    let contract = ctx.contract;
+    contract
+        .phases
+        .iter()
+        .flat_map(|p| p.exit_fields())
+        .map(|f| f.name.value.as_str())
+        .chain(contract.pipeline_inputs.iter().map(|i| i.value.as_str()))
 }

@@ -23,7 +23,7 @@ fn check(ctx: &RuleContext<'_>, out: &mut Vec<Diagnostic>) {
         };
         for pair in stops.windows(2) {
             let ((from, from_stop), (to, to_stop)) = (pair[0], pair[1]);
-            if from == to || ctx.graph.reachable_from(from, |_| true).contains(to) {
+            if from == to || ctx.graph.reaches(from, to) {
                 continue;
             }
             let (Some(from_phase), Some(to_phase)) = (&from_stop.phase, &to_stop.phase) else {
