@@ -480,6 +480,22 @@ fn completion_and_code_actions() {
     let (l, c) = pos(CONTRACT, "phase: retrieve\n    on_resume");
     let phases = lsp.at("textDocument/completion", uri, l, c + 7, json!({}));
     assert_eq!(labels(&phases), ["retrieve", "generate"]);
+    // Half-typed YAML that no longer parses: names come from the last
+    // contract that did, though that analysis itself was dropped.
+    let end = CONTRACT.lines().count() as u32;
+    lsp.notify(
+        "textDocument/didChange",
+        json!({"textDocument": {"uri": uri, "version": 2}, "contentChanges": [{"range": {"start": {"line": end, "character": 0}, "end": {"line": end, "character": 0}}, "text": "broken: [\n"}]}),
+    );
+    assert_eq!(codes(&lsp.diagnostics(uri, 2)), ["E001"]);
+    let phases = lsp.at("textDocument/completion", uri, l, c + 7, json!({}));
+    assert_eq!(labels(&phases), ["retrieve", "generate"]);
+    // Back to the parsed text for the code actions below.
+    lsp.notify(
+        "textDocument/didChange",
+        json!({"textDocument": {"uri": uri, "version": 3}, "contentChanges": [{"text": CONTRACT}]}),
+    );
+    lsp.diagnostics(uri, 3);
 
     // Code actions: the linter's fix, and a suppression comment.
     let (l, c) = pos(CONTRACT, "BLOCKING");

@@ -17,6 +17,10 @@ pub struct LspFigures {
     pub p50: Duration,
     pub p95: Duration,
     pub edits: usize,
+    /// The reference timed after each edit (a parse of the same text), its
+    /// median, and the median over the edits of latency / reference.
+    pub reference: Duration,
+    pub ratio: f64,
     /// Resident memory after opening and editing, and its high-water mark.
     pub rss_kib: Option<u64>,
     pub peak_rss_kib: Option<u64>,
@@ -143,8 +147,14 @@ fn percentile(sorted: &[Duration], p: f64) -> Duration {
 
 /// Opens `text`, then makes `edits` one-character edits (typing and
 /// deleting a character at the end of line `line`), waiting for the
-/// diagnostics of each before the next.
-pub fn measure(phaselint: &Path, text: &str, edits: usize) -> Result<LspFigures, String> {
+/// diagnostics of each before the next. After each edit `reference` runs
+/// once in this process, so the two are compared on the same machine state.
+pub fn measure(
+    phaselint: &Path,
+    text: &str,
+    edits: usize,
+    mut reference: impl FnMut() -> Duration,
+) -> Result<LspFigures, String> {
     let mut client = Client::start(phaselint)?;
     client.send(json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {"processId": null, "rootUri": null, "capabilities": {}}}))?;
     client.wait(|m| m["id"] == 1)?;
@@ -164,6 +174,8 @@ pub fn measure(phaselint: &Path, text: &str, edits: usize) -> Result<LspFigures,
         .nth(line)
         .map_or(0, |l| l.encode_utf16().count());
     let mut latencies = Vec::with_capacity(edits);
+    let mut references = Vec::with_capacity(edits);
+    let mut ratios = Vec::with_capacity(edits);
     for i in 0..edits {
         let version = i as i64 + 2;
         let change = if i % 2 == 0 {
@@ -174,14 +186,25 @@ pub fn measure(phaselint: &Path, text: &str, edits: usize) -> Result<LspFigures,
         let started = Instant::now();
         client.send(json!({"jsonrpc": "2.0", "method": "textDocument/didChange", "params": {"textDocument": {"uri": uri, "version": version}, "contentChanges": [change]}}))?;
         client.published(uri, version)?;
-        latencies.push(started.elapsed());
+        let latency = started.elapsed();
+        let took = reference();
+        ratios.push(latency.as_secs_f64() / took.as_secs_f64().max(1e-9));
+        latencies.push(latency);
+        references.push(took);
     }
     latencies.sort();
+    references.sort();
+    ratios.sort_by(f64::total_cmp);
+    // Memory as it stays while the document is open, once the server has
+    // handed back what the replaced analysis held.
+    std::thread::sleep(Duration::from_millis(500));
     let (rss_kib, peak_rss_kib) = client.memory();
     Ok(LspFigures {
         p50: percentile(&latencies, 50.0),
         p95: percentile(&latencies, 95.0),
         edits,
+        reference: percentile(&references, 50.0),
+        ratio: ratios.get(ratios.len() / 2).copied().unwrap_or(f64::NAN),
         rss_kib,
         peak_rss_kib,
     })

@@ -137,9 +137,9 @@ fn lsp_command(args: &[String]) -> Result<(), String> {
         i += 1;
     }
     println!(
-        "| document | lines | edits | p50 | p95 | parse alone (in process) | server RSS after | server peak RSS |"
+        "| document | lines | edits | p50 | p95 | parse alone (in process, after each edit) | latency / parse (median of pairs) | server RSS after | server peak RSS |"
     );
-    println!("|---|---|---|---|---|---|---|---|");
+    println!("|---|---|---|---|---|---|---|---|---|");
     let mut documents = Vec::new();
     match std::fs::read_to_string(&real) {
         Ok(text) => documents.push((format!("real contract ({})", real.display()), text, 200)),
@@ -155,8 +155,14 @@ fn lsp_command(args: &[String]) -> Result<(), String> {
     ));
     for (label, text, edits) in documents {
         eprintln!("phaselint-bench: lsp: {label}, {edits} edits");
-        let parse = time_median(5, || syntax::parse(&text, Limits::default()));
-        let figures = phaselint_bench::lsp::measure(&phaselint, &text, edits)?;
+        let figures = phaselint_bench::lsp::measure(&phaselint, &text, edits, || {
+            let started = Instant::now();
+            drop(std::hint::black_box(syntax::parse(
+                &text,
+                Limits::default(),
+            )));
+            started.elapsed()
+        })?;
         let kib = |k: Option<u64>| {
             k.map_or_else(
                 || "n/a".to_string(),
@@ -164,12 +170,13 @@ fn lsp_command(args: &[String]) -> Result<(), String> {
             )
         };
         println!(
-            "| {label} | {} | {} | {} | {} | {} | {} | {} |",
+            "| {label} | {} | {} | {} | {} | {} | {:.2}x | {} | {} |",
             text.lines().count(),
             figures.edits,
             ms(figures.p50),
             ms(figures.p95),
-            ms(parse),
+            ms(figures.reference),
+            figures.ratio,
             kib(figures.rss_kib),
             kib(figures.peak_rss_kib),
         );
@@ -367,27 +374,48 @@ struct ProcessFigures {
 }
 
 fn spawn_median(program: &Path, args: &[&str], runs: usize) -> Result<ProcessFigures, String> {
-    let mut walls = Vec::with_capacity(runs);
-    let mut cpus = Vec::with_capacity(runs);
-    let mut statuses: Vec<i32> = Vec::new();
+    let runs = (0..runs)
+        .map(|_| spawn(program, args))
+        .collect::<Result<Vec<_>, _>>()?;
+    Ok(figures(runs))
+}
+
+/// `a` and `b` run alternately `runs` times each: their figures, and the
+/// median over the pairs of a's time over b's.
+fn spawn_interleaved(
+    a: (&Path, &[&str]),
+    b: (&Path, &[&str]),
+    runs: usize,
+) -> Result<(ProcessFigures, ProcessFigures, f64), String> {
+    let (mut first, mut second, mut ratios) = (Vec::new(), Vec::new(), Vec::new());
     for _ in 0..runs {
-        let run = spawn(program, args)?;
-        walls.push(run.wall);
-        if let Some(cpu) = run.cpu {
-            cpus.push(cpu);
-        }
+        let x = spawn(a.0, a.1)?;
+        let y = spawn(b.0, b.1)?;
+        ratios.push(ratio(x.wall, y.wall));
+        first.push(x);
+        second.push(y);
+    }
+    ratios.sort_by(f64::total_cmp);
+    let pair_ratio = ratios.get(ratios.len() / 2).copied().unwrap_or(f64::NAN);
+    Ok((figures(first), figures(second), pair_ratio))
+}
+
+fn figures(runs: Vec<Spawned>) -> ProcessFigures {
+    let mut statuses: Vec<i32> = Vec::new();
+    for run in &runs {
         let code = run.status.unwrap_or(-1);
         if !statuses.contains(&code) {
             statuses.push(code);
         }
     }
-    let min = walls.iter().copied().min().unwrap_or_default();
-    Ok(ProcessFigures {
+    let walls: Vec<Duration> = runs.iter().map(|r| r.wall).collect();
+    let cpus: Vec<Duration> = runs.iter().filter_map(|r| r.cpu).collect();
+    ProcessFigures {
+        min: walls.iter().copied().min().unwrap_or_default(),
         median: median(walls),
-        min,
         cpu_median: (!cpus.is_empty()).then(|| median(cpus)),
         statuses,
-    })
+    }
 }
 
 /// Peak resident set size of one run, in KiB: from `/usr/bin/time -v` when
@@ -612,9 +640,16 @@ fn run(options: &RunOptions) -> Result<(), String> {
         let file = dir.0.join(format!("generated-{phases}.contract.yaml"));
         write(&file, text)?;
         let file_arg = path_str(&file)?;
-        let runs = options.runs;
-        let lint = spawn_median(binary, &["lint", "--format", "concise", file_arg], runs)?;
+        let runs = options.runs.max(9);
         let parse_same = at(*phases).map(|t| t.1).unwrap_or_default();
+        let me = std::env::current_exe().map_err(|e| format!("locating phaselint-bench: {e}"))?;
+        // Interleaved, so both see the same machine: on a shared VM the
+        // speed drifts by tens of percent within a minute.
+        let (lint, floor, pair_ratio) = spawn_interleaved(
+            (binary, &["lint", "--format", "concise", file_arg]),
+            (&me, &["parse-only", file_arg]),
+            runs,
+        )?;
         emit!("| what | figure |");
         emit!("|---|---:|");
         emit!(
@@ -624,27 +659,21 @@ fn run(options: &RunOptions) -> Result<(), String> {
             statuses(&lint.statuses)
         );
         emit!(
+            "| parse only, same file, whole process (`phaselint-bench parse-only FILE`, median of {runs}, each run right after a lint run) | {} (min {}) |",
+            ms(floor.median),
+            ms(floor.min)
+        );
+        emit!(
+            "| whole process / whole-process parse, median of the {runs} pairs | **{pair_ratio:.2}x** |"
+        );
+        emit!(
             "| parse only, same bytes, in process (from the table above) | {} |",
             ms(parse_same)
         );
         emit!(
-            "| whole process / parse | **{:.2}x** |",
+            "| whole process / in-process parse | {:.2}x |",
             ratio(lint.median, parse_same)
         );
-        match std::env::current_exe() {
-            Ok(me) => {
-                let floor = spawn_median(&me, &["parse-only", file_arg], runs)?;
-                emit!(
-                    "| parse only, same file, whole process (`phaselint-bench parse-only FILE`, median of {runs}) | {} |",
-                    ms(floor.median)
-                );
-                emit!(
-                    "| whole process / whole-process parse | **{:.2}x** |",
-                    ratio(lint.median, floor.median)
-                );
-            }
-            Err(e) => emit!("| parse only, whole process | not measured: {e} |"),
-        }
         match peak_rss_kib(binary, &["lint", "--format", "concise", file_arg]) {
             Ok((kib, how)) => emit!("| peak RSS ({how}) | {:.1} MiB |", kib as f64 / 1024.0),
             Err(e) => emit!("| peak RSS | not measured: {e} |"),
@@ -731,7 +760,7 @@ fn stages(text: &str, runs: usize) -> Result<String, String> {
     let parse = time_median(runs, || syntax::parse(text, Limits::default()));
     let contract = analysis
         .contract
-        .as_ref()
+        .as_deref()
         .ok_or("the generated contract did not load")?;
     let graph_time = time_median(runs, || PhaseGraph::build(contract));
     let graph = PhaseGraph::build(contract);

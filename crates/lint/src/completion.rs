@@ -449,7 +449,7 @@ checkpoint_integrity:
     #[test]
     fn completes_keys_phases_fields_and_enums() {
         let analysis = crate::analyze(CONTRACT, &Settings::default());
-        let contract = analysis.contract.as_ref();
+        let contract = analysis.contract.as_deref();
         let complete_at = |text: &str| {
             let (text, offset) = at_cursor(text);
             complete(&text, offset, contract)

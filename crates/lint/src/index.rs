@@ -171,6 +171,8 @@ impl SymbolIndex {
         index
             .occurrences
             .sort_by_key(|o| (o.span.start, o.span.end));
+        // Kept while the document is open.
+        index.occurrences.shrink_to_fit();
         index
     }
 
@@ -283,7 +285,7 @@ checkpoint_integrity:
     #[test]
     fn phases_and_fields_are_indexed_with_their_roles() {
         let analysis = crate::analyze(SOURCE, &Settings::default());
-        let index = SymbolIndex::build(analysis.contract.as_ref().unwrap());
+        let index = SymbolIndex::build(analysis.contract.as_deref().unwrap());
         let retrieve: Vec<PhaseRole> = index
             .phase_occurrences("retrieve")
             .map(|o| match o.symbol {

@@ -19,6 +19,8 @@ mod suggest;
 mod suppression;
 pub mod syntax;
 
+use std::sync::Arc;
+
 use config::Settings;
 use diagnostic::Diagnostic;
 use graph::PhaseGraph;
@@ -37,7 +39,9 @@ pub struct Analysis {
     pub source: String,
     pub line_index: LineIndex,
     is_context_contract: bool,
-    pub contract: Option<Contract>,
+    /// Shared, so an editor can keep the last contract that parsed while
+    /// dropping the rest of a stale analysis.
+    pub contract: Option<Arc<Contract>>,
     pub graph: Option<PhaseGraph>,
     /// Sorted by position, then code; filtered by the settings and by
     /// suppression comments.
@@ -142,7 +146,7 @@ pub fn analyze_owned(source: String, settings: &Settings) -> Analysis {
                     settings,
                 };
                 rules::run(&context, &mut diagnostics);
-                analysis.contract = Some(contract);
+                analysis.contract = Some(Arc::new(contract));
                 analysis.graph = Some(graph);
             }
         }

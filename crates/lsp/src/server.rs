@@ -158,10 +158,9 @@ async fn analyzed(
         let mut guard = lock(state);
         match guard.documents.get_mut(uri) {
             Some(document) if document.version == version => {
-                let last_contract = if analyzed.analysis.contract.is_some() {
-                    document.last_contract.replace(analyzed.clone())
-                } else {
-                    None
+                let last_contract = match &analyzed.analysis.contract {
+                    Some(contract) => document.last_contract.replace(contract.clone()),
+                    None => None,
                 };
                 (document.analyzed.replace(analyzed.clone()), last_contract)
             }
@@ -310,6 +309,10 @@ impl LanguageServer for Server {
                 Some(document) => {
                     apply_changes(&mut document.text, params.content_changes, unit);
                     document.version = version;
+                    // Requests wait for the new version's analysis, so the
+                    // stale one only costs memory while that one is built
+                    // (completion keeps `last_contract`).
+                    document.analyzed = None;
                     true
                 }
                 None => false,
@@ -423,11 +426,11 @@ impl LanguageServer for Server {
             .and_then(|d| d.last_contract.clone());
         let positions = positions(&analyzed, unit);
         let offset = positions.offset(params.text_document_position.position);
-        let contract = analyzed.analysis.contract.as_ref().or_else(|| {
-            last_contract
-                .as_ref()
-                .and_then(|a| a.analysis.contract.as_ref())
-        });
+        let contract = analyzed
+            .analysis
+            .contract
+            .as_deref()
+            .or(last_contract.as_deref());
         let items = handlers::completion::completion(&analyzed.analysis.source, offset, contract);
         Ok(Some(CompletionResponse::Array(items)))
     }

@@ -9,6 +9,7 @@ use std::sync::Arc;
 use phaselint_lint::config::{Config, Settings};
 use phaselint_lint::index::SymbolIndex;
 use phaselint_lint::line_index::{ColumnUnit, LineCol, LineIndex};
+use phaselint_lint::model::Contract;
 use phaselint_lint::{Analysis, analyze_owned};
 use tower_lsp_server::ls_types::{Position, Range, TextDocumentContentChangeEvent, Uri};
 
@@ -96,7 +97,7 @@ impl Analyzed {
         let analysis = analyze_owned(text, settings);
         let index = analysis
             .contract
-            .as_ref()
+            .as_deref()
             .map(SymbolIndex::build)
             .unwrap_or_default();
         Analyzed {
@@ -114,9 +115,9 @@ pub struct Document {
     pub path: Option<PathBuf>,
     /// The analysis of `version`, once it has run.
     pub analyzed: Option<Arc<Analyzed>>,
-    /// The latest analysis whose text parsed into a contract: completion
-    /// takes names from it while the current text is half typed.
-    pub last_contract: Option<Arc<Analyzed>>,
+    /// The latest contract that parsed: completion takes names from it
+    /// while the current text is half typed.
+    pub last_contract: Option<Arc<Contract>>,
     /// `(version, generation)` of the diagnostics last sent.
     pub published: Option<(i32, u64)>,
 }
@@ -267,6 +268,12 @@ pub fn apply_changes(
                 };
                 let start = positions.offset(range.start);
                 let end = positions.offset(range.end).max(start);
+                // Grow by an eighth, not by doubling: a large document's
+                // text would otherwise keep up to its own size in slack.
+                let growth = change.text.len().saturating_sub(end - start);
+                if text.len() + growth > text.capacity() {
+                    text.reserve_exact(growth + text.len() / 8);
+                }
                 text.replace_range(start..end, &change.text);
             }
         }

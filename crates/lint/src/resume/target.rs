@@ -42,7 +42,7 @@ impl<'a> Target<'a> {
         let root = crate::syntax::parse(&analysis.source, crate::syntax::Limits::default())
             .ok()
             .flatten();
-        let (Some(contract), Some(root)) = (&analysis.contract, &root) else {
+        let (Some(contract), Some(root)) = (analysis.contract.as_deref(), &root) else {
             return Err(ResumeError::ContractHasErrors {
                 findings: vec!["the contract could not be loaded".into()],
             });

@@ -59,7 +59,7 @@ fn field_list(fields: impl Iterator<Item = String>) -> String {
 }
 
 fn phase_summary(analyzed: &Analyzed, name: &str) -> Option<String> {
-    let contract = analyzed.analysis.contract.as_ref()?;
+    let contract = analyzed.analysis.contract.as_deref()?;
     let phase = contract.phase(name)?;
     let mut text = format!("**phase `{name}`**\n\n");
     if let Some(description) = &phase.description {

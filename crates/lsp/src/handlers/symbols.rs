@@ -36,7 +36,7 @@ fn symbol(
 }
 
 pub fn document_symbols(analyzed: &Analyzed, positions: &Positions<'_>) -> Vec<DocumentSymbol> {
-    let Some(contract) = &analyzed.analysis.contract else {
+    let Some(contract) = analyzed.analysis.contract.as_deref() else {
         return Vec::new();
     };
     let mut symbols = Vec::new();
