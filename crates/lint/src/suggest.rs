@@ -6,15 +6,24 @@ where
     I: IntoIterator<Item = &'a str>,
 {
     let lowered = name.to_ascii_lowercase();
+    let name_chars = name.chars().count();
     let mut best: Option<(usize, &'a str)> = None;
     for candidate in candidates {
         if candidate == name {
             continue;
         }
-        let distance = strsim::damerau_levenshtein(&lowered, &candidate.to_ascii_lowercase());
-        let allowed = (candidate.chars().count().max(name.chars().count()) / 3).max(1);
+        let candidate_chars = candidate.chars().count();
+        let allowed = (candidate_chars.max(name_chars) / 3).max(1);
         let prefix_match = candidate.len() >= 4
             && (lowered.starts_with(candidate) || candidate.starts_with(lowered.as_str()));
+        // The distance is at least the difference in length: most
+        // candidates are ruled out without computing it.
+        if !prefix_match && candidate_chars.abs_diff(name_chars) > allowed {
+            continue;
+        }
+        // Optimal string alignment: transpositions count as one edit like
+        // Damerau-Levenshtein, without its per-call hash map.
+        let distance = strsim::osa_distance(&lowered, &candidate.to_ascii_lowercase());
         if distance <= allowed || prefix_match {
             let score = if prefix_match {
                 distance.min(allowed)
