@@ -17,6 +17,23 @@ fn check(ctx: &RuleContext<'_>, out: &mut Vec<Diagnostic>) {
         return;
     }
     let graph = ctx.graph;
+    // Every phase has an incoming edge: nothing can start. One finding on
+    // the first phase says so, rather than one per phase.
+    if graph.entries().is_empty() {
+        if let Some(first) = ctx.contract.phases.first() {
+            out.push(
+                RULE.diagnostic(
+                    first.name_span,
+                    "no phase can start the pipeline: every phase has an incoming graph_topology edge, so every phase is unreachable",
+                )
+                .with_help(format!(
+                    "remove the edge into the phase that should run first (e.g. `{}`), so it becomes the entry phase",
+                    first.name
+                )),
+            );
+        }
+        return;
+    }
     for (i, phase) in ctx.contract.phases.iter().enumerate() {
         if !graph.is_reachable(i) {
             out.push(
