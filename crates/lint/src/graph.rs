@@ -491,13 +491,7 @@ impl<'c> Availability<'c> {
                 if q >= n {
                     continue;
                 }
-                readers_left[q] = readers_left[q].saturating_sub(1);
-                let incoming = if readers_left[q] == 0 {
-                    out[q].take()
-                } else {
-                    out[q].clone()
-                };
-                let Some(mut incoming) = incoming else {
+                let Some(mut incoming) = hand_over(&mut out[q], &mut readers_left[q]) else {
                     continue;
                 };
                 self.across(*edge.weight(), &mut incoming);
@@ -583,6 +577,17 @@ impl<'c> Availability<'c> {
     }
 }
 
+/// A phase's set for one more of the phases that read it: a copy, or the
+/// set itself for the last of them, so a chain never copies.
+fn hand_over<T: Clone>(slot: &mut Option<T>, readers_left: &mut usize) -> Option<T> {
+    *readers_left = readers_left.saturating_sub(1);
+    if *readers_left == 0 {
+        slot.take()
+    } else {
+        slot.clone()
+    }
+}
+
 /// Backward may-analysis: which exit fields some later phase reads.
 struct Liveness<'c> {
     contract: &'c Contract,
@@ -651,13 +656,9 @@ impl<'c> Liveness<'c> {
             let mut live: Option<FixedBitSet> = None;
             for s in graph.neighbors(NodeIndex::new(p)) {
                 let s = s.index();
-                writers_left[s] = writers_left[s].saturating_sub(1);
-                let from_s = if writers_left[s] == 0 {
-                    live_in[s].take()
-                } else {
-                    live_in[s].clone()
+                let Some(from_s) = hand_over(&mut live_in[s], &mut writers_left[s]) else {
+                    continue;
                 };
-                let Some(from_s) = from_s else { continue };
                 live = Some(match live {
                     None => from_s,
                     Some(mut union) => {
