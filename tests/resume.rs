@@ -302,7 +302,9 @@ fn timestamps_with_z_offsets_and_fractions_are_compared_as_instants() {
         .iter()
         .map(|c| c["elapsed_seconds"].clone())
         .collect();
-    assert_eq!(elapsed, [json!(3599), json!(3600), json!(0)]);
+    // Compared exactly, reported in whole seconds rounded up: 3599.5 s is
+    // within a 3600 s limit and shown as 3600, never as over it.
+    assert_eq!(elapsed, [json!(3600), json!(3600), json!(1)]);
 }
 
 #[test]
@@ -430,13 +432,59 @@ fn contract_with_errors_gives_no_verdict_with_the_diagnostics() {
         ],
     );
     assert!(contract.exists());
-    run.assert_no_verdict("has errors, so no resume verdict can be given");
+    run.assert_no_verdict("has errors (E-codes); a checkpoint of a contract with errors can be neither resumed nor approved");
     insta::assert_snapshot!(run.stderr, @r"
-    phaselint: error: the contract `fixtures/resume/contracts/broken.contract.yaml` has errors, so no resume verdict can be given:
+    phaselint: error: the contract `fixtures/resume/contracts/broken.contract.yaml` has errors (E-codes); a checkpoint of a contract with errors can be neither resumed nor approved:
       fixtures/resume/contracts/broken.contract.yaml:6:5: E003 unknown key `exits` in `phases.retrieve`
       fixtures/resume/contracts/broken.contract.yaml:16:21: E006 `sometimes` is not a valid severity for `checkpoint_integrity[0].on_resume.staleness_checks[0].on_stale`
     phaselint: no resume verdict (exit 3): the run must not resume
     ");
+}
+
+#[test]
+fn suppression_comments_cannot_hide_an_e_code_from_the_resume_check() {
+    let dir = tempfile::tempdir().unwrap();
+    // Without the comments this contract is E003 and E006; with them it
+    // lints clean, and the misspelled `approval_requried` would otherwise
+    // silently turn the approval gate off.
+    let contract = dir.path().join("suppressed.contract.yaml");
+    std::fs::write(
+        &contract,
+        "schema_version: '1'\npipeline_id: p\nphases:\n  a:\n    exit: { required: [{ name: f1 }] }\n  b:\n    entry: { required: [{ name: f1 }] }\ncheckpoint_integrity:\n  - checkpoint_id: cp\n    phase: a\n    on_resume:\n      staleness_checks:\n        - field: f1\n          max_age_seconds: 600\n          on_stale: blockign  # phaselint: disable=E006\n      approval_requried: true  # phaselint: disable=E003\n      approval_policy: human  # phaselint: disable=C202\n",
+    )
+    .unwrap();
+    let lint = phaselint(dir.path(), &["lint", "suppressed.contract.yaml"]);
+    assert_eq!(
+        lint.code, 0,
+        "the comments hide the errors from lint: {}",
+        lint.stdout
+    );
+    std::fs::write(
+        dir.path().join("context.json"),
+        r#"{"f1": 1, "_cc_propagation": {"f1": {"origin_phase": "a", "set_at": "2026-03-01T11:59:00Z", "value_hash": "x"}}}"#,
+    )
+    .unwrap();
+    let run = phaselint(
+        dir.path(),
+        &[
+            "resume-check",
+            "--contract",
+            "suppressed.contract.yaml",
+            "--checkpoint",
+            "cp",
+            "--context",
+            "context.json",
+            "--now",
+            NOW,
+        ],
+    );
+    run.assert_no_verdict("E003 unknown key `approval_requried` in `checkpoint_integrity[0].on_resume` (suppressed, but not for the resume check)");
+    assert!(
+        run.stderr
+            .contains("E006 `blockign` is not a valid severity"),
+        "{}",
+        run.stderr
+    );
 }
 
 #[test]
@@ -796,6 +844,36 @@ fn recovery_hook_that_hangs_is_killed_and_recorded() {
     assert_eq!(attempt["recovered"], false);
     assert_eq!(run.json()["stale_fields"][0]["recovery_attempted"], true);
     assert_eq!(run.json()["stale_fields"][0]["recovery_succeeded"], false);
+}
+
+#[test]
+fn nothing_a_hook_started_outlives_it_to_change_the_context() {
+    let dir = temp();
+    let mut context = fresh();
+    stamp(&mut context, "index.snapshot", "2026-03-01T08:00:00Z");
+    let ctx = write_json(dir.path(), "ctx.json", &context);
+    let before = std::fs::read_to_string(dir.path().join("ctx.json")).unwrap();
+    // One hook hangs past the timeout, then would write; the other exits at
+    // once and leaves a background job that would write a moment later.
+    for hook in [
+        "sleep 2; echo '{}' > \"$PHASELINT_CONTEXT\"",
+        "(sleep 2; echo '{}' > \"$PHASELINT_CONTEXT\") & exit 3",
+    ] {
+        let run = resume(
+            dir.path(),
+            "after_retrieve",
+            &ctx,
+            &["--recover-with", hook, "--recover-timeout", "1"],
+        );
+        assert_eq!(run.code, 1, "{hook}: {}", run.stderr);
+        assert_eq!(run.json()["recovery_attempts"][0]["recovered"], false);
+    }
+    std::thread::sleep(std::time::Duration::from_secs(3));
+    assert_eq!(
+        std::fs::read_to_string(dir.path().join("ctx.json")).unwrap(),
+        before,
+        "a process the hook started wrote the context after the verdict"
+    );
 }
 
 #[test]
@@ -1197,6 +1275,45 @@ fn pending_harness_request_is_a_denial() {
         "pending"
     );
     insta::assert_snapshot!(run.stdout);
+}
+
+#[cfg(unix)]
+#[test]
+fn harness_links_to_nothing_never_count_as_absent() {
+    let dir = temp();
+    std::fs::create_dir_all(dir.path().join("pending")).unwrap();
+    std::fs::create_dir_all(dir.path().join("granted")).unwrap();
+    std::os::unix::fs::symlink(
+        "/nonexistent",
+        dir.path().join("pending/checkpoint-after_generate.md"),
+    )
+    .unwrap();
+    std::os::unix::fs::symlink(
+        "/nonexistent",
+        dir.path()
+            .join("granted/checkpoint-after_generate.md.granted"),
+    )
+    .unwrap();
+    let valid = read_json(&fixture("approvals/after_generate.human.json"));
+    let file = write_json(dir.path(), "approval.json", &valid);
+    let context = fixture("contexts/fresh.json").to_string_lossy().to_string();
+    // A request whose file is gone is still a pending request.
+    let run = resume(
+        dir.path(),
+        "after_generate",
+        &context,
+        &["--harness-dir", "pending", "--approvals", &file],
+    );
+    assert_eq!(run.code, 2, "{}", run.stderr);
+    assert_eq!(run.json()["approval_status"]["harness_pending"], true);
+    // A grant that cannot be read is no verdict, not "no grant".
+    let run = resume(
+        dir.path(),
+        "after_generate",
+        &context,
+        &["--harness-dir", "granted"],
+    );
+    run.assert_no_verdict("cannot read the harness grant");
 }
 
 #[test]

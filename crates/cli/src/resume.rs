@@ -72,7 +72,8 @@ pub struct ResumeCheckArgs {
     #[arg(long, value_name = "CMD")]
     pub recover_with: Option<String>,
     /// Seconds one recovery attempt may take before it is killed.
-    #[arg(long, value_name = "SECONDS", default_value_t = 120)]
+    #[arg(long, value_name = "SECONDS", default_value_t = 120,
+          value_parser = clap::value_parser!(u64).range(1..))]
     pub recover_timeout: u64,
     /// Ask the operator for a missing human approval (only on a terminal).
     #[arg(long)]
@@ -232,16 +233,24 @@ pub(crate) fn load_contract(
     let mut settings = Settings::default();
     settings.max_clock_skew = config.settings_for(path).max_clock_skew;
     let analysis = analyze_bytes(&bytes, &settings);
+    // An E-code hidden by a suppression comment still counts here.
     let errors: Vec<String> = analysis
         .diagnostics
         .iter()
         .filter(|d| d.code.starts_with('E'))
-        .map(|d| {
+        .map(|d| (d, ""))
+        .chain(
+            analysis
+                .hidden_errors
+                .iter()
+                .map(|d| (d, " (suppressed, but not for the resume check)")),
+        )
+        .map(|(d, note)| {
             let p = analysis
                 .line_index
                 .position(&analysis.source, d.span.start, ColumnUnit::Chars);
             format!(
-                "  {}:{}:{}: {} {}",
+                "  {}:{}:{}: {} {}{note}",
                 path.display(),
                 p.line + 1,
                 p.column + 1,
@@ -252,7 +261,7 @@ pub(crate) fn load_contract(
         .collect();
     if !errors.is_empty() {
         return Err(NoVerdict(format!(
-            "the contract `{}` has errors, so no resume verdict can be given:\n{}",
+            "the contract `{}` has errors (E-codes); a checkpoint of a contract with errors can be neither resumed nor approved:\n{}",
             path.display(),
             errors.join("\n")
         )));
@@ -296,6 +305,20 @@ pub(crate) fn read_document(path: &Path, what: &str) -> Result<serde_json::Value
         .map_err(|e| NoVerdict(format!("cannot read the {what} {shown}: {e}")))
 }
 
+/// Whether a harness file is there at all. A link to nothing counts as
+/// there (reading it then fails, which is no verdict), never as absent:
+/// a pending request must not vanish because its target did.
+fn entry_exists(path: &Path) -> Result<bool, NoVerdict> {
+    match std::fs::symlink_metadata(path) {
+        Ok(_) => Ok(true),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(false),
+        Err(e) => Err(NoVerdict(format!(
+            "cannot look at the harness file `{}`: {e}",
+            path.display()
+        ))),
+    }
+}
+
 /// The harness sentinels for one checkpoint (SPEC §6 step 5).
 fn harness_sources(dir: &Path, checkpoint: &str) -> Result<Vec<ApprovalSource>, NoVerdict> {
     if !dir.is_dir() {
@@ -317,7 +340,7 @@ fn harness_sources(dir: &Path, checkpoint: &str) -> Result<Vec<ApprovalSource>, 
     let request = dir.join(format!("checkpoint-{checkpoint}.md"));
     let granted = dir.join(format!("checkpoint-{checkpoint}.md.granted"));
     let location = granted.display().to_string();
-    if granted.exists() {
+    if entry_exists(&granted)? {
         let bytes = std::fs::read(&granted)
             .map_err(|e| format!("cannot read the harness grant `{location}`: {e}"))?;
         let text = String::from_utf8(bytes)
@@ -340,7 +363,7 @@ fn harness_sources(dir: &Path, checkpoint: &str) -> Result<Vec<ApprovalSource>, 
             })
             .collect());
     }
-    if request.exists() {
+    if entry_exists(&request)? {
         return Ok(vec![ApprovalSource::HarnessPending {
             location: request.display().to_string(),
         }]);
@@ -365,6 +388,21 @@ fn shell(command: &str) -> Command {
         c.args(["-c", command]);
         c
     }
+}
+
+/// Kills the hook and every process in its group (a shell script's `sleep`,
+/// a background job), then reaps it.
+fn stop_hook(child: &mut std::process::Child) {
+    #[cfg(unix)]
+    if let Some(group) = i32::try_from(child.id())
+        .ok()
+        .and_then(rustix::process::Pid::from_raw)
+    {
+        // Fails only when the group is already gone, which is the goal.
+        let _ = rustix::process::kill_process_group(group, rustix::process::Signal::KILL);
+    }
+    let _ = child.kill();
+    let _ = child.wait();
 }
 
 /// The last non-empty line a hook wrote, for the attempt record.
@@ -393,6 +431,9 @@ impl Recoverer for Hook {
             .stdin(Stdio::null())
             .stdout(Stdio::null())
             .stderr(Stdio::piped());
+        // Its own process group, so what the hook starts can be stopped with it.
+        #[cfg(unix)]
+        std::os::unix::process::CommandExt::process_group(&mut command, 0);
         let mut child = match command.spawn() {
             Ok(child) => child,
             Err(e) => {
@@ -417,8 +458,7 @@ impl Recoverer for Hook {
             match child.try_wait() {
                 Ok(Some(status)) => break status,
                 Ok(None) if Instant::now() >= deadline => {
-                    let _ = child.kill();
-                    let _ = child.wait();
+                    stop_hook(&mut child);
                     return RecoveryOutcome::TimedOut {
                         detail: format!(
                             "did not finish within {} s and was killed",
@@ -428,7 +468,7 @@ impl Recoverer for Hook {
                 }
                 Ok(None) => std::thread::sleep(Duration::from_millis(10)),
                 Err(e) => {
-                    let _ = child.kill();
+                    stop_hook(&mut child);
                     return RecoveryOutcome::Failed {
                         exit_code: None,
                         detail: format!("cannot wait for the hook: {e}"),
@@ -436,6 +476,9 @@ impl Recoverer for Hook {
                 }
             }
         };
+        // Whatever the hook left running in the background could change the
+        // context after it is re-read and judged: stop it too.
+        stop_hook(&mut child);
         let said = receiver
             .recv_timeout(Duration::from_millis(500))
             .ok()

@@ -46,6 +46,10 @@ pub struct Analysis {
     /// Sorted by position, then code; filtered by the settings and by
     /// suppression comments.
     pub diagnostics: Vec<Diagnostic>,
+    /// E-code findings that the configuration or a suppression comment
+    /// removed from `diagnostics`. A linter may hide them on request; the
+    /// resume check must not, so it reads them here.
+    pub hidden_errors: Vec<Diagnostic>,
 }
 
 impl Analysis {
@@ -91,6 +95,7 @@ pub fn analyze_bytes(bytes: &[u8], settings: &Settings) -> Analysis {
                 is_context_contract: false,
                 contract: None,
                 graph: None,
+                hidden_errors: Vec::new(),
             }
         }
     }
@@ -112,6 +117,7 @@ pub fn analyze_owned(source: String, settings: &Settings) -> Analysis {
         contract: None,
         graph: None,
         diagnostics: Vec::new(),
+        hidden_errors: Vec::new(),
     };
     let mut diagnostics = Vec::new();
     let source = analysis.source.as_str();
@@ -151,6 +157,11 @@ pub fn analyze_owned(source: String, settings: &Settings) -> Analysis {
             }
         }
     }
+    let schema_errors: Vec<Diagnostic> = diagnostics
+        .iter()
+        .filter(|d| d.code.starts_with('E'))
+        .cloned()
+        .collect();
     diagnostics.retain_mut(|d| match settings.level(d.code, d.severity) {
         Some(level) => {
             d.severity = level;
@@ -167,6 +178,16 @@ pub fn analyze_owned(source: String, settings: &Settings) -> Analysis {
             &b.message,
         ))
     });
+    let mut schema_errors = schema_errors;
+    schema_errors.sort_by_key(|d| (d.span.start, d.code));
+    analysis.hidden_errors = schema_errors
+        .into_iter()
+        .filter(|e| {
+            !diagnostics
+                .iter()
+                .any(|d| d.code == e.code && d.span == e.span && d.message == e.message)
+        })
+        .collect();
     analysis.diagnostics = diagnostics;
     analysis
 }

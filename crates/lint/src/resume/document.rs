@@ -57,7 +57,9 @@ pub fn parse_document(text: &str, format: DocumentFormat) -> Result<Value, Docum
         DocumentFormat::Detect => trimmed.starts_with(['{', '[']),
     };
     if json {
-        return serde_json::from_str(trimmed).map_err(|e| DocumentError::Json(e.to_string()));
+        return serde_json::from_str::<NoDuplicateKeys>(trimmed)
+            .map(|NoDuplicateKeys(value)| value)
+            .map_err(|e| DocumentError::Json(e.to_string()));
     }
     let line_of = |offset: usize| text[..offset.min(text.len())].matches('\n').count() + 1;
     match syntax::parse(text, Limits::default()) {
@@ -75,6 +77,80 @@ pub fn parse_document(text: &str, format: DocumentFormat) -> Result<Value, Docum
         Err(syntax::SyntaxError::Unloadable { message, .. }) => {
             Err(DocumentError::Unloadable(message))
         }
+    }
+}
+
+/// A JSON value read like serde_json's `Value`, except that a key twice in
+/// one object is an error: "last one wins" would let a second `policy` or a
+/// second provenance record silently replace the first, and the YAML
+/// reader already refuses that.
+struct NoDuplicateKeys(Value);
+
+impl<'de> serde::Deserialize<'de> for NoDuplicateKeys {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        deserializer
+            .deserialize_any(StrictVisitor)
+            .map(NoDuplicateKeys)
+    }
+}
+
+struct StrictVisitor;
+
+impl<'de> serde::de::Visitor<'de> for StrictVisitor {
+    type Value = Value;
+
+    fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("a JSON value")
+    }
+
+    fn visit_bool<E>(self, b: bool) -> Result<Value, E> {
+        Ok(Value::Bool(b))
+    }
+
+    fn visit_i64<E>(self, i: i64) -> Result<Value, E> {
+        Ok(Value::Number(i.into()))
+    }
+
+    fn visit_u64<E>(self, u: u64) -> Result<Value, E> {
+        Ok(Value::Number(u.into()))
+    }
+
+    fn visit_f64<E>(self, f: f64) -> Result<Value, E> {
+        Ok(Number::from_f64(f).map_or(Value::Null, Value::Number))
+    }
+
+    fn visit_str<E>(self, s: &str) -> Result<Value, E> {
+        Ok(Value::String(s.to_string()))
+    }
+
+    fn visit_string<E>(self, s: String) -> Result<Value, E> {
+        Ok(Value::String(s))
+    }
+
+    fn visit_unit<E>(self) -> Result<Value, E> {
+        Ok(Value::Null)
+    }
+
+    fn visit_seq<A: serde::de::SeqAccess<'de>>(self, mut seq: A) -> Result<Value, A::Error> {
+        let mut items = Vec::new();
+        while let Some(NoDuplicateKeys(item)) = seq.next_element()? {
+            items.push(item);
+        }
+        Ok(Value::Array(items))
+    }
+
+    fn visit_map<A: serde::de::MapAccess<'de>>(self, mut entries: A) -> Result<Value, A::Error> {
+        let mut map = Map::new();
+        while let Some(key) = entries.next_key::<String>()? {
+            if map.contains_key(&key) {
+                return Err(serde::de::Error::custom(format!(
+                    "key `{key}` appears twice in one object"
+                )));
+            }
+            let NoDuplicateKeys(value) = entries.next_value()?;
+            map.insert(key, value);
+        }
+        Ok(Value::Object(map))
     }
 }
 
@@ -196,6 +272,29 @@ mod tests {
                 key: "a".into(),
                 line: 3
             }
+        );
+    }
+
+    #[test]
+    fn duplicate_json_keys_are_refused_at_any_depth() {
+        let err = parse_document(
+            r#"{"_cc_propagation": {"f": {"set_at": "a"}, "f": {"set_at": "b"}}}"#,
+            DocumentFormat::Json,
+        )
+        .unwrap_err();
+        assert_eq!(
+            err,
+            DocumentError::Json("key `f` appears twice in one object at line 1 column 46".into())
+        );
+        // Values and nesting are read as serde_json reads them.
+        let v = parse_document(
+            r#"{"a": [1, -2, 1.5, "x", null, true, {"b": {}}]}"#,
+            DocumentFormat::Json,
+        )
+        .unwrap();
+        assert_eq!(
+            canonical_json(&v),
+            r#"{"a":[1,-2,1.5,"x",null,true,{"b":{}}]}"#
         );
     }
 

@@ -179,7 +179,13 @@ fn judge(e: &mut Evaluation, provenance: &Provenance, now: Timestamp, max_clock_
         }
     };
     let elapsed_ns = now.as_nanosecond() - set_at.as_nanosecond();
-    e.elapsed_seconds = i64::try_from(elapsed_ns / NANOS).ok();
+    // Whole seconds rounded away from zero: the limits are whole seconds,
+    // so the rounded figure is over a limit exactly when the exact one is,
+    // and a report never says "600 s old, older than 600".
+    let whole = elapsed_ns.unsigned_abs().div_ceil(NANOS.unsigned_abs());
+    e.elapsed_seconds = i64::try_from(whole)
+        .ok()
+        .map(|s| if elapsed_ns < 0 { -s } else { s });
     let elapsed = e.elapsed_seconds.unwrap_or(i64::MAX);
     let skew_ns = i128::from(max_clock_skew) * NANOS;
     if elapsed_ns < 0 && -elapsed_ns > skew_ns {

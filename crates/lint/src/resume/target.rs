@@ -28,11 +28,20 @@ impl<'a> Target<'a> {
     /// declared twice, when its phase is unknown, or when it requires
     /// approval without a policy.
     pub fn find(analysis: &'a Analysis, checkpoint_id: &str) -> Result<Target<'a>, ResumeError> {
+        // Suppression comments and configured levels may hide an E-code
+        // from a linter; a resume verdict on a contract with one would be
+        // a verdict on something other than what the file says.
         let errors: Vec<String> = analysis
             .diagnostics
             .iter()
             .filter(|d| d.code.starts_with('E'))
             .map(|d| format!("{} {}", d.code, d.message))
+            .chain(analysis.hidden_errors.iter().map(|d| {
+                format!(
+                    "{} {} (hidden by a suppression, which a resume check does not honour)",
+                    d.code, d.message
+                )
+            }))
             .collect();
         if !errors.is_empty() {
             return Err(ResumeError::ContractHasErrors { findings: errors });
