@@ -122,12 +122,21 @@ pub fn run(args: &ResumeCheckArgs) -> u8 {
             eprintln!("phaselint: error: {message}");
             eprintln!("phaselint: no resume verdict (exit 3): the run must not resume");
             if args.format == ResumeFormat::Json {
-                let value = serde_json::json!({
-                    "version": 1,
-                    "decision": null,
-                    "error": message,
-                });
-                println!("{value:#}");
+                /// The no-verdict answer, its keys in the documented order.
+                #[derive(serde::Serialize)]
+                struct NoVerdictJson<'a> {
+                    version: u32,
+                    decision: Option<&'a str>,
+                    error: &'a str,
+                }
+                let answer = NoVerdictJson {
+                    version: 1,
+                    decision: None,
+                    error: &message,
+                };
+                if let Ok(text) = serde_json::to_string_pretty(&answer) {
+                    println!("{text}");
+                }
             }
             exit::NO_VERDICT
         }

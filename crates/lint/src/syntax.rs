@@ -330,7 +330,7 @@ pub fn parse(source: &str, limits: Limits) -> Result<Option<Node>, SyntaxError> 
                 documents += 1;
                 if documents > 1 {
                     return Err(SyntaxError::Unloadable {
-                        message: "a contract is one YAML document, but this file has several"
+                        message: "expected one YAML document, but this file has several (separated by `---`)"
                             .into(),
                         span,
                     });
