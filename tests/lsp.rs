@@ -23,6 +23,8 @@ struct Lsp {
     incoming: Receiver<Value>,
     /// Messages read while waiting for something else.
     backlog: Vec<Value>,
+    /// Methods of the requests the server sent (each answered with `null`).
+    server_requests: Vec<String>,
     next_id: i64,
 }
 
@@ -71,6 +73,7 @@ impl Lsp {
             stdin,
             incoming,
             backlog: Vec::new(),
+            server_requests: Vec::new(),
             next_id: 1,
         }
     }
@@ -114,6 +117,8 @@ impl Lsp {
                 Ok(message) => {
                     // Answer the server's own requests (capability registration).
                     if message.get("method").is_some() && message.get("id").is_some() {
+                        self.server_requests
+                            .push(message["method"].as_str().unwrap_or("").to_string());
                         let id = message["id"].clone();
                         self.send(json!({"jsonrpc": "2.0", "id": id, "result": null}));
                         continue;
@@ -144,19 +149,31 @@ impl Lsp {
     }
 
     fn initialize(&mut self, encodings: &[&str]) -> Value {
+        self.initialize_with(json!({
+            "general": {"positionEncodings": encodings},
+            "workspace": {"didChangeWatchedFiles": {"dynamicRegistration": true}},
+        }))
+    }
+
+    fn initialize_with(&mut self, capabilities: Value) -> Value {
         let result = self.request(
             "initialize",
-            json!({
-                "processId": null,
-                "rootUri": null,
-                "capabilities": {
-                    "general": {"positionEncodings": encodings},
-                    "workspace": {"didChangeWatchedFiles": {"dynamicRegistration": true}},
-                },
-            }),
+            json!({"processId": null, "rootUri": null, "capabilities": capabilities}),
         );
         self.notify("initialized", json!({}));
         result
+    }
+
+    /// Waits for the process to end on its own; its exit status.
+    fn wait_for_exit(mut self) -> std::process::ExitStatus {
+        let deadline = Instant::now() + TIMEOUT;
+        loop {
+            if let Some(status) = self.child.try_wait().unwrap() {
+                return status;
+            }
+            assert!(Instant::now() < deadline, "the server did not exit");
+            std::thread::sleep(Duration::from_millis(20));
+        }
     }
 
     fn open(&mut self, uri: &str, text: &str) {
@@ -431,6 +448,20 @@ fn hover_definition_references_rename_symbols() {
             .unwrap()
             .contains("already exists")
     );
+    // Names YAML would read unquoted as something other than a string.
+    for retyped in ["123", "true", "null", "1e3"] {
+        let refused = lsp.request_raw(
+            "textDocument/rename",
+            json!({"textDocument": {"uri": uri}, "position": {"line": 3, "character": 4}, "newName": retyped}),
+        );
+        assert!(
+            refused["error"]["message"]
+                .as_str()
+                .unwrap()
+                .contains("YAML reads it unquoted as a number, a boolean or null"),
+            "{retyped}: {refused}"
+        );
+    }
 
     let symbols = lsp.request(
         "textDocument/documentSymbol",
@@ -518,6 +549,31 @@ fn completion_and_code_actions() {
     );
     let fix = &actions[0]["edit"]["changes"][uri][0];
     assert_eq!(fix["newText"], "blocking");
+    // A client asking only for other kinds (fix-all on save) gets nothing.
+    let fix_all = lsp.request(
+        "textDocument/codeAction",
+        json!({"textDocument": {"uri": uri}, "range": {"start": {"line": l, "character": c}, "end": {"line": l, "character": c}}, "context": {"diagnostics": [], "only": ["source.fixAll"]}}),
+    );
+    assert_eq!(fix_all, json!([]));
+    // An unused suppression is fixed by removing it, not by suppressing it.
+    let (s001, s001_text) = fixture("S001/fail.contract.yaml");
+    lsp.open(&s001, &s001_text);
+    lsp.diagnostics(&s001, 1);
+    let s001_actions = lsp.request(
+        "textDocument/codeAction",
+        json!({"textDocument": {"uri": s001}, "range": {"start": {"line": 17, "character": 56}, "end": {"line": 17, "character": 56}}, "context": {"diagnostics": []}}),
+    );
+    let titles: Vec<&str> = s001_actions
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|a| a["title"].as_str().unwrap())
+        .collect();
+    assert!(titles.iter().any(|t| t.ends_with("(S001)")), "{titles:?}");
+    assert!(
+        !titles.iter().any(|t| t.starts_with("Suppress S001")),
+        "{titles:?}"
+    );
     let suppress = &actions[1]["edit"]["changes"][uri][0];
     assert_eq!(suppress["newText"], "  # phaselint: disable=S002");
     assert_eq!(
@@ -606,7 +662,18 @@ fn a_burst_of_500_edits_ends_with_the_diagnostics_of_a_fresh_open() {
 fn garbage_never_stops_the_server() {
     let mut lsp = Lsp::start();
     lsp.initialize(&[]);
-    // Malformed frames and bodies.
+    // Malformed frames and bodies. A bad length leaves its body to run into
+    // the next header; the server must find that header and go on.
+    for bad in [
+        &b"Content-Length: abc\r\n\r\n{\"jsonrpc\":\"2.0\",\"method\":\"$/x\"}"[..],
+        b"Content-Type: text/plain\r\n\r\n{}",
+        b"Content-Length: 3\r\n\r\n{\"jsonrpc\":\"2.0\",\"method\":\"$/x\"}",
+    ] {
+        lsp.stdin.write_all(bad).unwrap();
+        lsp.stdin.flush().unwrap();
+        let alive = lsp.request_raw("phaselint/unknownMethod", json!({}));
+        assert_eq!(alive["error"]["code"], -32601, "after {bad:?}");
+    }
     lsp.send_raw(b"{not json");
     lsp.send_raw(b"\xff\xfe\x00 invalid utf-8");
     lsp.send_raw(
@@ -651,6 +718,41 @@ fn garbage_never_stops_the_server() {
     );
     assert!(symbols.is_array());
     lsp.shutdown_and_exit();
+}
+
+#[test]
+fn a_client_without_dynamic_registration_is_sent_no_request() {
+    // The raw client below answers nothing; a registration request would
+    // otherwise be left pending.
+    let mut lsp = Lsp::start();
+    lsp.initialize_with(json!({}));
+    let uri = "file:///tmp/plain-client.contract.yaml";
+    lsp.open(uri, CONTRACT);
+    assert_eq!(codes(&lsp.diagnostics(uri, 1)), ["S002"]);
+    let hover = lsp.at("textDocument/hover", uri, 3, 3, json!({}));
+    assert!(
+        hover["contents"]["value"]
+            .as_str()
+            .unwrap()
+            .contains("retrieve")
+    );
+    assert_eq!(lsp.server_requests, Vec::<String>::new());
+    // A client that does take registrations gets the config watchers.
+    let mut watched = Lsp::start();
+    watched.initialize(&[]);
+    watched.open(uri, CONTRACT);
+    watched.diagnostics(uri, 1);
+    assert_eq!(watched.server_requests, ["client/registerCapability"]);
+    watched.shutdown_and_exit();
+    lsp.shutdown_and_exit();
+}
+
+#[test]
+fn exit_without_shutdown_ends_with_status_1() {
+    let mut lsp = Lsp::start();
+    lsp.initialize(&[]);
+    lsp.notify("exit", Value::Null);
+    assert_eq!(lsp.wait_for_exit().code(), Some(1));
 }
 
 #[test]

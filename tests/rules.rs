@@ -368,7 +368,7 @@ fn a_nul_byte_is_reported_where_it_is() {
     assert_eq!(
         described.lines().next(),
         Some(
-            "1:19-1:19 E001 error YAML syntax error: a NUL byte (U+0000) is not allowed in YAML; is this a binary file?"
+            "1:19-1:20 E001 error YAML syntax error: a NUL byte (U+0000) is not allowed in YAML; is this a binary file?"
         ),
         "{described}"
     );

@@ -119,7 +119,9 @@ fn main() -> ExitCode {
         Command::Approve(args) => approve::run(&args),
         Command::Rule { code } => rule::run(code.as_deref()),
         Command::Lsp => match phaselint_lsp::run_stdio() {
-            Ok(()) => exit::SUCCESS,
+            Ok(true) => exit::SUCCESS,
+            // The protocol's answer to `exit` without `shutdown`.
+            Ok(false) => 1,
             Err(error) => {
                 eprintln!("phaselint: error: cannot start the language server: {error}");
                 exit::NO_VERDICT

@@ -243,7 +243,10 @@ pub fn complete(source: &str, offset: usize, contract: Option<&Contract>) -> Vec
             let Some(keys) = crate::schema::keys_at(&path) else {
                 return Vec::new();
             };
+            // A key the mapping already has would be a duplicate (E002).
+            let present = sibling_keys(source, offset);
             keys.into_iter()
+                .filter(|(key, _)| !present.contains(key))
                 .map(|(key, extension)| {
                     let mut item = Completion::new(key, CompletionKind::Key);
                     item.insert_text = Some(format!("{key}: "));
@@ -297,6 +300,53 @@ pub fn complete(source: &str, offset: usize, contract: Option<&Contract>) -> Vec
     }
 }
 
+/// The keys already written in the mapping the line at `offset` belongs
+/// to, other than on that line: the lines at the same indentation above and
+/// below it, up to the parent key or the start of the list item.
+fn sibling_keys(source: &str, offset: usize) -> Vec<&str> {
+    let mut offset = offset.min(source.len());
+    while !source.is_char_boundary(offset) {
+        offset -= 1;
+    }
+    let line_start = source[..offset].rfind('\n').map_or(0, |i| i + 1);
+    let line_end = source[offset..]
+        .find('\n')
+        .map_or(source.len(), |i| offset + i);
+    let here = shape(&source[line_start..offset]);
+    let column = here.key_col;
+    let is_content = |line: &&str| {
+        let trimmed = line.trim_start();
+        !trimmed.is_empty() && !trimmed.starts_with('#')
+    };
+    let mut keys = Vec::new();
+    for line in source[..line_start].lines().rev().filter(is_content) {
+        let s = shape(line);
+        if s.item && s.key_col == column {
+            // The first key of this list item, then the item ends.
+            keys.extend(s.key);
+            break;
+        }
+        if s.first < column {
+            break;
+        }
+        if s.first == column && !s.item {
+            keys.extend(s.key);
+        }
+    }
+    if !here.item {
+        for line in source[line_end..].lines().filter(is_content) {
+            let s = shape(line);
+            if s.first < column || (s.item && s.first == column) {
+                break;
+            }
+            if s.first == column {
+                keys.extend(s.key);
+            }
+        }
+    }
+    keys
+}
+
 /// The exit fields of the phase of the checkpoint around `offset`.
 fn checkpoint_exit_fields(contract: Option<&Contract>, offset: usize) -> Vec<Completion> {
     let Some(contract) = contract else {
@@ -325,6 +375,28 @@ fn checkpoint_exit_fields(contract: Option<&Contract>, offset: usize) -> Vec<Com
 }
 
 /// The enum value under `offset`: (what it is, the value, its meaning).
+/// Whether the word around `offset` is spelled like some enum value: the
+/// cheap test before `enum_value_at`, which needs the whole YAML tree.
+pub fn may_be_enum_value(source: &str, offset: usize) -> bool {
+    let is_word = |c: char| c.is_ascii_alphanumeric() || c == '_';
+    let offset = offset.min(source.len());
+    if !source.is_char_boundary(offset) {
+        return false;
+    }
+    let start = source[..offset]
+        .rfind(|c: char| !is_word(c))
+        .map_or(0, |i| i + 1);
+    let end = source[offset..]
+        .find(|c: char| !is_word(c))
+        .map_or(source.len(), |i| offset + i);
+    let word = source[start..end].to_ascii_lowercase();
+    !word.is_empty()
+        && crate::model::ENUM_KEYS.iter().any(|key| {
+            enum_values_for_key(key)
+                .is_some_and(|(_, values)| values.iter().any(|(v, _)| *v == word))
+        })
+}
+
 pub fn enum_value_at(
     document: &Node,
     offset: usize,
@@ -456,6 +528,25 @@ checkpoint_integrity:
         };
         let root = complete_at("schema_version: '1'\n|");
         assert!(labels(&root).contains(&"checkpoint_integrity"));
+        assert!(!labels(&root).contains(&"schema_version"), "already there");
+        // Keys the mapping has above and below the cursor are not offered
+        // again; those of nested or neighbouring mappings are.
+        let siblings = complete_at(
+            "phases:\n  plan:\n    description: x\n    entry:\n      required: []\n    |\n    exit: {}\n  other:\n    long_running: true\n",
+        );
+        assert_eq!(
+            labels(&siblings),
+            [
+                "long_running",
+                "expected_duration",
+                "side_effects",
+                "risk_class"
+            ]
+        );
+        let in_item = complete_at(
+            "checkpoint_integrity:\n  - checkpoint_id: a\n    phase: p\n    |\n  - checkpoint_id: b\n    on_resume: {}\n",
+        );
+        assert_eq!(labels(&in_item), ["on_resume"]);
         let phase_keys = complete_at("phases:\n  plan:\n    |");
         assert_eq!(
             labels(&phase_keys),
@@ -495,5 +586,10 @@ checkpoint_integrity:
         assert_eq!((what, value), ("risk class", "high"));
         assert!(doc.contains("approval gate"));
         assert!(enum_value_at(&root, 3).is_none());
+        // The cheap test agrees, without the tree.
+        assert!(may_be_enum_value(source, offset));
+        assert!(may_be_enum_value(source, source.find("HIGH").unwrap()));
+        assert!(!may_be_enum_value(source, source.find("risk").unwrap()));
+        assert!(!may_be_enum_value(source, 3));
     }
 }

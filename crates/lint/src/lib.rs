@@ -157,6 +157,18 @@ pub fn analyze_owned(source: String, settings: &Settings) -> Analysis {
             }
         }
     }
+    // A position without extent (where the parser stopped) becomes the
+    // character there: editors draw and hover an empty range badly.
+    for d in &mut diagnostics {
+        if d.span.start == d.span.end
+            && source.is_char_boundary(d.span.start)
+            && let Some(c) = source[d.span.start..].chars().next()
+            && c != '\n'
+            && c != '\r'
+        {
+            d.span.end = d.span.start + c.len_utf8();
+        }
+    }
     let schema_errors: Vec<Diagnostic> = diagnostics
         .iter()
         .filter(|d| d.code.starts_with('E'))

@@ -96,6 +96,17 @@ enum_value!(MergePolicy, "merge policy", {
 /// The allowed values of the enum a key takes, with their meanings; `None`
 /// for keys that are not enums. `merge_policy` entries are keyed by field
 /// name, so callers ask for them as `merge_policy`.
+/// The keys whose values are enums, for `enum_values_for_key`.
+pub const ENUM_KEYS: &[&str] = &[
+    "severity",
+    "recovery",
+    "approval_policy",
+    "side_effects",
+    "risk_class",
+    "checkpoint_mode",
+    "merge_policy",
+];
+
 pub fn enum_values_for_key(key: &str) -> Option<(&'static str, Vec<(&'static str, &'static str)>)> {
     fn values<E: EnumValue>() -> Option<(&'static str, Vec<(&'static str, &'static str)>)> {
         Some((

@@ -49,9 +49,11 @@ async fn read_frame(
                 continue;
             }
             headers_seen = true;
-            if let Some((name, value)) = line.split_once(':')
-                && name.trim().eq_ignore_ascii_case("content-length")
-            {
+            // After a frame whose length was missing or wrong, its body (which
+            // ends without a newline) runs into the next header: find the
+            // header wherever it starts, so one bad frame costs one message.
+            if let Some(at) = line.to_ascii_lowercase().rfind("content-length:") {
+                let value = &line[at + "content-length:".len()..];
                 content_length = value.trim().parse::<usize>().ok();
             }
         }
@@ -139,6 +141,29 @@ pub async fn forward_output(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[tokio::test]
+    async fn a_frame_with_a_bad_length_costs_only_itself() {
+        let exit = "{\"jsonrpc\":\"2.0\",\"method\":\"exit\"}";
+        for bad in [
+            "Content-Length: abc\r\n\r\n{\"jsonrpc\":\"2.0\",\"method\":\"$/x\"}",
+            "Content-Length: -5\r\n\r\n{\"jsonrpc\":\"2.0\",\"method\":\"$/x\"}",
+            "Content-Type: x\r\n\r\n{\"jsonrpc\":\"2.0\",\"method\":\"$/x\"}",
+            // Ten bytes short: the rest of the body precedes the next header.
+            "Content-Length: 22\r\n\r\n{\"jsonrpc\":\"2.0\",\"method\":\"$/x\"}",
+        ] {
+            let input = format!("{bad}Content-Length: {}\r\n\r\n{exit}", exit.len());
+            let mut to_server = Vec::new();
+            let (send, _receive) = tokio::sync::mpsc::unbounded_channel();
+            guard_input(input.as_bytes(), &mut to_server, send)
+                .await
+                .unwrap();
+            assert!(
+                String::from_utf8(to_server).unwrap().ends_with(exit),
+                "lost the next message after {bad:?}"
+            );
+        }
+    }
 
     #[tokio::test]
     async fn only_well_formed_messages_reach_the_server() {

@@ -7,17 +7,24 @@ mod handlers;
 mod server;
 mod state;
 
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
+
 use tower_lsp_server::{LspService, Server};
 
 /// Serves LSP on stdin/stdout until the client sends `exit` or closes the
-/// stream. Returns an error only if the async runtime cannot start.
-pub fn run_stdio() -> std::io::Result<()> {
+/// stream. Returns whether `shutdown` came first (the exit status is then
+/// 0, else 1, as the protocol asks); an error only if the async runtime
+/// cannot start.
+pub fn run_stdio() -> std::io::Result<bool> {
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .worker_threads(2)
         .enable_all()
         .build()?;
-    runtime.block_on(async {
-        let (service, socket) = LspService::new(server::Server::new);
+    let shut_down = Arc::new(AtomicBool::new(false));
+    let flag = shut_down.clone();
+    runtime.block_on(async move {
+        let (service, socket) = LspService::new(move |client| server::Server::new(client, flag));
         let (server_input, guarded) = tokio::io::duplex(1 << 16);
         let (server_output, answers) = tokio::io::duplex(1 << 16);
         let (to_client, mut frames) = tokio::sync::mpsc::unbounded_channel::<Vec<u8>>();
@@ -48,5 +55,5 @@ pub fn run_stdio() -> std::io::Result<()> {
     });
     // The stdin reader may be parked in a blocking read; do not wait for it.
     runtime.shutdown_background();
-    Ok(())
+    Ok(shut_down.load(Ordering::SeqCst))
 }

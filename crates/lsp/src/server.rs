@@ -26,17 +26,20 @@ const DEBOUNCE: Duration = Duration::from_millis(8);
 
 pub struct Server {
     client: Client,
+    /// Set by `shutdown`: an `exit` without it ends the process with 1.
+    shut_down: Arc<std::sync::atomic::AtomicBool>,
     state: Arc<Mutex<State>>,
     /// Held while publishing, so diagnostics leave in version order.
     publishing: Arc<tokio::sync::Mutex<()>>,
 }
 
 impl Server {
-    pub fn new(client: Client) -> Self {
+    pub fn new(client: Client, shut_down: Arc<std::sync::atomic::AtomicBool>) -> Self {
         let mut state = State::default();
         state.analyzer = crate::state::Analyzer::start().ok();
         Server {
             client,
+            shut_down,
             state: Arc::new(Mutex::new(state)),
             publishing: Arc::new(tokio::sync::Mutex::new(())),
         }
@@ -202,6 +205,15 @@ impl LanguageServer for Server {
         {
             let mut state = self.state();
             state.unit = encoding;
+            // Registration is a request the client must answer; send it
+            // only to clients that say they take it.
+            state.watch_config_files = params
+                .capabilities
+                .workspace
+                .as_ref()
+                .and_then(|w| w.did_change_watched_files.as_ref())
+                .and_then(|d| d.dynamic_registration)
+                .unwrap_or(false);
             state.config_override = params
                 .initialization_options
                 .as_ref()
@@ -252,6 +264,9 @@ impl LanguageServer for Server {
     }
 
     async fn initialized(&self, _: InitializedParams) {
+        if !self.state().watch_config_files {
+            return;
+        }
         let watchers = ["**/phaselint.toml", "**/pyproject.toml"]
             .into_iter()
             .map(|glob| FileSystemWatcher {
@@ -267,12 +282,17 @@ impl LanguageServer for Server {
             })
             .ok(),
         };
-        // Clients without dynamic registration answer with an error; the
-        // server then simply never hears of config changes.
-        let _ = self.client.register_capability(vec![registration]).await;
+        // Not awaited here: messages are handled one at a time, and a client
+        // slow to answer must not hold up everything behind this one.
+        let client = self.client.clone();
+        tokio::spawn(async move {
+            let _ = client.register_capability(vec![registration]).await;
+        });
     }
 
     async fn shutdown(&self) -> Result<()> {
+        self.shut_down
+            .store(true, std::sync::atomic::Ordering::SeqCst);
         Ok(())
     }
 
@@ -340,16 +360,26 @@ impl LanguageServer for Server {
     }
 
     async fn did_change_watched_files(&self, _: DidChangeWatchedFilesParams) {
-        let open: Vec<(Uri, i32)> = {
+        let (open, errors) = {
             let mut state = self.state();
             state.reload_configs();
-            state
+            let open: Vec<(Uri, i32, Option<PathBuf>)> = state
                 .documents
                 .iter()
-                .map(|(uri, d)| (uri.clone(), d.version))
-                .collect()
+                .map(|(uri, d)| (uri.clone(), d.version, d.path.clone()))
+                .collect();
+            // A configuration broken by this change is said now, not when
+            // some other document is next opened.
+            let errors: Vec<String> = open
+                .iter()
+                .filter_map(|(_, _, path)| state.settings_for(path.as_deref()).1)
+                .collect();
+            (open, errors)
         };
-        for (uri, version) in open {
+        for error in errors {
+            self.report_config_error(Some(error)).await;
+        }
+        for (uri, version, _) in open {
             self.schedule(uri, version);
         }
     }
@@ -440,6 +470,15 @@ impl LanguageServer for Server {
         let Some((analyzed, unit)) = self.current(&uri).await else {
             return Ok(None);
         };
+        // Every action here is a quick fix: a client asking only for other
+        // kinds (`source.fixAll` on save) gets none, never an unsafe fix.
+        let wants_quick_fixes = params.context.only.as_ref().is_none_or(|only| {
+            only.iter()
+                .any(|kind| kind.as_str().is_empty() || *kind == CodeActionKind::QUICKFIX)
+        });
+        if !wants_quick_fixes {
+            return Ok(Some(Vec::new()));
+        }
         let positions = positions(&analyzed, unit);
         Ok(Some(handlers::code_action::code_actions(
             &analyzed,

@@ -140,6 +140,8 @@ pub struct State {
     pub reported_config_errors: Vec<String>,
     /// `None` only if the analysis thread could not be started.
     pub analyzer: Option<Analyzer>,
+    /// Whether the client registers file watchers on request.
+    pub watch_config_files: bool,
 }
 
 /// The position encoding negotiated with the client.

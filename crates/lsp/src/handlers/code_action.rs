@@ -47,8 +47,10 @@ pub fn code_actions(
                 ..CodeAction::default()
             }));
         }
-        if matches!(d.code, "E001" | "E007") {
-            continue; // These cannot be suppressed.
+        // E001/E007 cannot be suppressed; an unused suppression (S001) is
+        // fixed by removing it, not by another suppression.
+        if matches!(d.code, "E001" | "E007" | "S001") {
+            continue;
         }
         let source = &analysis.source;
         let line = analysis.line_index.line_of(d.span.start);

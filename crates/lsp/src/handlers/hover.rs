@@ -3,7 +3,7 @@
 
 use std::fmt::Write;
 
-use phaselint_lint::completion::enum_value_at;
+use phaselint_lint::completion::{enum_value_at, may_be_enum_value};
 use phaselint_lint::index::Symbol;
 use phaselint_lint::rules::rule;
 use tower_lsp_server::ls_types::{Hover, HoverContents, MarkupContent, MarkupKind};
@@ -28,7 +28,9 @@ pub fn hover(analyzed: &Analyzed, positions: &Positions<'_>, offset: usize) -> O
             Symbol::Field { name, .. } => field_summary(analyzed, name),
         };
         (text, occurrence.span)
-    } else {
+    } else if may_be_enum_value(&analysis.source, offset) {
+        // Parsed again only for a word that could be an enum value: the
+        // tree is not kept, and a large document takes a while to parse.
         let document = phaselint_lint::syntax::parse(
             &analysis.source,
             phaselint_lint::syntax::Limits::default(),
@@ -39,6 +41,8 @@ pub fn hover(analyzed: &Analyzed, positions: &Positions<'_>, offset: usize) -> O
             format!("`{value}` ({what})\n\n{meaning}"),
             phaselint_lint::syntax::Span::empty(offset),
         )
+    } else {
+        return None;
     };
     Some(Hover {
         contents: HoverContents::Markup(MarkupContent {

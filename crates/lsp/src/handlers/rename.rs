@@ -4,6 +4,7 @@
 use std::collections::HashMap;
 
 use phaselint_lint::index::Symbol;
+use phaselint_lint::syntax::{Resolved, Scalar};
 use tower_lsp_server::ls_types::{PrepareRenameResponse, TextEdit, Uri, WorkspaceEdit};
 
 use crate::state::{Analyzed, Positions};
@@ -47,6 +48,17 @@ pub fn rename(
     {
         return Err(format!(
             "`{new_name}` is not a valid phase name (use letters, digits, `_` and `-`)"
+        ));
+    }
+    // Unquoted uses of the name would be read as a number, a boolean or
+    // null (`123`, `true`, `null`), and the contract would stop naming it.
+    let as_plain = Scalar {
+        text: new_name.to_string(),
+        plain: true,
+    };
+    if !matches!(as_plain.resolve(), Resolved::Str(_)) {
+        return Err(format!(
+            "`{new_name}` is not a valid phase name: YAML reads it unquoted as a number, a boolean or null"
         ));
     }
     if new_name != name && analyzed.index.phase_definition(new_name).is_some() {
