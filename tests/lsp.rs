@@ -632,6 +632,17 @@ fn a_burst_of_500_edits_ends_with_the_diagnostics_of_a_fresh_open() {
         );
     }
     let after_burst = lsp.diagnostics(uri, 501);
+    // Whatever was published on the way came in version order, once each.
+    let versions: Vec<i64> = lsp
+        .backlog
+        .iter()
+        .filter(|m| m["method"] == "textDocument/publishDiagnostics" && m["params"]["uri"] == uri)
+        .map(|m| m["params"]["version"].as_i64().unwrap())
+        .collect();
+    assert!(
+        versions.windows(2).all(|w| w[0] < w[1]) && versions.iter().all(|v| *v < 501),
+        "published out of order: {versions:?}"
+    );
     let final_text = &burst.last().unwrap().0;
     let fresh = "file:///tmp/fresh.contract.yaml";
     lsp.open(fresh, final_text);

@@ -190,16 +190,18 @@ pub fn analyze_owned(source: String, settings: &Settings) -> Analysis {
             &b.message,
         ))
     });
-    let mut schema_errors = schema_errors;
-    schema_errors.sort_by_key(|d| (d.span.start, d.code));
-    analysis.hidden_errors = schema_errors
-        .into_iter()
-        .filter(|e| {
-            !diagnostics
-                .iter()
-                .any(|d| d.code == e.code && d.span == e.span && d.message == e.message)
-        })
+    let kept: std::collections::HashSet<(&str, Span, &str)> = diagnostics
+        .iter()
+        .filter(|d| d.code.starts_with('E'))
+        .map(|d| (d.code, d.span, d.message.as_str()))
         .collect();
+    let mut hidden: Vec<Diagnostic> = schema_errors
+        .into_iter()
+        .filter(|e| !kept.contains(&(e.code, e.span, e.message.as_str())))
+        .collect();
+    drop(kept);
+    hidden.sort_by_key(|d| (d.span.start, d.code));
+    analysis.hidden_errors = hidden;
     analysis.diagnostics = diagnostics;
     analysis
 }

@@ -21,8 +21,11 @@ use crate::state::{Analyzed, Document, Encoding, Positions, State, apply_changes
 use phaselint_lint::line_index::ColumnUnit;
 
 /// How long to wait after an edit before analyzing, so a burst of
-/// keystrokes is analyzed once.
-const DEBOUNCE: Duration = Duration::from_millis(8);
+/// keystrokes is analyzed once: half as long as the document's last
+/// analysis took, within these bounds. A contract that analyzes in a
+/// millisecond is not worth holding back; a large one is.
+const DEBOUNCE_MIN: Duration = Duration::from_millis(1);
+const DEBOUNCE_MAX: Duration = Duration::from_millis(8);
 
 pub struct Server {
     client: Client,
@@ -54,8 +57,13 @@ impl Server {
         let client = self.client.clone();
         let state = self.state.clone();
         let publishing = self.publishing.clone();
+        let debounce = lock(&self.state)
+            .documents
+            .get(&uri)
+            .and_then(|d| d.analysis_time)
+            .map_or(DEBOUNCE_MAX, |t| (t / 2).clamp(DEBOUNCE_MIN, DEBOUNCE_MAX));
         tokio::spawn(async move {
-            tokio::time::sleep(DEBOUNCE).await;
+            tokio::time::sleep(debounce).await;
             let Some(analyzed) = analyzed(&state, &uri, Some(version)).await else {
                 return;
             };
@@ -154,13 +162,16 @@ async fn analyzed(
         (text, version, generation, settings)
     };
     let analyzer = lock(state).analyzer.clone()?;
+    let started = std::time::Instant::now();
     let analyzed = analyzer
         .analyze(version, generation, text, settings)
         .await?;
+    let took = started.elapsed();
     let replaced = {
         let mut guard = lock(state);
         match guard.documents.get_mut(uri) {
             Some(document) if document.version == version => {
+                document.analysis_time = Some(took);
                 let last_contract = match &analyzed.analysis.contract {
                     Some(contract) => document.last_contract.replace(contract.clone()),
                     None => None,
@@ -311,6 +322,7 @@ impl LanguageServer for Server {
                     analyzed: None,
                     last_contract: None,
                     published: None,
+                    analysis_time: None,
                 },
             );
             error

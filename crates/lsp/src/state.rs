@@ -120,6 +120,8 @@ pub struct Document {
     pub last_contract: Option<Arc<Contract>>,
     /// `(version, generation)` of the diagnostics last sent.
     pub published: Option<(i32, u64)>,
+    /// How long the last analysis took, which sets the debounce.
+    pub analysis_time: Option<std::time::Duration>,
 }
 
 impl Document {
