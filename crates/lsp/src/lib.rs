@@ -16,7 +16,11 @@ use tower_lsp_server::{LspService, Server};
 /// stream. Returns whether `shutdown` came first (the exit status is then
 /// 0, else 1, as the protocol asks); an error only if the async runtime
 /// cannot start.
-pub fn run_stdio() -> std::io::Result<bool> {
+///
+/// `release_memory` is called on the analysis thread after a large
+/// document's previous analysis is dropped: the binary owns the allocator,
+/// and only it knows how to make that allocator give freed memory back.
+pub fn run_stdio(release_memory: fn()) -> std::io::Result<bool> {
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .worker_threads(2)
         .enable_all()
@@ -24,7 +28,8 @@ pub fn run_stdio() -> std::io::Result<bool> {
     let shut_down = Arc::new(AtomicBool::new(false));
     let flag = shut_down.clone();
     runtime.block_on(async move {
-        let (service, socket) = LspService::new(move |client| server::Server::new(client, flag));
+        let (service, socket) =
+            LspService::new(move |client| server::Server::new(client, flag, release_memory));
         let (server_input, guarded) = tokio::io::duplex(1 << 16);
         let (server_output, answers) = tokio::io::duplex(1 << 16);
         let (to_client, mut frames) = tokio::sync::mpsc::unbounded_channel::<Vec<u8>>();

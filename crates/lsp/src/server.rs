@@ -37,9 +37,13 @@ pub struct Server {
 }
 
 impl Server {
-    pub fn new(client: Client, shut_down: Arc<std::sync::atomic::AtomicBool>) -> Self {
+    pub fn new(
+        client: Client,
+        shut_down: Arc<std::sync::atomic::AtomicBool>,
+        release_memory: fn(),
+    ) -> Self {
         let mut state = State::default();
-        state.analyzer = crate::state::Analyzer::start().ok();
+        state.analyzer = crate::state::Analyzer::start(release_memory).ok();
         Server {
             client,
             shut_down,

@@ -19,10 +19,11 @@ use tower_lsp_server::ls_types::{Position, Range, TextDocumentContentChangeEvent
 #[derive(Clone)]
 pub struct Analyzer {
     jobs: std::sync::mpsc::Sender<Box<dyn FnOnce() + Send>>,
+    release: fn(),
 }
 
 impl Analyzer {
-    pub fn start() -> std::io::Result<Self> {
+    pub fn start(release: fn()) -> std::io::Result<Self> {
         let (jobs, queue) = std::sync::mpsc::channel::<Box<dyn FnOnce() + Send>>();
         std::thread::Builder::new()
             .name("phaselint-analysis".into())
@@ -31,7 +32,7 @@ impl Analyzer {
                     job();
                 }
             })?;
-        Ok(Analyzer { jobs })
+        Ok(Analyzer { jobs, release })
     }
 
     /// Analyzes `text` on the analysis thread; `None` if the thread is gone.
@@ -58,28 +59,13 @@ impl Analyzer {
     }
 
     /// Hands memory freed by dropped analyses back to the system, after
-    /// whatever the analysis thread is doing now.
+    /// whatever the analysis thread is doing now, on that thread (whose
+    /// heap the analyses were allocated from).
     pub fn release_freed_memory(&self) {
-        let _ = self.jobs.send(Box::new(release_freed_memory));
+        let release = self.release;
+        let _ = self.jobs.send(Box::new(release));
     }
 }
-
-/// glibc keeps what an analysis freed in the analysis thread's arena, so
-/// without this the server's resident memory would stay at the high-water
-/// mark of the largest document ever analyzed.
-#[cfg(all(target_os = "linux", target_env = "gnu"))]
-#[allow(unsafe_code)]
-fn release_freed_memory() {
-    // SAFETY: `malloc_trim` is glibc's, takes a plain size and no pointers,
-    // is thread-safe, and only returns pages that are already free.
-    unsafe extern "C" {
-        safe fn malloc_trim(pad: usize) -> std::ffi::c_int;
-    }
-    malloc_trim(0);
-}
-
-#[cfg(not(all(target_os = "linux", target_env = "gnu")))]
-fn release_freed_memory() {}
 
 /// One analysis of one version of a document, with what the handlers need
 /// to answer from it without parsing again.
