@@ -14,11 +14,6 @@ use std::process::{Command, ExitCode, Stdio};
 use std::time::{Duration, Instant};
 
 use phaselint_bench::generate;
-
-/// The allocator `phaselint` uses, so the parse floor measured here is the
-/// same code with the same allocator.
-#[global_allocator]
-static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
 use phaselint_lint::config::Settings;
 use phaselint_lint::diagnostic::Severity;
 use phaselint_lint::graph::PhaseGraph;

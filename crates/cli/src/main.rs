@@ -14,12 +14,6 @@ use std::process::ExitCode;
 
 use clap::{Parser, Subcommand, ValueEnum};
 
-/// A YAML tree is tens of thousands of small strings and vectors; with
-/// glibc's allocator a quarter of the time went to malloc and free. ruff
-/// makes the same choice.
-#[global_allocator]
-static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
-
 /// Exit codes, the same for every subcommand (SPEC §5).
 pub mod exit {
     pub const SUCCESS: u8 = 0;
@@ -107,30 +101,24 @@ pub struct LintArgs {
     pub verbose: bool,
 }
 
-/// Makes mimalloc return the memory that dropped analyses freed on the
-/// calling thread's heap now, rather than after its purge delay (which an
-/// idle language server may never reach): a large document's previous
-/// analysis would otherwise stay in the server's resident memory.
+/// Hands the memory that dropped analyses freed back to the system. The
+/// language server calls it on its analysis thread when a large document's
+/// new analysis replaces the old one; glibc would otherwise keep the freed
+/// pages in that thread's arena, and the server's resident memory at the
+/// high-water mark of the largest document it ever analyzed.
+#[cfg(all(target_os = "linux", target_env = "gnu"))]
 #[allow(unsafe_code)]
 fn release_freed_memory() {
-    // SAFETY: `mi_collect` takes a plain flag and no pointers; it only
-    // frees and purges memory the heap already holds as free, and may be
-    // called from any thread at any time.
-    unsafe { libmimalloc_sys::mi_collect(true) }
+    // SAFETY: `malloc_trim` is glibc's, takes a plain size and no pointers,
+    // is thread-safe, and only returns pages that are already free.
+    unsafe extern "C" {
+        safe fn malloc_trim(pad: usize) -> std::ffi::c_int;
+    }
+    malloc_trim(0);
 }
 
-/// `mi_option_purge_delay` in mimalloc.h (v3), which libmimalloc-sys does
-/// not name; the enum keeps its deprecated entries so the number is stable.
-const MI_OPTION_PURGE_DELAY: libmimalloc_sys::mi_option_t = 15;
-
-/// A language server lives long and sits idle between edits, when
-/// mimalloc's delayed purging would not run: freed pages are returned at
-/// once instead (a one-shot linter keeps the faster default).
-#[allow(unsafe_code)]
-fn purge_freed_memory_at_once() {
-    // SAFETY: sets one integer option; options may be changed at any time.
-    unsafe { libmimalloc_sys::mi_option_set(MI_OPTION_PURGE_DELAY, 0) }
-}
+#[cfg(not(all(target_os = "linux", target_env = "gnu")))]
+fn release_freed_memory() {}
 
 fn main() -> ExitCode {
     let cli = match Cli::try_parse() {
@@ -149,18 +137,15 @@ fn main() -> ExitCode {
         Command::ResumeCheck(args) => resume::run(&args),
         Command::Approve(args) => approve::run(&args),
         Command::Rule { code } => rule::run(code.as_deref()),
-        Command::Lsp => {
-            purge_freed_memory_at_once();
-            match phaselint_lsp::run_stdio(release_freed_memory) {
-                Ok(true) => exit::SUCCESS,
-                // The protocol's answer to `exit` without `shutdown`.
-                Ok(false) => 1,
-                Err(error) => {
-                    eprintln!("phaselint: error: cannot start the language server: {error}");
-                    exit::NO_VERDICT
-                }
+        Command::Lsp => match phaselint_lsp::run_stdio(release_freed_memory) {
+            Ok(true) => exit::SUCCESS,
+            // The protocol's answer to `exit` without `shutdown`.
+            Ok(false) => 1,
+            Err(error) => {
+                eprintln!("phaselint: error: cannot start the language server: {error}");
+                exit::NO_VERDICT
             }
-        }
+        },
     };
     ExitCode::from(code)
 }
