@@ -247,12 +247,12 @@ pub(crate) fn load_contract(
         .diagnostics
         .iter()
         .filter(|d| d.code.starts_with('E'))
-        .map(|d| (d, ""))
+        .map(|d| (d, String::new()))
         .chain(
             analysis
                 .hidden_errors
                 .iter()
-                .map(|d| (d, " (suppressed, but not for the resume check)")),
+                .map(|d| (d, format!(" ({})", resume::SUPPRESSED_ERROR_NOTE))),
         )
         .map(|(d, note)| {
             let p = analysis

@@ -374,7 +374,6 @@ fn checkpoint_exit_fields(contract: Option<&Contract>, offset: usize) -> Vec<Com
         .collect()
 }
 
-/// The enum value under `offset`: (what it is, the value, its meaning).
 /// Whether the word around `offset` is spelled like some enum value: the
 /// cheap test before `enum_value_at`, which needs the whole YAML tree.
 pub fn may_be_enum_value(source: &str, offset: usize) -> bool {
@@ -397,6 +396,7 @@ pub fn may_be_enum_value(source: &str, offset: usize) -> bool {
         })
 }
 
+/// The enum value under `offset`: (what it is, the value, its meaning).
 pub fn enum_value_at(
     document: &Node,
     offset: usize,

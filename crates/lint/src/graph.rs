@@ -244,8 +244,28 @@ impl PhaseGraph {
         &self,
         from: usize,
         to: usize,
-        mut allow: impl FnMut(EdgeOrigin) -> bool,
+        allow: impl FnMut(EdgeOrigin) -> bool,
     ) -> bool {
+        self.search(from, allow, Some(to)).1
+    }
+
+    /// Phases reachable from `from` by one or more edges whose origin passes `allow`.
+    pub fn reachable_from(
+        &self,
+        from: usize,
+        allow: impl FnMut(EdgeOrigin) -> bool,
+    ) -> FixedBitSet {
+        self.search(from, allow, None).0
+    }
+
+    /// Breadth-first search from `from` over the edges `allow` passes: the
+    /// phases reached, and whether `target` was (the search stops there).
+    fn search(
+        &self,
+        from: usize,
+        mut allow: impl FnMut(EdgeOrigin) -> bool,
+        target: Option<usize>,
+    ) -> (FixedBitSet, bool) {
         let mut seen = FixedBitSet::with_capacity(self.graph.node_count());
         let mut queue = VecDeque::from([from]);
         while let Some(p) = queue.pop_front() {
@@ -254,33 +274,16 @@ impl PhaseGraph {
                     continue;
                 }
                 let next = edge.target().index();
-                if next == to {
-                    return true;
+                if Some(next) == target {
+                    seen.insert(next);
+                    return (seen, true);
                 }
                 if !seen.put(next) {
                     queue.push_back(next);
                 }
             }
         }
-        false
-    }
-
-    /// Phases reachable from `from` by one or more edges whose origin passes `allow`.
-    pub fn reachable_from(
-        &self,
-        from: usize,
-        mut allow: impl FnMut(EdgeOrigin) -> bool,
-    ) -> FixedBitSet {
-        let mut seen = FixedBitSet::with_capacity(self.graph.node_count());
-        let mut queue = VecDeque::from([from]);
-        while let Some(p) = queue.pop_front() {
-            for edge in self.graph.edges(NodeIndex::new(p)) {
-                if allow(*edge.weight()) && !seen.put(edge.target().index()) {
-                    queue.push_back(edge.target().index());
-                }
-            }
-        }
-        seen
+        (seen, false)
     }
 
     /// Whether `field` is available when `phase` starts.

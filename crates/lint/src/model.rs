@@ -93,10 +93,8 @@ enum_value!(MergePolicy, "merge policy", {
     UnionAll = "union_all" => "Combine the values of all branches.",
 });
 
-/// The allowed values of the enum a key takes, with their meanings; `None`
-/// for keys that are not enums. `merge_policy` entries are keyed by field
-/// name, so callers ask for them as `merge_policy`.
-/// The keys whose values are enums, for `enum_values_for_key`.
+/// One key for each enum `enum_values_for_key` knows, so every enum's
+/// values can be listed.
 pub const ENUM_KEYS: &[&str] = &[
     "severity",
     "recovery",
@@ -107,6 +105,9 @@ pub const ENUM_KEYS: &[&str] = &[
     "merge_policy",
 ];
 
+/// The allowed values of the enum a key takes, with their meanings; `None`
+/// for keys that are not enums. `merge_policy` entries are keyed by field
+/// name, so callers ask for them as `merge_policy`.
 pub fn enum_values_for_key(key: &str) -> Option<(&'static str, Vec<(&'static str, &'static str)>)> {
     fn values<E: EnumValue>() -> Option<(&'static str, Vec<(&'static str, &'static str)>)> {
         Some((

@@ -11,6 +11,10 @@ use crate::resume::ResumeError;
 use crate::resume::document::{canonical_json, node_to_value};
 use crate::syntax::Node;
 
+/// How an E-code that a suppression comment or the configuration hid is
+/// marked when the resume check refuses the contract for it anyway.
+pub const SUPPRESSED_ERROR_NOTE: &str = "suppressed, but not for the resume check";
+
 /// One checkpoint of a contract that is clean enough to check.
 pub struct Target<'a> {
     pub contract: &'a Contract,
@@ -36,12 +40,12 @@ impl<'a> Target<'a> {
             .iter()
             .filter(|d| d.code.starts_with('E'))
             .map(|d| format!("{} {}", d.code, d.message))
-            .chain(analysis.hidden_errors.iter().map(|d| {
-                format!(
-                    "{} {} (hidden by a suppression, which a resume check does not honour)",
-                    d.code, d.message
-                )
-            }))
+            .chain(
+                analysis
+                    .hidden_errors
+                    .iter()
+                    .map(|d| format!("{} {} ({SUPPRESSED_ERROR_NOTE})", d.code, d.message)),
+            )
             .collect();
         if !errors.is_empty() {
             return Err(ResumeError::ContractHasErrors { findings: errors });
