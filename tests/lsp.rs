@@ -191,6 +191,15 @@ impl Lsp {
         self.request(method, params)
     }
 
+    /// `textDocument/codeAction` for an empty range at (line, character).
+    fn code_actions(&mut self, uri: &str, line: u32, character: u32, context: Value) -> Value {
+        let at = json!({"line": line, "character": character});
+        self.request(
+            "textDocument/codeAction",
+            json!({"textDocument": {"uri": uri}, "range": {"start": at, "end": at}, "context": context}),
+        )
+    }
+
     fn shutdown_and_exit(mut self) {
         assert_eq!(self.request("shutdown", Value::Null), Value::Null);
         self.notify("exit", Value::Null);
@@ -220,6 +229,15 @@ fn uri_of(path: &Path) -> String {
 fn fixture(relative: &str) -> (String, String) {
     let path = repo().join("fixtures").join(relative);
     (uri_of(&path), std::fs::read_to_string(&path).unwrap())
+}
+
+fn action_titles(actions: &Value) -> Vec<&str> {
+    actions
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|a| a["title"].as_str().unwrap())
+        .collect()
 }
 
 fn codes(diagnostics: &[Value]) -> Vec<String> {
@@ -530,16 +548,8 @@ fn completion_and_code_actions() {
 
     // Code actions: the linter's fix, and a suppression comment.
     let (l, c) = pos(CONTRACT, "BLOCKING");
-    let actions = lsp.request(
-        "textDocument/codeAction",
-        json!({"textDocument": {"uri": uri}, "range": {"start": {"line": l, "character": c}, "end": {"line": l, "character": c}}, "context": {"diagnostics": []}}),
-    );
-    let titles: Vec<&str> = actions
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|a| a["title"].as_str().unwrap())
-        .collect();
+    let actions = lsp.code_actions(uri, l, c, json!({"diagnostics": []}));
+    let titles = action_titles(&actions);
     assert_eq!(
         titles,
         [
@@ -550,29 +560,26 @@ fn completion_and_code_actions() {
     let fix = &actions[0]["edit"]["changes"][uri][0];
     assert_eq!(fix["newText"], "blocking");
     // A client asking only for other kinds (fix-all on save) gets nothing.
-    let fix_all = lsp.request(
-        "textDocument/codeAction",
-        json!({"textDocument": {"uri": uri}, "range": {"start": {"line": l, "character": c}, "end": {"line": l, "character": c}}, "context": {"diagnostics": [], "only": ["source.fixAll"]}}),
+    let fix_all = lsp.code_actions(
+        uri,
+        l,
+        c,
+        json!({"diagnostics": [], "only": ["source.fixAll"]}),
     );
     assert_eq!(fix_all, json!([]));
     // An unused suppression is fixed by removing it, not by suppressing it.
     let (s001, s001_text) = fixture("S001/fail.contract.yaml");
     lsp.open(&s001, &s001_text);
     lsp.diagnostics(&s001, 1);
-    let s001_actions = lsp.request(
-        "textDocument/codeAction",
-        json!({"textDocument": {"uri": s001}, "range": {"start": {"line": 17, "character": 56}, "end": {"line": 17, "character": 56}}, "context": {"diagnostics": []}}),
-    );
-    let titles: Vec<&str> = s001_actions
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|a| a["title"].as_str().unwrap())
-        .collect();
-    assert!(titles.iter().any(|t| t.ends_with("(S001)")), "{titles:?}");
+    let s001_actions = lsp.code_actions(&s001, 17, 56, json!({"diagnostics": []}));
+    let s001_titles = action_titles(&s001_actions);
     assert!(
-        !titles.iter().any(|t| t.starts_with("Suppress S001")),
-        "{titles:?}"
+        s001_titles.iter().any(|t| t.ends_with("(S001)")),
+        "{s001_titles:?}"
+    );
+    assert!(
+        !s001_titles.iter().any(|t| t.starts_with("Suppress S001")),
+        "{s001_titles:?}"
     );
     let suppress = &actions[1]["edit"]["changes"][uri][0];
     assert_eq!(suppress["newText"], "  # phaselint: disable=S002");
