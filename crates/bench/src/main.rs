@@ -760,12 +760,20 @@ fn stages(text: &str, runs: usize) -> Result<String, String> {
     let parse = time_median(runs, || syntax::parse(text, Limits::default()));
     let contract = analysis
         .contract
-        .as_deref()
+        .clone()
         .ok_or("the generated contract did not load")?;
-    let graph_time = time_median(runs, || PhaseGraph::build(contract));
-    let graph = PhaseGraph::build(contract);
+    // The field analyses run on first use; time them with the graph, so
+    // the rules below are timed on answers already there.
+    let build = || {
+        let graph = PhaseGraph::build(contract.clone());
+        let _ = graph.entry_presence(0);
+        let _ = graph.exit_read_later(0);
+        graph
+    };
+    let graph_time = time_median(runs, build);
+    let graph = build();
     let context = RuleContext {
-        contract,
+        contract: &contract,
         graph: &graph,
         settings: &settings,
     };
@@ -796,7 +804,10 @@ fn stages(text: &str, runs: usize) -> Result<String, String> {
     row("**analyze, total**", total);
     row("line index", line_index);
     row("YAML parse (syntax::parse)", parse);
-    row("graph build (PhaseGraph::build)", graph_time);
+    row(
+        "graph and field analyses (PhaseGraph::build, availability, liveness)",
+        graph_time,
+    );
     row("rules (all model-level checks)", rules_total);
     for (code, d) in rule_times.iter().take(5) {
         row(&format!("&nbsp;&nbsp;rule {code}"), *d);

@@ -1,11 +1,29 @@
-//! Writing a file so that a crash never leaves it half written.
+//! Writing a file so that a crash never leaves it half written, and only
+//! where a regular file is or nothing is (SPEC §9): a symbolic link, a FIFO
+//! or a device at the target is refused, never replaced or written through.
 
-use std::io::Write;
+use std::io::{self, Write};
 use std::path::Path;
 
 /// Writes a temporary file beside `path`, syncs it, and renames it into
 /// place. An existing file keeps its permissions.
-pub fn write_atomically(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
+pub fn write_atomically(path: &Path, bytes: &[u8]) -> io::Result<()> {
+    let permissions = match std::fs::symlink_metadata(path) {
+        Ok(metadata) if metadata.file_type().is_symlink() => {
+            return Err(io::Error::other(
+                "it is a symbolic link; phaselint writes only regular files and never through a link",
+            ));
+        }
+        Ok(metadata) if !metadata.is_file() => {
+            return Err(io::Error::other(format!(
+                "it is {}, not a regular file; phaselint writes only regular files",
+                phaselint_lint::input::describe_file_type(metadata.file_type())
+            )));
+        }
+        Ok(metadata) => Some(metadata.permissions()),
+        Err(e) if e.kind() == io::ErrorKind::NotFound => None,
+        Err(e) => return Err(e),
+    };
     let dir = path
         .parent()
         .filter(|p| !p.as_os_str().is_empty())
@@ -13,10 +31,27 @@ pub fn write_atomically(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
     let name = path
         .file_name()
         .map_or_else(|| "phaselint".into(), |n| n.to_string_lossy().into_owned());
-    let temporary = dir.join(format!(".{name}.phaselint-{}.tmp", std::process::id()));
-    let permissions = std::fs::metadata(path).ok().map(|m| m.permissions());
-    let written = std::fs::File::create(&temporary)
-        .and_then(|mut file| file.write_all(bytes).and_then(|()| file.sync_all()))
+    // `create_new` neither follows nor reuses anything already at the
+    // temporary name (a link planted there cannot redirect the write).
+    let mut attempt = 0;
+    let (temporary, mut file) = loop {
+        let temporary = dir.join(format!(
+            ".{name}.phaselint-{}-{attempt}.tmp",
+            std::process::id()
+        ));
+        match std::fs::OpenOptions::new()
+            .write(true)
+            .create_new(true)
+            .open(&temporary)
+        {
+            Ok(file) => break (temporary, file),
+            Err(e) if e.kind() == io::ErrorKind::AlreadyExists && attempt < 100 => attempt += 1,
+            Err(e) => return Err(e),
+        }
+    };
+    let written = file
+        .write_all(bytes)
+        .and_then(|()| file.sync_all())
         .and_then(|()| match permissions {
             Some(permissions) => std::fs::set_permissions(&temporary, permissions),
             None => Ok(()),

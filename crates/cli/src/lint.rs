@@ -2,7 +2,7 @@
 //! them on every core, render, and choose the exit code.
 
 use std::collections::HashMap;
-use std::io::{IsTerminal, Read};
+use std::io::IsTerminal;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -10,7 +10,8 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use phaselint_lint::config::{Config, Overrides};
 use phaselint_lint::diagnostic::Severity;
 use phaselint_lint::fix::apply_safe_fixes;
-use phaselint_lint::{Analysis, analyze_bytes};
+use phaselint_lint::input::{self, Bound};
+use phaselint_lint::{Analysis, analyze_bytes, analyze_file};
 
 use crate::atomic_write::write_atomically;
 use crate::output::{self, Report};
@@ -45,11 +46,10 @@ pub fn run(args: &LintArgs) -> u8 {
     };
     let mut stdin_bytes = None;
     if targets.iter().any(|t| t.stdin) {
-        let mut buffer = Vec::new();
-        if let Err(e) = std::io::stdin().read_to_end(&mut buffer) {
-            return usage_error(&format!("cannot read standard input: {e}"));
+        match input::read_stream(std::io::stdin().lock(), Path::new("-"), Bound::Contract) {
+            Ok(bytes) => stdin_bytes = Some(bytes),
+            Err(error) => return usage_error(&error.to_string()),
         }
-        stdin_bytes = Some(buffer);
     }
 
     if args.fix && stdin_bytes.is_some() {
@@ -318,13 +318,13 @@ fn lint_all(targets: &[Target], stdin: Option<&[u8]>) -> Vec<Result<(Analysis, b
         .min(targets.len().max(1));
     let next = AtomicUsize::new(0);
     let lint_one = |target: &Target| -> Result<(Analysis, bool), String> {
-        let bytes = if target.stdin {
-            stdin.unwrap_or_default().to_vec()
-        } else {
-            std::fs::read(&target.path).map_err(|e| e.to_string())?
-        };
         let settings = target.config.settings_for(&absolute(&target.path));
-        Ok(checked(analyze_bytes(&bytes, &settings)))
+        let analysis = if target.stdin {
+            analyze_bytes(stdin.unwrap_or_default(), &settings)
+        } else {
+            analyze_file(&target.path, &settings).map_err(|e| e.reason())?
+        };
+        Ok(checked(analysis))
     };
     let mut slots: Vec<Option<Result<(Analysis, bool), String>>> =
         (0..targets.len()).map(|_| None).collect();

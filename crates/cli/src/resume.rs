@@ -11,6 +11,7 @@ use std::time::{Duration, Instant};
 
 use clap::ValueEnum;
 use phaselint_lint::config::{Config, Settings};
+use phaselint_lint::input::{self, Bound};
 use phaselint_lint::line_index::ColumnUnit;
 use phaselint_lint::model::EnumValue;
 use phaselint_lint::resume::{
@@ -18,12 +19,9 @@ use phaselint_lint::resume::{
     Mode, Operator, Recoverer, RecoveryOutcome, RecoveryRequest, ResumeReport, ResumeRequest,
     Timestamp,
 };
-use phaselint_lint::{Analysis, analyze_bytes};
+use phaselint_lint::{Analysis, analyze_file};
 
 use crate::exit;
-
-/// Runtime documents larger than this are refused (fail closed).
-const MAX_DOCUMENT_BYTES: usize = 32 * 1024 * 1024;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
 pub enum ModeArg {
@@ -224,8 +222,6 @@ pub(crate) fn load_contract(
     config: Option<&Path>,
     no_config: bool,
 ) -> Result<(Analysis, Settings), NoVerdict> {
-    let bytes = std::fs::read(path)
-        .map_err(|e| format!("cannot read the contract `{}`: {e}", path.display()))?;
     let config = if let Some(file) = config {
         Config::load(file).map_err(|e| e.to_string())?
     } else if no_config {
@@ -241,7 +237,13 @@ pub(crate) fn load_contract(
     // E-code from the resume check. Only the clock skew is taken from it.
     let mut settings = Settings::default();
     settings.max_clock_skew = config.settings_for(path).max_clock_skew;
-    let analysis = analyze_bytes(&bytes, &settings);
+    let analysis = analyze_file(path, &settings).map_err(|e| {
+        format!(
+            "cannot read the contract `{}`: {}",
+            path.display(),
+            e.reason()
+        )
+    })?;
     // An E-code hidden by a suppression comment still counts here.
     let errors: Vec<String> = analysis
         .diagnostics
@@ -286,23 +288,12 @@ pub(crate) fn read_document(path: &Path, what: &str) -> Result<serde_json::Value
     } else {
         format!("`{}`", path.display())
     };
-    let mut bytes = Vec::new();
-    let read = if stdin {
-        std::io::stdin()
-            .take(MAX_DOCUMENT_BYTES as u64 + 1)
-            .read_to_end(&mut bytes)
+    let bytes = if stdin {
+        input::read_stream(std::io::stdin().lock(), path, Bound::Document)
     } else {
-        std::fs::File::open(path).and_then(|f| {
-            f.take(MAX_DOCUMENT_BYTES as u64 + 1)
-                .read_to_end(&mut bytes)
-        })
-    };
-    read.map_err(|e| format!("cannot read the {what} {shown}: {e}"))?;
-    if bytes.len() > MAX_DOCUMENT_BYTES {
-        return Err(NoVerdict(format!(
-            "the {what} {shown} is larger than {MAX_DOCUMENT_BYTES} bytes"
-        )));
+        input::read_file(path, Bound::Document)
     }
+    .map_err(|e| format!("cannot read the {what} {shown}: {}", e.reason()))?;
     let text = std::str::from_utf8(&bytes)
         .map_err(|e| format!("cannot read the {what} {shown}: it is not UTF-8 ({e})"))?;
     let format = if stdin {
@@ -350,8 +341,8 @@ fn harness_sources(dir: &Path, checkpoint: &str) -> Result<Vec<ApprovalSource>, 
     let granted = dir.join(format!("checkpoint-{checkpoint}.md.granted"));
     let location = granted.display().to_string();
     if entry_exists(&granted)? {
-        let bytes = std::fs::read(&granted)
-            .map_err(|e| format!("cannot read the harness grant `{location}`: {e}"))?;
+        let bytes = input::read_file(&granted, Bound::Grant)
+            .map_err(|e| format!("cannot read the harness grant `{location}`: {}", e.reason()))?;
         let text = String::from_utf8(bytes)
             .map_err(|_| format!("cannot read the harness grant `{location}`: it is not UTF-8"))?;
         if text.trim().is_empty() {

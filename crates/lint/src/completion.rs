@@ -377,17 +377,34 @@ fn checkpoint_exit_fields(contract: Option<&Contract>, offset: usize) -> Vec<Com
 /// Whether the word around `offset` is spelled like some enum value: the
 /// cheap test before `enum_value_at`, which needs the whole YAML tree.
 pub fn may_be_enum_value(source: &str, offset: usize) -> bool {
+    /// Longer than any enum value: a longer word is not one.
+    const LONGEST: usize = 32;
     let is_word = |c: char| c.is_ascii_alphanumeric() || c == '_';
     let offset = offset.min(source.len());
     if !source.is_char_boundary(offset) {
         return false;
     }
-    let start = source[..offset]
-        .rfind(|c: char| !is_word(c))
-        .map_or(0, |i| i + 1);
+    // The word's start: after the last character before `offset` that is
+    // not part of a word (a byte index plus that character's width, which
+    // need not be one).
+    let mut start = offset;
+    for (i, c) in source[..offset].char_indices().rev() {
+        if !is_word(c) {
+            break;
+        }
+        if offset - i > LONGEST {
+            return false;
+        }
+        start = i;
+    }
     let end = source[offset..]
-        .find(|c: char| !is_word(c))
-        .map_or(source.len(), |i| offset + i);
+        .char_indices()
+        .take(LONGEST + 1)
+        .find(|&(_, c)| !is_word(c))
+        .map_or(source.len(), |(i, _)| offset + i);
+    if end - start > LONGEST {
+        return false;
+    }
     let word = source[start..end].to_ascii_lowercase();
     !word.is_empty()
         && crate::model::ENUM_KEYS.iter().any(|key| {
@@ -573,6 +590,18 @@ checkpoint_integrity:
         assert!(severity[0].documentation.is_some());
         let recovery = complete_at("x:\n  on_stale: blocking\n  recovery: re|");
         assert_eq!(recovery.len(), 4);
+    }
+
+    #[test]
+    fn words_after_multi_byte_characters() {
+        // The character before the word is two bytes wide.
+        assert!(!may_be_enum_value("description: éx\n", 15));
+        assert!(may_be_enum_value("severity: éblocking\n", 17));
+        assert!(may_be_enum_value("a: 😀human", 7));
+        assert!(!may_be_enum_value(&"a".repeat(100), 50));
+        for offset in 0..="d: éé€😀x".len() {
+            let _ = may_be_enum_value("d: éé€😀x", offset);
+        }
     }
 
     #[test]

@@ -80,12 +80,8 @@ pub struct Overrides {
 
 #[derive(Debug, thiserror::Error)]
 pub enum ConfigError {
-    #[error("{path}: cannot read: {source}")]
-    Io {
-        path: PathBuf,
-        #[source]
-        source: std::io::Error,
-    },
+    #[error("{0}")]
+    Input(#[from] crate::input::InputError),
     #[error("{path}: {message}")]
     Invalid { path: PathBuf, message: String },
 }
@@ -170,18 +166,18 @@ impl Config {
             });
         }
         let text = read(path)?;
-        let file: ConfigFile = toml::from_str(&text).map_err(|e| invalid(path, "", e))?;
+        let file: ConfigFile = toml::from_str(&text).map_err(|e| invalid(path, &text, "", e))?;
         Config::from_file(path, file, "")
     }
 
     fn load_pyproject(path: &Path) -> Result<Option<Self>, ConfigError> {
         let text = read(path)?;
-        let table: toml::Table = toml::from_str(&text).map_err(|e| invalid(path, "", e))?;
+        let table: toml::Table = toml::from_str(&text).map_err(|e| invalid(path, &text, "", e))?;
         let Some(section) = table.get("tool").and_then(|t| t.get("phaselint")) else {
             return Ok(None);
         };
         let file = ConfigFile::deserialize(section.clone())
-            .map_err(|e| invalid(path, "tool.phaselint", e))?;
+            .map_err(|e| invalid(path, &text, "tool.phaselint", e))?;
         Config::from_file(path, file, "tool.phaselint.").map(Some)
     }
 
@@ -310,9 +306,10 @@ impl Config {
 }
 
 fn read(path: &Path) -> Result<String, ConfigError> {
-    std::fs::read_to_string(path).map_err(|source| ConfigError::Io {
+    let bytes = crate::input::read_file(path, crate::input::Bound::Config)?;
+    String::from_utf8(bytes).map_err(|_| ConfigError::Invalid {
         path: path.to_path_buf(),
-        source,
+        message: "is not UTF-8".into(),
     })
 }
 
@@ -329,7 +326,7 @@ const CONFIG_KEYS: &[&str] = &[
     "per-file-ignores",
 ];
 
-fn invalid(path: &Path, table: &str, error: toml::de::Error) -> ConfigError {
+fn invalid(path: &Path, text: &str, table: &str, error: toml::de::Error) -> ConfigError {
     let mut message = error.message().trim().to_string();
     // serde lists every field, both spellings; say what users need instead.
     if let Some(key) = message
@@ -346,13 +343,12 @@ fn invalid(path: &Path, table: &str, error: toml::de::Error) -> ConfigError {
         };
     }
     let location = match error.span() {
-        Some(span) => std::fs::read_to_string(path)
-            .ok()
-            .map(|text| {
-                let line = text[..span.start.min(text.len())].matches('\n').count() + 1;
-                format!(" (line {line})")
-            })
-            .unwrap_or_default(),
+        Some(span) => {
+            let line = memchr::memchr_iter(b'\n', &text.as_bytes()[..span.start.min(text.len())])
+                .count()
+                + 1;
+            format!(" (line {line})")
+        }
         None => String::new(),
     };
     let within = if table.is_empty() {

@@ -3,6 +3,7 @@
 //! any one segment.
 
 use std::collections::HashMap;
+use std::ops::Range;
 
 #[derive(Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub struct FieldPath(String);
@@ -51,70 +52,56 @@ impl std::fmt::Display for FieldPath {
 /// random seed does not, at a third of the cost.
 pub(crate) type FastMap<K, V> = HashMap<K, V, foldhash::fast::RandomState>;
 
-/// The fact ids one prefix leads to: nearly always one, so no allocation
-/// for that case.
-enum Ids {
-    One(usize),
-    Many(Vec<usize>),
+/// Compares two dotted paths segment by segment, so that a path sorts
+/// directly before its sub-paths and every subtree (`a`, `a.b`, `a.b.c`,
+/// `a.x`) is one contiguous run: `a` < `a.b` < `a.c` < `ab`.
+fn cmp_segments(a: &str, b: &str) -> std::cmp::Ordering {
+    a.split('.').cmp(b.split('.'))
 }
 
-impl Ids {
-    fn push(&mut self, id: usize) {
-        match self {
-            Ids::One(first) => *self = Ids::Many(vec![*first, id]),
-            Ids::Many(ids) => ids.push(id),
-        }
-    }
-
-    fn as_slice(&self) -> &[usize] {
-        match self {
-            Ids::One(id) => std::slice::from_ref(id),
-            Ids::Many(ids) => ids,
-        }
-    }
+/// Whether `path` is `prefix` or one of its sub-paths, segment-wise.
+fn has_prefix(path: &str, prefix: &str) -> bool {
+    path.strip_prefix(prefix)
+        .is_some_and(|rest| rest.is_empty() || rest.starts_with('.'))
 }
 
-/// Interned field paths with the lookups coverage needs: which facts a path
-/// covers (its sub-paths) and which facts cover it (its prefixes). Borrows
-/// the paths from the contract.
+fn has_wildcard(path: &str) -> bool {
+    path.split('.').any(|s| s == "*")
+}
+
+/// Interned field paths ("facts") with the lookups coverage needs: which
+/// facts a path covers (its sub-paths) and which facts cover it (its
+/// prefixes). Ids follow segment order, so the facts a plain path covers
+/// are one range of ids plus the few wildcard facts it matches; analyses
+/// keep ranges, not one id per covered fact. Borrows the paths.
 pub(crate) struct FieldIndex<'a> {
+    /// In segment order; a fact's id is its position.
     facts: Vec<&'a FieldPath>,
-    ids: FastMap<&'a str, usize>,
-    by_prefix: FastMap<&'a str, Ids>,
-    wildcards: Vec<usize>,
+    ids: FastMap<&'a str, u32>,
+    /// Facts with a `*` segment, which plain ranges cannot describe.
+    wildcards: Vec<u32>,
 }
 
 impl<'a> FieldIndex<'a> {
     pub(crate) fn new(paths: impl Iterator<Item = &'a FieldPath>) -> Self {
-        let mut index = FieldIndex {
-            facts: Vec::new(),
-            ids: FastMap::default(),
-            by_prefix: FastMap::default(),
-            wildcards: Vec::new(),
-        };
-        for path in paths {
-            let text = path.as_str();
-            let id = index.facts.len();
-            if let std::collections::hash_map::Entry::Vacant(slot) = index.ids.entry(text) {
-                slot.insert(id);
-            } else {
-                continue;
+        let mut facts: Vec<&'a FieldPath> = paths.collect();
+        facts.sort_unstable_by(|a, b| cmp_segments(a.as_str(), b.as_str()));
+        facts.dedup_by(|a, b| a.as_str() == b.as_str());
+        facts.shrink_to_fit();
+        let mut ids = FastMap::default();
+        ids.reserve(facts.len());
+        let mut wildcards = Vec::new();
+        for (id, fact) in facts.iter().enumerate() {
+            ids.insert(fact.as_str(), id as u32);
+            if has_wildcard(fact.as_str()) {
+                wildcards.push(id as u32);
             }
-            if text.split('.').any(|s| s == "*") {
-                index.wildcards.push(id);
-            } else {
-                let prefixes = text.match_indices('.').map(|(i, _)| &text[..i]);
-                for prefix in prefixes.chain(std::iter::once(text)) {
-                    index
-                        .by_prefix
-                        .entry(prefix)
-                        .and_modify(|ids| ids.push(id))
-                        .or_insert(Ids::One(id));
-                }
-            }
-            index.facts.push(path);
         }
-        index
+        FieldIndex {
+            facts,
+            ids,
+            wildcards,
+        }
     }
 
     pub(crate) fn len(&self) -> usize {
@@ -122,42 +109,82 @@ impl<'a> FieldIndex<'a> {
     }
 
     /// The id of exactly this path, if it is a fact.
-    pub(crate) fn id(&self, path: &str) -> Option<usize> {
+    pub(crate) fn id(&self, path: &str) -> Option<u32> {
         self.ids.get(path).copied()
     }
 
-    /// Facts that `path` covers (`path` or its sub-paths).
-    pub(crate) fn covered_by(&self, path: &FieldPath, mut visit: impl FnMut(usize)) {
-        if path.as_str().split('.').any(|s| s == "*") {
-            for (id, fact) in self.facts.iter().enumerate() {
-                if path.covers(fact) {
-                    visit(id);
+    /// The ids of the facts that are `prefix` or lie under it.
+    fn subtree(&self, prefix: &str) -> Range<u32> {
+        let start = self
+            .facts
+            .partition_point(|f| cmp_segments(f.as_str(), prefix).is_lt());
+        let len = self.facts[start..].partition_point(|f| has_prefix(f.as_str(), prefix));
+        start as u32..(start + len) as u32
+    }
+
+    /// Facts that `path` covers (`path` or its sub-paths), as id ranges.
+    pub(crate) fn covered_by(&self, path: &FieldPath, mut visit: impl FnMut(Range<u32>)) {
+        let text = path.as_str();
+        match text.split('.').position(|s| s == "*") {
+            None => {
+                let plain = self.subtree(text);
+                for &id in &self.wildcards {
+                    if !plain.contains(&id) && path.covers(self.facts[id as usize]) {
+                        visit(id..id + 1);
+                    }
+                }
+                if !plain.is_empty() {
+                    visit(plain);
                 }
             }
-            return;
-        }
-        if let Some(ids) = self.by_prefix.get(path.as_str()) {
-            ids.as_slice().iter().copied().for_each(&mut visit);
-        }
-        for &id in &self.wildcards {
-            if path.covers(self.facts[id]) {
-                visit(id);
+            Some(first_wildcard) => {
+                // Only facts under the literal part before the first `*`,
+                // and wildcard facts anywhere, can match.
+                let literal: Vec<&str> = text.split('.').take(first_wildcard).collect();
+                let literal = literal.join(".");
+                let scope = if literal.is_empty() {
+                    0..self.facts.len() as u32
+                } else {
+                    self.subtree(&literal)
+                };
+                let mut run: Option<Range<u32>> = None;
+                for id in scope.clone() {
+                    if path.covers(self.facts[id as usize]) {
+                        match &mut run {
+                            Some(r) if r.end == id => r.end += 1,
+                            _ => {
+                                if let Some(r) = run.replace(id..id + 1) {
+                                    visit(r);
+                                }
+                            }
+                        }
+                    }
+                }
+                if let Some(r) = run {
+                    visit(r);
+                }
+                for &id in &self.wildcards {
+                    if !scope.contains(&id) && path.covers(self.facts[id as usize]) {
+                        visit(id..id + 1);
+                    }
+                }
             }
         }
     }
 
-    /// Facts that cover `path` or that it covers.
-    pub(crate) fn overlapping(&self, path: &FieldPath, mut visit: impl FnMut(usize)) {
+    /// Facts that cover `path` or that it covers, as id ranges.
+    pub(crate) fn overlapping(&self, path: &FieldPath, mut visit: impl FnMut(Range<u32>)) {
         self.covered_by(path, &mut visit);
         let text = path.as_str();
         for (i, _) in text.match_indices('.') {
-            if let Some(&id) = self.ids.get(&text[..i]) {
-                visit(id);
+            if let Some(id) = self.id(&text[..i]) {
+                visit(id..id + 1);
             }
         }
         for &id in &self.wildcards {
-            if self.facts[id].covers(path) {
-                visit(id);
+            let fact = self.facts[id as usize];
+            if fact.covers(path) && !path.covers(fact) {
+                visit(id..id + 1);
             }
         }
     }
@@ -167,17 +194,6 @@ impl<'a> FieldIndex<'a> {
         let mut found = false;
         self.overlapping(path, |_| found = true);
         found
-    }
-
-    pub(crate) fn set_of<'p>(
-        &self,
-        paths: impl Iterator<Item = &'p FieldPath>,
-    ) -> fixedbitset::FixedBitSet {
-        let mut set = fixedbitset::FixedBitSet::with_capacity(self.len());
-        for path in paths {
-            self.covered_by(path, |id| set.insert(id));
-        }
-        set
     }
 }
 
@@ -197,5 +213,62 @@ mod tests {
         assert!(p("tasks.t1").covers(&p("tasks.*.id")));
         assert!(!p("domain").covers(&p("domain_summary")));
         assert!(p("a.b").overlaps(&p("a")));
+    }
+
+    /// The names of the facts a coverage query visits, sorted.
+    fn names(
+        index: &FieldIndex<'_>,
+        query: impl FnOnce(&mut dyn FnMut(Range<u32>)),
+    ) -> Vec<String> {
+        let mut out = Vec::new();
+        query(&mut |r: Range<u32>| {
+            out.extend(r.map(|id| index.facts[id as usize].as_str().to_string()));
+        });
+        out.sort();
+        out
+    }
+
+    #[test]
+    fn coverage_is_ranges_in_segment_order() {
+        let paths: Vec<FieldPath> = ["ab", "a.c", "a", "a.b.x", "b", "tasks.*.id", "a.b", "a"]
+            .into_iter()
+            .map(p)
+            .collect();
+        let index = FieldIndex::new(paths.iter());
+        assert_eq!(index.len(), 7);
+        let sorted: Vec<&str> = index.facts.iter().map(|f| f.as_str()).collect();
+        assert_eq!(
+            sorted,
+            ["a", "a.b", "a.b.x", "a.c", "ab", "b", "tasks.*.id"]
+        );
+        assert_eq!(index.subtree("a"), 0..4);
+        assert_eq!(index.subtree("a.b"), 1..3);
+        assert_eq!(index.subtree("zz"), 7..7);
+        assert_eq!(
+            names(&index, |v| index.covered_by(&p("a.b"), v)),
+            ["a.b", "a.b.x"]
+        );
+        assert_eq!(
+            names(&index, |v| index.covered_by(&p("tasks"), v)),
+            ["tasks.*.id"]
+        );
+        assert_eq!(
+            names(&index, |v| index.covered_by(&p("tasks.t1"), v)),
+            ["tasks.*.id"]
+        );
+        assert_eq!(
+            names(&index, |v| index.covered_by(&p("*.b"), v)),
+            ["a.b", "a.b.x", "tasks.*.id"]
+        );
+        assert_eq!(names(&index, |v| index.covered_by(&p("*"), v)).len(), 7);
+        assert_eq!(
+            names(&index, |v| index.overlapping(&p("a.b.x.y"), v)),
+            ["a", "a.b", "a.b.x"]
+        );
+        assert_eq!(
+            names(&index, |v| index.overlapping(&p("tasks.t2.id.n"), v)),
+            ["tasks.*.id"]
+        );
+        assert!(!index.any_overlapping(&p("c")));
     }
 }

@@ -4,12 +4,14 @@
 
 pub mod completion;
 pub mod config;
+mod dataflow;
 pub mod diagnostic;
 pub mod duration;
 pub mod field_path;
 pub mod fix;
 pub mod graph;
 pub mod index;
+pub mod input;
 pub mod line_index;
 pub mod model;
 pub mod resume;
@@ -101,6 +103,50 @@ pub fn analyze_bytes(bytes: &[u8], settings: &Settings) -> Analysis {
     }
 }
 
+/// The analysis of a file that was not read at all because it is over a
+/// bound: one E007 with `message`.
+pub fn unloadable(message: &str) -> Analysis {
+    Analysis {
+        diagnostics: vec![e007_unloadable_document::diagnostic(
+            Span::empty(0),
+            message,
+        )],
+        source: String::new(),
+        line_index: LineIndex::new(""),
+        is_context_contract: false,
+        contract: None,
+        graph: None,
+        hidden_errors: Vec::new(),
+    }
+}
+
+/// Reads and analyzes a contract file: a file over the size bound gets
+/// E007 without being read; one that cannot be read at all (missing, not a
+/// regular file) is the error.
+pub fn analyze_file(
+    path: &std::path::Path,
+    settings: &Settings,
+) -> Result<Analysis, input::InputError> {
+    match input::read_file(path, input::Bound::Contract) {
+        Ok(bytes) => Ok(analyze_bytes(&bytes, settings)),
+        Err(input::InputError::TooLarge { bound, size, .. }) => {
+            Ok(unloadable(&oversized(size, bound)))
+        }
+        Err(error) => Err(error),
+    }
+}
+
+/// The E007 message of a file over the size bound.
+pub fn oversized(size: Option<u64>, bound: u64) -> String {
+    match size {
+        Some(size) => format!(
+            "file is {size} bytes, over the limit of {}",
+            input::describe(bound)
+        ),
+        None => format!("file is over the limit of {}", input::describe(bound)),
+    }
+}
+
 /// Analyzes one contract.
 pub fn analyze(source: &str, settings: &Settings) -> Analysis {
     analyze_owned(source.to_string(), settings)
@@ -145,14 +191,15 @@ pub fn analyze_owned(source: String, settings: &Settings) -> Analysis {
                 analysis.is_context_contract = looks_like_context_contract(&root);
                 drop(root);
                 diagnostics.extend(schema_findings);
-                let graph = PhaseGraph::build(&contract);
+                let contract = Arc::new(contract);
+                let graph = PhaseGraph::build(contract.clone());
                 let context = rules::RuleContext {
                     contract: &contract,
                     graph: &graph,
                     settings,
                 };
                 rules::run(&context, &mut diagnostics);
-                analysis.contract = Some(Arc::new(contract));
+                analysis.contract = Some(contract);
                 analysis.graph = Some(graph);
             }
         }

@@ -17,10 +17,30 @@ pub enum ColumnUnit {
     Utf8,
 }
 
+/// Non-ASCII text is summarised every `BLOCK` bytes, so a column costs at
+/// most one block's scan whatever the line's length.
+const BLOCK: usize = 256;
+
 #[derive(Clone, Debug)]
 pub struct LineIndex {
     line_starts: Vec<usize>,
     len: usize,
+    /// For non-ASCII text, at each multiple of `BLOCK` bytes: how many bytes
+    /// the characters before it have beyond one each, and beyond their
+    /// UTF-16 length. Empty for ASCII text, where all units coincide.
+    blocks: Vec<(u32, u32)>,
+}
+
+/// What the character whose first byte is `lead` adds beyond one byte per
+/// character, and beyond its UTF-16 length; (0, 0) for ASCII and for
+/// continuation bytes.
+fn excess(lead: u8) -> (u32, u32) {
+    match lead {
+        0xF0..=0xFF => (3, 2),
+        0xE0..=0xEF => (2, 2),
+        0xC0..=0xDF => (1, 1),
+        _ => (0, 0),
+    }
 }
 
 impl LineIndex {
@@ -29,9 +49,23 @@ impl LineIndex {
         line_starts.extend(memchr::memchr_iter(b'\n', source.as_bytes()).map(|i| i + 1));
         // Kept as long as the document is open: no doubling slack.
         line_starts.shrink_to_fit();
+        let mut blocks = Vec::new();
+        if !source.is_ascii() {
+            blocks.reserve_exact(source.len() / BLOCK + 1);
+            let (mut chars, mut utf16) = (0u32, 0u32);
+            for block in source.as_bytes().chunks(BLOCK) {
+                blocks.push((chars, utf16));
+                for &byte in block {
+                    let (c, u) = excess(byte);
+                    chars += c;
+                    utf16 += u;
+                }
+            }
+        }
         LineIndex {
             line_starts,
             len: source.len(),
+            blocks,
         }
     }
 
@@ -66,15 +100,38 @@ impl LineIndex {
         }
     }
 
+    /// How many bytes the characters before `offset` have beyond one each,
+    /// and beyond their UTF-16 length.
+    fn excess_before(&self, source: &str, offset: usize) -> (usize, usize) {
+        let Some(&(chars, utf16)) = self.blocks.get(offset / BLOCK) else {
+            return (0, 0);
+        };
+        let (mut chars, mut utf16) = (chars as usize, utf16 as usize);
+        let block_start = offset / BLOCK * BLOCK;
+        for &byte in &source.as_bytes()[block_start..offset] {
+            let (c, u) = excess(byte);
+            chars += c as usize;
+            utf16 += u as usize;
+        }
+        (chars, utf16)
+    }
+
+    /// The line and column of `offset`, in constant time: a binary search
+    /// for the line and at most one block's scan for the column.
     pub fn position(&self, source: &str, offset: usize, unit: ColumnUnit) -> LineCol {
         let offset = clamp_to_char_boundary(source, offset);
         let line = self.line_of(offset);
         let start = self.line_start(line);
-        let text = &source[start..offset];
+        let bytes = offset - start;
         let column = match unit {
-            ColumnUnit::Utf8 => text.len(),
-            ColumnUnit::Chars => text.chars().count(),
-            ColumnUnit::Utf16 => text.chars().map(char::len_utf16).sum(),
+            ColumnUnit::Utf8 => bytes,
+            _ if self.blocks.is_empty() => bytes,
+            ColumnUnit::Chars => {
+                bytes - (self.excess_before(source, offset).0 - self.excess_before(source, start).0)
+            }
+            ColumnUnit::Utf16 => {
+                bytes - (self.excess_before(source, offset).1 - self.excess_before(source, start).1)
+            }
         };
         LineCol { line, column }
     }
@@ -135,6 +192,42 @@ mod tests {
         for unit in [ColumnUnit::Chars, ColumnUnit::Utf16, ColumnUnit::Utf8] {
             let pos = index.position(src, z, unit);
             assert_eq!(index.offset(src, pos, unit), z);
+        }
+    }
+
+    #[test]
+    fn columns_agree_with_counting_from_the_line_start() {
+        // Long lines of mixed widths, so positions fall in later blocks and
+        // characters straddle block boundaries.
+        let line = "aé€😀".repeat(150);
+        let src = format!("x\n{line}\n{line}z\r\n😀");
+        let index = LineIndex::new(&src);
+        for (offset, c) in src.char_indices().chain(std::iter::once((src.len(), ' '))) {
+            let line = index.line_of(offset);
+            let before = &src[index.line_start(line)..offset];
+            for (unit, expected) in [
+                (ColumnUnit::Chars, before.chars().count()),
+                (ColumnUnit::Utf16, before.encode_utf16().count()),
+                (ColumnUnit::Utf8, before.len()),
+            ] {
+                let position = index.position(&src, offset, unit);
+                assert_eq!(
+                    position,
+                    LineCol {
+                        line,
+                        column: expected
+                    },
+                    "{offset} {unit:?}"
+                );
+                // A position on a line break is clamped to the line's end.
+                if c != '\n' {
+                    assert_eq!(
+                        index.offset(&src, position, unit),
+                        offset,
+                        "{offset} {unit:?}"
+                    );
+                }
+            }
         }
     }
 

@@ -282,11 +282,7 @@ enum Frame {
 pub fn parse(source: &str, limits: Limits) -> Result<Option<Node>, SyntaxError> {
     if source.len() > limits.max_bytes {
         return Err(SyntaxError::Unloadable {
-            message: format!(
-                "file is {} bytes, over the limit of {} bytes",
-                source.len(),
-                limits.max_bytes
-            ),
+            message: crate::oversized(Some(source.len() as u64), limits.max_bytes as u64),
             span: Span::empty(0),
         });
     }

@@ -3,18 +3,24 @@
 //! ends the stream after a decoder error), and whose codec also stalls on a
 //! body that is not UTF-8. One malformed message would leave the server deaf.
 //!
-//! So stdin is read here first: only well-formed JSON-RPC messages are
-//! passed on; anything else is answered here with the JSON-RPC error the
-//! server should have sent (parse error or invalid request, `id: null`).
-//! Both streams of answers go to stdout through one writer, whole frames
-//! at a time, so they never interleave.
+//! So stdin is read here first: only messages that decode as the very types
+//! tower-lsp-server's codec decodes into are passed on (a duplicate key or
+//! an `id` beyond i64 would stop its reader); anything else is answered
+//! here with the JSON-RPC error the server should have sent (parse error or
+//! invalid request, `id: null`). A frame whose length is missing, wrong or
+//! absurd costs that one message: the next header is found wherever it
+//! starts. Both streams of answers go to stdout through one writer, whole
+//! frames at a time, so they never interleave.
 
 use serde_json::{Value, json};
 use tokio::io::{AsyncBufReadExt, AsyncRead, AsyncReadExt, AsyncWrite, AsyncWriteExt, BufReader};
 use tokio::sync::mpsc::UnboundedSender;
 
 const MAX_HEADER_LINE: u64 = 8 * 1024;
-const MAX_BODY: usize = 64 * 1024 * 1024;
+/// The largest body passed on: a document at its 32 MiB bound, JSON
+/// escaping doubling it at most (a line break is two bytes), and 1 MiB
+/// for the message around it. A longer frame is skipped, not read.
+pub const MAX_BODY: usize = 2 * 32 * 1024 * 1024 + 1024 * 1024;
 
 /// One LSP frame: `Content-Length` header and body.
 fn frame(body: &[u8]) -> Vec<u8> {
@@ -23,8 +29,9 @@ fn frame(body: &[u8]) -> Vec<u8> {
     out
 }
 
-/// Reads the next frame's body. `Ok(None)` at end of input; frames without
-/// a length are skipped, oversized ones drained without being kept.
+/// Reads the next frame's body. `Ok(None)` at end of input. A frame without
+/// a usable length, or with one over `MAX_BODY`, is skipped: its body is
+/// read as lines like any other non-header text until the next header.
 async fn read_frame(
     reader: &mut (impl AsyncBufReadExt + Unpin),
 ) -> std::io::Result<Option<Vec<u8>>> {
@@ -54,53 +61,52 @@ async fn read_frame(
             // header wherever it starts, so one bad frame costs one message.
             if let Some(at) = line.to_ascii_lowercase().rfind("content-length:") {
                 let value = &line[at + "content-length:".len()..];
-                content_length = value.trim().parse::<usize>().ok();
+                content_length = value
+                    .trim()
+                    .parse::<usize>()
+                    .ok()
+                    .filter(|&length| length <= MAX_BODY);
             }
         }
         let Some(length) = content_length else {
             continue;
         };
-        if length > MAX_BODY {
-            tokio::io::copy(
-                &mut (&mut *reader).take(length as u64),
-                &mut tokio::io::sink(),
-            )
-            .await?;
-            continue;
-        }
         let mut body = vec![0; length];
         reader.read_exact(&mut body).await?;
         return Ok(Some(body));
     }
 }
 
+/// What tower-lsp-server's codec decodes a body into (its own `Message`,
+/// which it keeps private): a body that does not decode as this would end
+/// its reading for good.
+#[derive(serde::Deserialize)]
+#[serde(untagged)]
+enum Message {
+    #[allow(dead_code)]
+    Response(tower_lsp_server::jsonrpc::Response),
+    #[allow(dead_code)]
+    Request(tower_lsp_server::jsonrpc::Request),
+}
+
 /// Why a body is not a message tower-lsp-server can take, as a JSON-RPC error.
-fn malformed(body: &[u8]) -> Option<Value> {
+pub fn malformed(body: &[u8]) -> Option<Value> {
     let error = |code: i64, message: &str| {
         Some(json!({"jsonrpc": "2.0", "id": null, "error": {"code": code, "message": message}}))
     };
-    let Ok(message) = serde_json::from_slice::<Value>(body) else {
+    let Ok(text) = std::str::from_utf8(body) else {
+        return error(-32700, "Parse error: the message is not UTF-8");
+    };
+    if serde_json::from_str::<serde::de::IgnoredAny>(text).is_err() {
         return error(-32700, "Parse error");
-    };
-    let Some(object) = message.as_object() else {
-        return error(-32600, "Invalid request: not a JSON object");
-    };
-    if object.get("jsonrpc") != Some(&json!("2.0")) {
-        return error(-32600, "Invalid request: `jsonrpc` must be \"2.0\"");
     }
-    let id_ok = object
-        .get("id")
-        .is_none_or(|id| id.is_null() || id.is_string() || id.is_i64() || id.is_u64());
-    let is_request = object.get("method").is_some_and(Value::is_string);
-    let is_response = object.contains_key("id")
-        && (object.contains_key("result") || object.contains_key("error"));
-    if !id_ok || !(is_request || is_response) {
-        return error(
+    match serde_json::from_str::<Message>(text) {
+        Ok(_) => None,
+        Err(_) => error(
             -32600,
-            "Invalid request: not a JSON-RPC request, notification or response",
-        );
+            "Invalid request: not a JSON-RPC 2.0 request, notification or response (a key given twice, an id that is not a string or a 64-bit integer, or a missing field)",
+        ),
     }
-    None
 }
 
 /// Passes well-formed messages from `input` to the server and answers the rest.
@@ -163,6 +169,45 @@ mod tests {
                 "lost the next message after {bad:?}"
             );
         }
+    }
+
+    #[test]
+    fn what_the_codec_would_refuse_is_malformed() {
+        for bad in [
+            r#"{"jsonrpc":"2.0","id":1,"id":2,"method":"shutdown"}"#,
+            r#"{"jsonrpc":"2.0","id":1,"method":"a","method":"b"}"#,
+            r#"{"jsonrpc":"2.0","jsonrpc":"2.0","id":1,"method":"shutdown"}"#,
+            r#"{"jsonrpc":"2.0","id":1,"method":"x","params":{},"params":{}}"#,
+            r#"{"jsonrpc":"2.0","id":9223372036854775808,"method":"shutdown"}"#,
+            r#"{"jsonrpc":"2.0","id":1.5,"method":"shutdown"}"#,
+            r#"{"jsonrpc":"1.0","id":1,"method":"shutdown"}"#,
+            r#"[1,2]"#,
+        ] {
+            assert!(malformed(bad.as_bytes()).is_some(), "passed on: {bad}");
+        }
+        for good in [
+            r#"{"jsonrpc":"2.0","id":9223372036854775807,"method":"shutdown"}"#,
+            r#"{"jsonrpc":"2.0","id":"x","method":"shutdown","params":null}"#,
+            r#"{"jsonrpc":"2.0","method":"initialized","params":{}}"#,
+            r#"{"jsonrpc":"2.0","id":3,"result":null}"#,
+        ] {
+            assert_eq!(malformed(good.as_bytes()), None, "refused: {good}");
+        }
+    }
+
+    #[tokio::test]
+    async fn an_absurd_length_costs_only_its_frame() {
+        let exit = "{\"jsonrpc\":\"2.0\",\"method\":\"exit\"}";
+        let input = format!(
+            "Content-Length: 18446744073709551615\r\n\r\n{{}}Content-Length: {}\r\n\r\n{exit}",
+            exit.len()
+        );
+        let mut to_server = Vec::new();
+        let (send, _receive) = tokio::sync::mpsc::unbounded_channel();
+        guard_input(input.as_bytes(), &mut to_server, send)
+            .await
+            .unwrap();
+        assert!(String::from_utf8(to_server).unwrap().ends_with(exit));
     }
 
     #[tokio::test]

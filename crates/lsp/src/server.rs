@@ -8,17 +8,21 @@
 //! task after a short debounce and published under a lock that keeps them
 //! in version order.
 
+use std::future::Future;
+use std::panic::AssertUnwindSafe;
 use std::path::PathBuf;
 use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::Duration;
 
-use tower_lsp_server::jsonrpc::{Error, Result};
+use futures_util::FutureExt;
+use tower_lsp_server::jsonrpc::{Error, ErrorCode, Result};
 use tower_lsp_server::ls_types::*;
 use tower_lsp_server::{Client, LanguageServer};
 
 use crate::handlers;
 use crate::state::{Analyzed, Document, Encoding, Positions, State, apply_changes};
 use phaselint_lint::line_index::ColumnUnit;
+use phaselint_lint::model::Contract;
 
 /// How long to wait after an edit before analyzing, so a burst of
 /// keystrokes is analyzed once: half as long as the document's last
@@ -68,8 +72,18 @@ impl Server {
             .map_or(DEBOUNCE_MAX, |t| (t / 2).clamp(DEBOUNCE_MIN, DEBOUNCE_MAX));
         tokio::spawn(async move {
             tokio::time::sleep(debounce).await;
-            let Some(analyzed) = analyzed(&state, &uri, Some(version)).await else {
-                return;
+            let analyzed = match analyzed(&state, &uri, Some(version)).await {
+                Ok(Some(analyzed)) => analyzed,
+                Ok(None) => return,
+                Err(failure) => {
+                    client
+                        .log_message(
+                            MessageType::ERROR,
+                            format!("phaselint: cannot analyze {}: {failure}", uri.as_str()),
+                        )
+                        .await;
+                    return;
+                }
             };
             let _order = publishing.lock().await;
             let diagnostics = {
@@ -104,11 +118,94 @@ impl Server {
         });
     }
 
-    /// The current analysis of a document (computing it if an edit made it
-    /// stale) and the negotiated column unit, which requests need together.
-    async fn current(&self, uri: &Uri) -> Option<(Arc<Analyzed>, ColumnUnit)> {
-        let analyzed = analyzed(&self.state, uri, None).await?;
-        Some((analyzed, self.state().unit.unit()))
+    /// What a request on `uri` is answered from: the analysis of the
+    /// document's current version (computed if an edit made it stale), the
+    /// negotiated column unit and the last contract that parsed.
+    async fn snapshot(&self, uri: &Uri) -> Result<Option<Snapshot>> {
+        let analyzed = match analyzed(&self.state, uri, None).await {
+            Ok(Some(analyzed)) => analyzed,
+            Ok(None) => return Ok(None),
+            Err(failure) => {
+                let message = format!("phaselint: cannot analyze {}: {failure}", uri.as_str());
+                self.client
+                    .log_message(MessageType::ERROR, message.clone())
+                    .await;
+                return Err(Error {
+                    code: ErrorCode::InternalError,
+                    message: message.into(),
+                    data: None,
+                });
+            }
+        };
+        let state = self.state();
+        let last_contract = state
+            .documents
+            .get(uri)
+            .and_then(|d| d.last_contract.clone());
+        Ok(Some(Snapshot {
+            analyzed,
+            unit: state.unit.unit(),
+            last_contract,
+        }))
+    }
+
+    /// Answers a request on a document from its snapshot; `None` when the
+    /// document is not open.
+    async fn on_document<T>(
+        &self,
+        method: &'static str,
+        uri: &Uri,
+        handler: impl FnOnce(&Snapshot) -> Result<Option<T>>,
+    ) -> Result<Option<T>> {
+        self.answer(method, async {
+            match self.snapshot(uri).await? {
+                Some(snapshot) => handler(&snapshot),
+                None => Ok(None),
+            }
+        })
+        .await
+    }
+
+    /// Runs one request's handler. A panic in it is logged and answered
+    /// with an error, and the server goes on: every handler reads a
+    /// snapshot, so a failed one leaves nothing half changed.
+    async fn answer<T>(
+        &self,
+        method: &'static str,
+        handler: impl Future<Output = Result<T>>,
+    ) -> Result<T> {
+        let guarded = async {
+            inject_fault(method);
+            handler.await
+        };
+        match AssertUnwindSafe(guarded).catch_unwind().await {
+            Ok(result) => result,
+            Err(panic) => {
+                let message = panic_message(panic.as_ref());
+                self.client
+                    .log_message(
+                        MessageType::ERROR,
+                        format!("phaselint: the {method} handler failed: {message}"),
+                    )
+                    .await;
+                Err(Error {
+                    code: ErrorCode::InternalError,
+                    message: format!("phaselint: request handler panicked: {message}").into(),
+                    data: None,
+                })
+            }
+        }
+    }
+
+    /// Runs one notification's handler; a panic is logged, and the server
+    /// goes on with the state as the last completed update left it.
+    async fn notice(&self, method: &'static str, handler: impl Future<Output = ()>) {
+        let _ = self
+            .answer(method, async {
+                handler.await;
+                Ok(())
+            })
+            .await;
     }
 
     async fn report_config_error(&self, error: Option<String>) {
@@ -141,31 +238,75 @@ fn lock(state: &Mutex<State>) -> MutexGuard<'_, State> {
         .unwrap_or_else(|poisoned| poisoned.into_inner())
 }
 
+/// What a request on a document is answered from.
+struct Snapshot {
+    analyzed: Arc<Analyzed>,
+    unit: ColumnUnit,
+    last_contract: Option<Arc<Contract>>,
+}
+
+impl Snapshot {
+    fn positions(&self) -> Positions<'_> {
+        Positions {
+            text: &self.analyzed.analysis.source,
+            index: &self.analyzed.analysis.line_index,
+            unit: self.unit,
+        }
+    }
+}
+
+pub(crate) fn panic_message(panic: &(dyn std::any::Any + Send)) -> String {
+    panic
+        .downcast_ref::<&str>()
+        .map(|s| s.to_string())
+        .or_else(|| panic.downcast_ref::<String>().cloned())
+        .unwrap_or_else(|| "a panic without a message".into())
+}
+
+/// Test builds panic in the handler `PHASELINT_LSP_FAULT` names, so the
+/// end-to-end tests can check that a failing handler does not take the
+/// server down. Release builds never read the variable.
+fn inject_fault(method: &str) {
+    if cfg!(debug_assertions) && std::env::var("PHASELINT_LSP_FAULT").is_ok_and(|m| m == method) {
+        panic!("fault injected into {method} (PHASELINT_LSP_FAULT)");
+    }
+}
+
 /// The analysis of the document's current version (or of `only`, which
 /// must still be current), computed off the async threads when missing.
+///
+/// `Ok(None)` when the document is not open (or `only` is no longer its
+/// version); `Err` with the reason when the analysis itself failed.
 async fn analyzed(
     state: &Arc<Mutex<State>>,
     uri: &Uri,
     only: Option<i32>,
-) -> Option<Arc<Analyzed>> {
+) -> std::result::Result<Option<Arc<Analyzed>>, String> {
     let (text, version, generation, settings) = {
         let mut guard = lock(state);
         let generation = guard.generation;
-        let path = guard.documents.get(uri)?.path.clone();
-        let document = guard.documents.get(uri)?;
+        let Some(document) = guard.documents.get(uri) else {
+            return Ok(None);
+        };
         if only.is_some_and(|v| v != document.version) {
-            return None;
+            return Ok(None);
         }
         if let Some(analyzed) = &document.analyzed
             && document.is_current(analyzed, generation)
         {
-            return Some(analyzed.clone());
+            return Ok(Some(analyzed.clone()));
         }
-        let (text, version) = (document.text.clone(), document.version);
+        let (text, version, path) = (
+            document.text.clone(),
+            document.version,
+            document.path.clone(),
+        );
         let (settings, _error) = guard.settings_for(path.as_deref());
         (text, version, generation, settings)
     };
-    let analyzer = lock(state).analyzer.clone()?;
+    let Some(analyzer) = lock(state).analyzer.clone() else {
+        return Err("the analysis thread could not be started".into());
+    };
     let started = std::time::Instant::now();
     let analyzed = analyzer
         .analyze(version, generation, text, settings)
@@ -192,7 +333,7 @@ async fn analyzed(
     if large {
         analyzer.release_freed_memory();
     }
-    Some(analyzed)
+    Ok(Some(analyzed))
 }
 
 /// Documents above this size return their previous analysis's memory to
@@ -206,6 +347,169 @@ fn file_path(uri: &Uri) -> Option<PathBuf> {
 
 impl LanguageServer for Server {
     async fn initialize(&self, params: InitializeParams) -> Result<InitializeResult> {
+        self.answer("initialize", async { Ok(self.negotiate(params)) })
+            .await
+    }
+
+    async fn initialized(&self, _: InitializedParams) {
+        self.notice("initialized", async { self.watch_config_files() })
+            .await;
+    }
+
+    async fn shutdown(&self) -> Result<()> {
+        self.shut_down
+            .store(true, std::sync::atomic::Ordering::SeqCst);
+        Ok(())
+    }
+
+    async fn did_open(&self, params: DidOpenTextDocumentParams) {
+        self.notice("textDocument/didOpen", self.open(params)).await;
+    }
+
+    async fn did_change(&self, params: DidChangeTextDocumentParams) {
+        self.notice("textDocument/didChange", self.change(params))
+            .await;
+    }
+
+    async fn did_close(&self, params: DidCloseTextDocumentParams) {
+        self.notice("textDocument/didClose", self.close(params))
+            .await;
+    }
+
+    async fn did_change_watched_files(&self, _: DidChangeWatchedFilesParams) {
+        self.notice(
+            "workspace/didChangeWatchedFiles",
+            self.reload_configuration(),
+        )
+        .await;
+    }
+
+    async fn hover(&self, params: HoverParams) -> Result<Option<Hover>> {
+        let at = params.text_document_position_params;
+        self.on_document("textDocument/hover", &at.text_document.uri, |s| {
+            let positions = s.positions();
+            let offset = positions.offset(at.position);
+            Ok(handlers::hover::hover(&s.analyzed, &positions, offset))
+        })
+        .await
+    }
+
+    async fn goto_definition(
+        &self,
+        params: GotoDefinitionParams,
+    ) -> Result<Option<GotoDefinitionResponse>> {
+        let at = params.text_document_position_params;
+        let uri = at.text_document.uri;
+        self.on_document("textDocument/definition", &uri, |s| {
+            let positions = s.positions();
+            let offset = positions.offset(at.position);
+            let locations = handlers::navigation::definition(&s.analyzed, &positions, &uri, offset);
+            Ok((!locations.is_empty()).then_some(GotoDefinitionResponse::Array(locations)))
+        })
+        .await
+    }
+
+    async fn references(&self, params: ReferenceParams) -> Result<Option<Vec<Location>>> {
+        let at = params.text_document_position;
+        let uri = at.text_document.uri;
+        let include = params.context.include_declaration;
+        self.on_document("textDocument/references", &uri, |s| {
+            let positions = s.positions();
+            let offset = positions.offset(at.position);
+            Ok(Some(handlers::navigation::references(
+                &s.analyzed,
+                &positions,
+                &uri,
+                offset,
+                include,
+            )))
+        })
+        .await
+    }
+
+    async fn prepare_rename(
+        &self,
+        params: TextDocumentPositionParams,
+    ) -> Result<Option<PrepareRenameResponse>> {
+        self.on_document(
+            "textDocument/prepareRename",
+            &params.text_document.uri,
+            |s| {
+                let positions = s.positions();
+                let offset = positions.offset(params.position);
+                Ok(handlers::rename::prepare(&s.analyzed, &positions, offset))
+            },
+        )
+        .await
+    }
+
+    async fn rename(&self, params: RenameParams) -> Result<Option<WorkspaceEdit>> {
+        let at = params.text_document_position;
+        let uri = at.text_document.uri;
+        self.on_document("textDocument/rename", &uri, |s| {
+            let positions = s.positions();
+            let offset = positions.offset(at.position);
+            handlers::rename::rename(&s.analyzed, &positions, &uri, offset, &params.new_name)
+                .map_err(Error::invalid_params)
+        })
+        .await
+    }
+
+    async fn completion(&self, params: CompletionParams) -> Result<Option<CompletionResponse>> {
+        let at = params.text_document_position;
+        self.on_document("textDocument/completion", &at.text_document.uri, |s| {
+            let positions = s.positions();
+            let offset = positions.offset(at.position);
+            let analysis = &s.analyzed.analysis;
+            let contract = analysis.contract.as_deref().or(s.last_contract.as_deref());
+            let items = handlers::completion::completion(&analysis.source, offset, contract);
+            Ok(Some(CompletionResponse::Array(items)))
+        })
+        .await
+    }
+
+    async fn code_action(&self, params: CodeActionParams) -> Result<Option<CodeActionResponse>> {
+        // Every action here is a quick fix: a client asking only for other
+        // kinds (`source.fixAll` on save) gets none, never an unsafe fix.
+        let wants_quick_fixes = params.context.only.as_ref().is_none_or(|only| {
+            only.iter()
+                .any(|kind| kind.as_str().is_empty() || *kind == CodeActionKind::QUICKFIX)
+        });
+        let uri = params.text_document.uri;
+        self.on_document("textDocument/codeAction", &uri, |s| {
+            if !wants_quick_fixes {
+                return Ok(Some(Vec::new()));
+            }
+            Ok(Some(handlers::code_action::code_actions(
+                &s.analyzed,
+                &s.positions(),
+                &uri,
+                params.range,
+            )))
+        })
+        .await
+    }
+
+    async fn document_symbol(
+        &self,
+        params: DocumentSymbolParams,
+    ) -> Result<Option<DocumentSymbolResponse>> {
+        self.on_document(
+            "textDocument/documentSymbol",
+            &params.text_document.uri,
+            |s| {
+                Ok(Some(DocumentSymbolResponse::Nested(
+                    handlers::symbols::document_symbols(&s.analyzed, &s.positions()),
+                )))
+            },
+        )
+        .await
+    }
+}
+
+impl Server {
+    /// The capabilities and position encoding agreed with the client.
+    fn negotiate(&self, params: InitializeParams) -> InitializeResult {
         let offers_utf8 = params
             .capabilities
             .general
@@ -237,7 +541,7 @@ impl LanguageServer for Server {
                 .filter(|p| !p.is_empty())
                 .map(PathBuf::from);
         }
-        Ok(InitializeResult {
+        InitializeResult {
             capabilities: ServerCapabilities {
                 position_encoding: Some(match encoding {
                     Encoding::Utf8 => PositionEncodingKind::UTF8,
@@ -275,10 +579,11 @@ impl LanguageServer for Server {
                 version: Some(env!("CARGO_PKG_VERSION").into()),
             }),
             offset_encoding: None,
-        })
+        }
     }
 
-    async fn initialized(&self, _: InitializedParams) {
+    /// Asks the client to report changes to configuration files.
+    fn watch_config_files(&self) {
         if !self.state().watch_config_files {
             return;
         }
@@ -305,13 +610,7 @@ impl LanguageServer for Server {
         });
     }
 
-    async fn shutdown(&self) -> Result<()> {
-        self.shut_down
-            .store(true, std::sync::atomic::Ordering::SeqCst);
-        Ok(())
-    }
-
-    async fn did_open(&self, params: DidOpenTextDocumentParams) {
+    async fn open(&self, params: DidOpenTextDocumentParams) {
         let document = params.text_document;
         let path = file_path(&document.uri);
         let error = {
@@ -335,7 +634,7 @@ impl LanguageServer for Server {
         self.report_config_error(error).await;
     }
 
-    async fn did_change(&self, params: DidChangeTextDocumentParams) {
+    async fn change(&self, params: DidChangeTextDocumentParams) {
         let uri = params.text_document.uri;
         let version = params.text_document.version;
         let applied = {
@@ -366,7 +665,7 @@ impl LanguageServer for Server {
         self.schedule(uri, version);
     }
 
-    async fn did_close(&self, params: DidCloseTextDocumentParams) {
+    async fn close(&self, params: DidCloseTextDocumentParams) {
         let uri = params.text_document.uri;
         let removed = self.state().documents.remove(&uri).is_some();
         if removed {
@@ -375,7 +674,9 @@ impl LanguageServer for Server {
         }
     }
 
-    async fn did_change_watched_files(&self, _: DidChangeWatchedFilesParams) {
+    /// A configuration file changed: forget every loaded configuration and
+    /// publish every open document again.
+    async fn reload_configuration(&self) {
         let (open, errors) = {
             let mut state = self.state();
             state.reload_configs();
@@ -398,130 +699,5 @@ impl LanguageServer for Server {
         for (uri, version, _) in open {
             self.schedule(uri, version);
         }
-    }
-
-    async fn hover(&self, params: HoverParams) -> Result<Option<Hover>> {
-        let uri = params.text_document_position_params.text_document.uri;
-        let Some((analyzed, unit)) = self.current(&uri).await else {
-            return Ok(None);
-        };
-        let positions = positions(&analyzed, unit);
-        let offset = positions.offset(params.text_document_position_params.position);
-        Ok(handlers::hover::hover(&analyzed, &positions, offset))
-    }
-
-    async fn goto_definition(
-        &self,
-        params: GotoDefinitionParams,
-    ) -> Result<Option<GotoDefinitionResponse>> {
-        let uri = params.text_document_position_params.text_document.uri;
-        let Some((analyzed, unit)) = self.current(&uri).await else {
-            return Ok(None);
-        };
-        let positions = positions(&analyzed, unit);
-        let offset = positions.offset(params.text_document_position_params.position);
-        let locations = handlers::navigation::definition(&analyzed, &positions, &uri, offset);
-        Ok((!locations.is_empty()).then_some(GotoDefinitionResponse::Array(locations)))
-    }
-
-    async fn references(&self, params: ReferenceParams) -> Result<Option<Vec<Location>>> {
-        let uri = params.text_document_position.text_document.uri;
-        let Some((analyzed, unit)) = self.current(&uri).await else {
-            return Ok(None);
-        };
-        let positions = positions(&analyzed, unit);
-        let offset = positions.offset(params.text_document_position.position);
-        let include = params.context.include_declaration;
-        Ok(Some(handlers::navigation::references(
-            &analyzed, &positions, &uri, offset, include,
-        )))
-    }
-
-    async fn prepare_rename(
-        &self,
-        params: TextDocumentPositionParams,
-    ) -> Result<Option<PrepareRenameResponse>> {
-        let Some((analyzed, unit)) = self.current(&params.text_document.uri).await else {
-            return Ok(None);
-        };
-        let positions = positions(&analyzed, unit);
-        let offset = positions.offset(params.position);
-        Ok(handlers::rename::prepare(&analyzed, &positions, offset))
-    }
-
-    async fn rename(&self, params: RenameParams) -> Result<Option<WorkspaceEdit>> {
-        let uri = params.text_document_position.text_document.uri;
-        let Some((analyzed, unit)) = self.current(&uri).await else {
-            return Ok(None);
-        };
-        let positions = positions(&analyzed, unit);
-        let offset = positions.offset(params.text_document_position.position);
-        handlers::rename::rename(&analyzed, &positions, &uri, offset, &params.new_name)
-            .map_err(Error::invalid_params)
-    }
-
-    async fn completion(&self, params: CompletionParams) -> Result<Option<CompletionResponse>> {
-        let uri = params.text_document_position.text_document.uri;
-        let Some((analyzed, unit)) = self.current(&uri).await else {
-            return Ok(None);
-        };
-        let last_contract = self
-            .state()
-            .documents
-            .get(&uri)
-            .and_then(|d| d.last_contract.clone());
-        let positions = positions(&analyzed, unit);
-        let offset = positions.offset(params.text_document_position.position);
-        let contract = analyzed
-            .analysis
-            .contract
-            .as_deref()
-            .or(last_contract.as_deref());
-        let items = handlers::completion::completion(&analyzed.analysis.source, offset, contract);
-        Ok(Some(CompletionResponse::Array(items)))
-    }
-
-    async fn code_action(&self, params: CodeActionParams) -> Result<Option<CodeActionResponse>> {
-        let uri = params.text_document.uri;
-        let Some((analyzed, unit)) = self.current(&uri).await else {
-            return Ok(None);
-        };
-        // Every action here is a quick fix: a client asking only for other
-        // kinds (`source.fixAll` on save) gets none, never an unsafe fix.
-        let wants_quick_fixes = params.context.only.as_ref().is_none_or(|only| {
-            only.iter()
-                .any(|kind| kind.as_str().is_empty() || *kind == CodeActionKind::QUICKFIX)
-        });
-        if !wants_quick_fixes {
-            return Ok(Some(Vec::new()));
-        }
-        let positions = positions(&analyzed, unit);
-        Ok(Some(handlers::code_action::code_actions(
-            &analyzed,
-            &positions,
-            &uri,
-            params.range,
-        )))
-    }
-
-    async fn document_symbol(
-        &self,
-        params: DocumentSymbolParams,
-    ) -> Result<Option<DocumentSymbolResponse>> {
-        let Some((analyzed, unit)) = self.current(&params.text_document.uri).await else {
-            return Ok(None);
-        };
-        let positions = positions(&analyzed, unit);
-        Ok(Some(DocumentSymbolResponse::Nested(
-            handlers::symbols::document_symbols(&analyzed, &positions),
-        )))
-    }
-}
-
-fn positions(analyzed: &Analyzed, unit: ColumnUnit) -> Positions<'_> {
-    Positions {
-        text: &analyzed.analysis.source,
-        index: &analyzed.analysis.line_index,
-        unit,
     }
 }

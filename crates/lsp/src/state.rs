@@ -35,27 +35,32 @@ impl Analyzer {
         Ok(Analyzer { jobs, release })
     }
 
-    /// Analyzes `text` on the analysis thread; `None` if the thread is gone.
+    /// Analyzes `text` on the analysis thread; `Err` with the reason if the
+    /// analysis panicked (a bug, answered instead of taking the server
+    /// down) or the thread is gone.
     pub async fn analyze(
         &self,
         version: i32,
         generation: u64,
         text: String,
         settings: Settings,
-    ) -> Option<Arc<Analyzed>> {
+    ) -> Result<Arc<Analyzed>, String> {
         let (send, receive) = tokio::sync::oneshot::channel();
         let job = Box::new(move || {
-            // The analyzer does not panic on any input; should it, the
-            // request gets no answer rather than taking the server down.
             let result = std::panic::catch_unwind(move || {
                 Arc::new(Analyzed::new(version, generation, text, &settings))
+            })
+            .map_err(|panic| {
+                format!(
+                    "the analysis panicked: {}",
+                    crate::server::panic_message(panic.as_ref())
+                )
             });
-            if let Ok(analyzed) = result {
-                let _ = send.send(analyzed);
-            }
+            let _ = send.send(result);
         });
-        self.jobs.send(job).ok()?;
-        receive.await.ok()
+        let gone = || "the analysis thread has stopped".to_string();
+        self.jobs.send(job).map_err(|_| gone())?;
+        receive.await.map_err(|_| gone())?
     }
 
     /// Hands memory freed by dropped analyses back to the system, after

@@ -4,7 +4,8 @@
 
 use std::borrow::Cow;
 
-use std::collections::BTreeMap;
+use std::collections::hash_map::Entry;
+use std::collections::{BTreeMap, HashMap};
 
 use serde_json::{Value, json};
 
@@ -15,7 +16,9 @@ use crate::resume::approval::{
     Expectation, Operator, Origin, parse_records,
 };
 use crate::resume::document::type_name;
-use crate::resume::entry::{FieldStatus, check_field};
+use crate::resume::entry::{
+    ENTRY_VISIT_BUDGET, FieldStatus, Lookup, TooMuchWork, check_field, look_up,
+};
 use crate::resume::report::{
     ApprovalStatus, AttemptOutcome, CheckedField, CheckpointPending, Decision, Denial,
     EntryRevalidation, Event, Evidence, GateResult, Mode, RecoveryAttempt, ResumeReport,
@@ -145,7 +148,7 @@ pub fn check(
         next_source,
         on_resume.revalidate_entry(),
         &context,
-    );
+    )?;
 
     // Step 5: approval.
     let mut stale_now: Vec<String> = Vec::new();
@@ -436,11 +439,11 @@ fn revalidate(
     source: &'static str,
     enabled: bool,
     context: &Value,
-) -> EntryRevalidation {
+) -> Result<EntryRevalidation, ResumeError> {
     let phases: Vec<String> = next.iter().map(|p| p.name.clone()).collect();
     let single = (phases.len() == 1).then(|| phases[0].clone());
     if !enabled {
-        return EntryRevalidation {
+        return Ok(EntryRevalidation {
             performed: false,
             phase: single,
             phases,
@@ -448,17 +451,29 @@ fn revalidate(
             passed: true,
             field_results: Vec::new(),
             reason: "revalidate_entry is false: entry requirements are not re-checked".into(),
-        };
+        });
     }
-    let field_results: Vec<_> = next
-        .iter()
-        .flat_map(|phase| {
-            phase
-                .entry_required
-                .iter()
-                .map(move |field| check_field(phase, field, context))
-        })
-        .collect();
+    // A field listed again (or by several next phases) is looked up once.
+    let mut lookups: HashMap<(&str, Option<&str>), Lookup> = HashMap::new();
+    let mut budget = ENTRY_VISIT_BUDGET;
+    let mut field_results = Vec::new();
+    for phase in next {
+        for field in &phase.entry_required {
+            let name = field.name.value.as_str();
+            let declared = field.field_type.as_ref().map(|t| t.value.as_str());
+            let lookup = match lookups.entry((name, declared)) {
+                Entry::Occupied(found) => found.into_mut(),
+                Entry::Vacant(slot) => {
+                    slot.insert(look_up(context, name, declared, &mut budget).map_err(
+                        |TooMuchWork| ResumeError::TooMuchWork {
+                            visits: ENTRY_VISIT_BUDGET,
+                        },
+                    )?)
+                }
+            };
+            field_results.push(check_field(phase, field, lookup));
+        }
+    }
     let passed = field_results
         .iter()
         .all(|r| r.status != FieldStatus::Failed);
@@ -479,7 +494,7 @@ fn revalidate(
             target.phase.name
         ),
     };
-    EntryRevalidation {
+    Ok(EntryRevalidation {
         performed: true,
         phase: single,
         phases,
@@ -487,7 +502,7 @@ fn revalidate(
         passed,
         field_results,
         reason,
-    }
+    })
 }
 
 fn authorization_statement(target: &Target<'_>, next: &[&Phase], stale: &[String]) -> String {

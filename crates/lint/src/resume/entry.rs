@@ -2,6 +2,8 @@
 //! into, checked against the context the way ContextCore's
 //! `BoundaryValidator.validate_entry` does, plus declared types.
 
+use std::ops::ControlFlow;
+
 use serde::Serialize;
 use serde_json::Value;
 
@@ -52,96 +54,188 @@ fn type_matches(declared: &str, value: &Value) -> Option<bool> {
     })
 }
 
-/// Where a dotted path lands in the context: every concrete path it
-/// matches (a `*` segment matches each key or item) with its value, or
-/// `None` where the path is absent.
-fn resolve<'v>(
-    value: &'v Value,
-    segments: &[&str],
-    path: String,
-    out: &mut Vec<(String, Option<&'v Value>)>,
-) {
-    let Some((first, rest)) = segments.split_first() else {
-        out.push((path, Some(value)));
-        return;
-    };
-    let join = |seg: &str| {
-        if path.is_empty() {
-            seg.to_string()
+/// How many context values the entry check of one resume may visit. A
+/// wildcard field (`big.*.*`) visits every value it matches; past this
+/// many in all, the check stops and gives no verdict rather than run on.
+pub const ENTRY_VISIT_BUDGET: u64 = 100_000_000;
+
+/// The entry check ran out of its visit budget.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct TooMuchWork;
+
+/// One step of a concrete path through the context.
+#[derive(Clone, Copy)]
+enum Step<'v> {
+    Key(&'v str),
+    Index(usize),
+}
+
+fn path_text(steps: &[Step<'_>]) -> String {
+    let mut text = String::new();
+    for step in steps {
+        if !text.is_empty() {
+            text.push('.');
+        }
+        match step {
+            Step::Key(key) => text.push_str(key),
+            Step::Index(i) => text.push_str(&i.to_string()),
+        }
+    }
+    text
+}
+
+/// The first problem on the way along every concrete path a dotted field
+/// name matches (a `*` segment matches each key or item), found without
+/// building the paths that have none.
+struct Walk<'a> {
+    name: &'a str,
+    declared: Option<&'a str>,
+    /// Values at the end of a path.
+    matched: usize,
+    type_checked: bool,
+    problem: Option<String>,
+    budget: &'a mut u64,
+}
+
+impl Walk<'_> {
+    /// Walks `segments` down from `value`; `Break` once a problem is found.
+    fn walk<'v>(
+        &mut self,
+        value: &'v Value,
+        segments: &[&str],
+        steps: &mut Vec<Step<'v>>,
+    ) -> Result<ControlFlow<()>, TooMuchWork> {
+        *self.budget = self.budget.checked_sub(1).ok_or(TooMuchWork)?;
+        let Some((first, rest)) = segments.split_first() else {
+            return Ok(self.arrive(value, steps));
+        };
+        match value {
+            Value::Object(map) if *first == "*" => {
+                for (key, child) in map {
+                    steps.push(Step::Key(key));
+                    let flow = self.walk(child, rest, steps)?;
+                    steps.pop();
+                    if flow.is_break() {
+                        return Ok(flow);
+                    }
+                }
+                Ok(ControlFlow::Continue(()))
+            }
+            Value::Array(items) if *first == "*" => {
+                for (i, child) in items.iter().enumerate() {
+                    steps.push(Step::Index(i));
+                    let flow = self.walk(child, rest, steps)?;
+                    steps.pop();
+                    if flow.is_break() {
+                        return Ok(flow);
+                    }
+                }
+                Ok(ControlFlow::Continue(()))
+            }
+            Value::Object(map) => match map.get_key_value(*first) {
+                Some((key, child)) => {
+                    steps.push(Step::Key(key));
+                    let flow = self.walk(child, rest, steps)?;
+                    steps.pop();
+                    Ok(flow)
+                }
+                None => Ok(self.missing(steps, first)),
+            },
+            _ => Ok(self.missing(steps, first)),
+        }
+    }
+
+    fn missing(&mut self, steps: &[Step<'_>], segment: &str) -> ControlFlow<()> {
+        let mut path = path_text(steps);
+        if !path.is_empty() {
+            path.push('.');
+        }
+        path.push_str(segment);
+        self.problem = Some(if path == self.name {
+            format!("`{}` is missing from the context", self.name)
         } else {
-            format!("{path}.{seg}")
+            format!("`{}` is missing from the context (no `{path}`)", self.name)
+        });
+        ControlFlow::Break(())
+    }
+
+    fn arrive(&mut self, value: &Value, steps: &[Step<'_>]) -> ControlFlow<()> {
+        self.matched += 1;
+        if value.is_null() {
+            self.problem = Some(format!("`{}` is null", path_text(steps)));
+            return ControlFlow::Break(());
         }
-    };
-    match value {
-        Value::Object(map) if *first == "*" => {
-            for (key, child) in map {
-                resolve(child, rest, join(key), out);
+        if let Some(declared) = self.declared
+            && let Some(ok) = type_matches(declared, value)
+        {
+            self.type_checked = true;
+            if !ok {
+                self.problem = Some(format!(
+                    "`{}` is {}, but its declared type is `{declared}`",
+                    path_text(steps),
+                    type_name(value)
+                ));
+                return ControlFlow::Break(());
             }
         }
-        Value::Array(items) if *first == "*" => {
-            for (i, child) in items.iter().enumerate() {
-                resolve(child, rest, join(&i.to_string()), out);
-            }
-        }
-        Value::Object(map) => match map.get(*first) {
-            Some(child) => resolve(child, rest, join(first), out),
-            None => out.push((join(first), None)),
-        },
-        _ => out.push((join(first), None)),
+        ControlFlow::Continue(())
     }
 }
 
-pub(crate) fn check_field(phase: &Phase, field: &Field, context: &Value) -> FieldResult {
-    let name = field.name.value.as_str().to_string();
+/// What the context holds for one field name and declared type: the
+/// first problem, whether a type was checked, whether anything matched.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub(crate) struct Lookup {
+    problem: Option<String>,
+    type_checked: bool,
+    matched: bool,
+}
+
+/// Looks `name` up in `context`, charging the values visited to `budget`.
+pub(crate) fn look_up(
+    context: &Value,
+    name: &str,
+    declared: Option<&str>,
+    budget: &mut u64,
+) -> Result<Lookup, TooMuchWork> {
     let segments: Vec<&str> = name.split('.').collect();
-    let mut found = Vec::new();
-    resolve(context, &segments, String::new(), &mut found);
+    let mut walk = Walk {
+        name,
+        declared,
+        matched: 0,
+        type_checked: false,
+        problem: None,
+        budget,
+    };
+    // Context documents nest at most 128 levels (the parsers' limits), and
+    // the walk goes no deeper than the context does. What stopped it, if
+    // anything, is in `walk.problem`.
+    let _stopped = walk.walk(context, &segments, &mut Vec::new())?;
+    Ok(Lookup {
+        problem: walk.problem,
+        type_checked: walk.type_checked,
+        matched: walk.matched > 0,
+    })
+}
+
+/// One entry field's result from what its name's lookup found.
+pub(crate) fn check_field(phase: &Phase, field: &Field, lookup: &Lookup) -> FieldResult {
+    let name = field.name.value.as_str().to_string();
     let declared = field.field_type.as_ref().map(|t| t.value.clone());
-    let mut type_checked = false;
-    let mut problem = None;
-    for (path, value) in &found {
-        match value {
-            None => {
-                problem = Some(if path == &name {
-                    format!("`{name}` is missing from the context")
-                } else {
-                    format!("`{name}` is missing from the context (no `{path}`)")
-                });
-                break;
-            }
-            Some(Value::Null) => {
-                problem = Some(format!("`{path}` is null"));
-                break;
-            }
-            Some(v) => {
-                if let Some(declared) = &declared
-                    && let Some(ok) = type_matches(declared, v)
-                {
-                    type_checked = true;
-                    if !ok {
-                        problem = Some(format!(
-                            "`{path}` is {}, but its declared type is `{declared}`",
-                            type_name(v)
-                        ));
-                        break;
-                    }
-                }
-            }
-        }
-    }
+    let type_checked = lookup.type_checked;
     let severity = field.severity();
     let default = field
         .default
         .as_ref()
         .and_then(|node| node_to_value(node).ok())
         .filter(|v| !v.is_null());
-    let (status, message) = match problem {
+    let (status, message) = match lookup.problem.clone() {
         None => {
             let mut message = "present".to_string();
             if let Some(declared) = &declared {
                 message = if type_checked {
                     format!("present, of type `{declared}`")
-                } else if found.is_empty() {
+                } else if !lookup.matched {
                     "present (no elements to check)".into()
                 } else {
                     format!("present; type `{declared}` is not one phaselint checks")
@@ -181,24 +275,47 @@ pub(crate) fn check_field(phase: &Phase, field: &Field, context: &Value) -> Fiel
 mod tests {
     use super::*;
 
-    fn paths(context: &str, field: &str) -> Vec<(String, bool)> {
+    fn problem(context: &str, field: &str, declared: Option<&str>) -> Option<String> {
         let value: Value = serde_json::from_str(context).unwrap();
-        let segments: Vec<&str> = field.split('.').collect();
-        let mut out = Vec::new();
-        resolve(&value, &segments, String::new(), &mut out);
-        out.into_iter().map(|(p, v)| (p, v.is_some())).collect()
+        look_up(&value, field, declared, &mut ENTRY_VISIT_BUDGET.clone())
+            .unwrap()
+            .problem
     }
 
     #[test]
     fn dotted_and_wildcard_paths() {
+        assert_eq!(problem(r#"{"a": {"b": 1}}"#, "a.b", None), None);
         assert_eq!(
-            paths(r#"{"a": {"b": 1}}"#, "a.b"),
-            [("a.b".to_string(), true)]
+            problem(r#"{"a": 1}"#, "a.b", None).as_deref(),
+            Some("`a.b` is missing from the context")
         );
-        assert_eq!(paths(r#"{"a": 1}"#, "a.b"), [("a.b".to_string(), false)]);
         assert_eq!(
-            paths(r#"{"t": [{"id": 1}, {}]}"#, "t.*.id"),
-            [("t.0.id".to_string(), true), ("t.1.id".to_string(), false)]
+            problem(r#"{"t": [{"id": 1}, {}]}"#, "t.*.id", None).as_deref(),
+            Some("`t.*.id` is missing from the context (no `t.1.id`)")
+        );
+        assert_eq!(
+            problem(r#"{"t": [{"id": 1}, {"id": "x"}]}"#, "t.*.id", Some("int")).as_deref(),
+            Some("`t.1.id` is a string, but its declared type is `int`")
+        );
+        assert_eq!(
+            problem(r#"{"t": {"a": null}}"#, "t.*", None).as_deref(),
+            Some("`t.a` is null")
+        );
+    }
+
+    #[test]
+    fn wildcards_over_a_large_context_stop_at_the_budget() {
+        let items: Vec<Value> = (0..1000).map(|i| Value::from(vec![i; 100])).collect();
+        let context = serde_json::json!({ "big": items });
+        let mut budget = 150_000;
+        let first = look_up(&context, "big.*.*", Some("int"), &mut budget).unwrap();
+        assert_eq!(first.problem, None);
+        assert!(first.type_checked);
+        // 1 + 1 + 1,000 + 100,000 values visited; a second walk runs out.
+        assert_eq!(budget, 150_000 - 101_002);
+        assert_eq!(
+            look_up(&context, "big.*.*", None, &mut budget),
+            Err(TooMuchWork)
         );
     }
 

@@ -113,6 +113,10 @@ pub enum ResumeError {
     Reread(String),
     #[error("cannot ask the operator for approval: {0}")]
     Operator(String),
+    #[error(
+        "the entry check would visit more than {visits} values of the context (wildcard entry fields over a large context); no verdict is given rather than run on"
+    )]
+    TooMuchWork { visits: u64 },
 }
 
 fn list(what: &str, items: &[String]) -> String {

@@ -13,23 +13,21 @@ pub(crate) static RULE: Rule = Rule {
 
 fn check(ctx: &RuleContext<'_>, out: &mut Vec<Diagnostic>) {
     for spec in &ctx.contract.checkpoints {
-        let checks = &spec.on_resume.staleness_checks;
-        for (i, check) in checks.iter().enumerate() {
+        let mut first_checked = std::collections::HashMap::new();
+        for check in &spec.on_resume.staleness_checks {
             let Some(field) = &check.field else { continue };
-            let earlier = checks[..i]
-                .iter()
-                .filter_map(|c| c.field.as_ref())
-                .find(|f| f.value == field.value);
-            if let Some(first) = earlier {
-                out.push(
-                    RULE.diagnostic(
-                        field.span,
-                        format!("`{}` is checked twice in this checkpoint; only one max_age_seconds can apply", field.value),
-                    )
-                    .with_related(first.span, "first checked here")
-                    .with_help("merge the two staleness checks into one"),
-                );
-            }
+            let Some(&first) = first_checked.get(field.value.as_str()) else {
+                first_checked.insert(field.value.as_str(), field.span);
+                continue;
+            };
+            out.push(
+                RULE.diagnostic(
+                    field.span,
+                    format!("`{}` is checked twice in this checkpoint; only one max_age_seconds can apply", field.value),
+                )
+                .with_related(first, "first checked here")
+                .with_help("merge the two staleness checks into one"),
+            );
         }
     }
 }

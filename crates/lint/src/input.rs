@@ -1,0 +1,252 @@
+//! The one way phaselint reads what comes from outside (contracts,
+//! configurations, contexts, approvals, harness grants, standard input):
+//! with a size bound, and only from regular files (SPEC §9). A FIFO, a
+//! device or a directory is refused without being waited on, and nothing
+//! grows past its bound however much the source would give.
+
+use std::fmt;
+use std::io::Read;
+use std::path::{Path, PathBuf};
+
+/// Mebibytes, for bounds.
+const MIB: u64 = 1024 * 1024;
+
+/// Bounds on each kind of input (documented in docs/reliability.md).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Bound {
+    /// A contract or harness config: beyond it, E007.
+    Contract,
+    /// `phaselint.toml` or `pyproject.toml`.
+    Config,
+    /// A resume context or an approvals file.
+    Document,
+    /// A harness `.md.granted` sentinel.
+    Grant,
+}
+
+impl Bound {
+    pub const fn bytes(self) -> u64 {
+        match self {
+            Bound::Contract | Bound::Document => 32 * MIB,
+            Bound::Config => 4 * MIB,
+            Bound::Grant => MIB,
+        }
+    }
+}
+
+/// `33554432 bytes (32 MiB)`: a bound as messages show it.
+pub fn describe(bytes: u64) -> String {
+    if bytes >= MIB && bytes.is_multiple_of(MIB) {
+        format!("{bytes} bytes ({} MiB)", bytes / MIB)
+    } else {
+        format!("{bytes} bytes")
+    }
+}
+
+/// Why an input could not be read.
+#[derive(Debug)]
+pub enum InputError {
+    Io {
+        path: PathBuf,
+        error: std::io::Error,
+    },
+    /// Not a regular file: what it is instead ("a FIFO").
+    NotAFile { path: PathBuf, kind: &'static str },
+    TooLarge {
+        path: PathBuf,
+        bound: u64,
+        /// The size when the file system says it; unknown for a stream.
+        size: Option<u64>,
+    },
+}
+
+impl InputError {
+    /// What went wrong, without the file's name: "it is a FIFO, not a
+    /// regular file".
+    pub fn reason(&self) -> String {
+        match self {
+            InputError::Io { error, .. } => error.to_string(),
+            InputError::NotAFile { kind, .. } => {
+                format!("it is {kind}, not a regular file (phaselint reads only regular files)")
+            }
+            InputError::TooLarge { bound, size, .. } => {
+                let size = size.map_or(String::new(), |size| format!("{size} bytes, "));
+                format!("it is {size}larger than the limit of {}", describe(*bound))
+            }
+        }
+    }
+
+    pub fn path(&self) -> &Path {
+        match self {
+            InputError::Io { path, .. }
+            | InputError::NotAFile { path, .. }
+            | InputError::TooLarge { path, .. } => path,
+        }
+    }
+}
+
+impl fmt::Display for InputError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "cannot read {}: {}", shown(self.path()), self.reason())
+    }
+}
+
+impl std::error::Error for InputError {}
+
+/// `standard input` for `-`, otherwise the path in backquotes.
+fn shown(path: &Path) -> String {
+    if path.as_os_str() == "-" {
+        "standard input".into()
+    } else {
+        format!("`{}`", path.display())
+    }
+}
+
+/// What a file that is not a regular one is, for messages ("a FIFO").
+pub fn describe_file_type(file_type: std::fs::FileType) -> &'static str {
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::FileTypeExt;
+        if file_type.is_fifo() {
+            return "a FIFO";
+        }
+        if file_type.is_char_device() {
+            return "a character device";
+        }
+        if file_type.is_block_device() {
+            return "a block device";
+        }
+        if file_type.is_socket() {
+            return "a socket";
+        }
+    }
+    if file_type.is_dir() {
+        "a directory"
+    } else if file_type.is_symlink() {
+        "a symbolic link"
+    } else {
+        "not a regular file"
+    }
+}
+
+/// Opens `path` for reading without blocking: opening a FIFO that has no
+/// writer would otherwise wait forever, before any check could refuse it.
+fn open(path: &Path) -> std::io::Result<std::fs::File> {
+    let mut options = std::fs::OpenOptions::new();
+    options.read(true);
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::OpenOptionsExt;
+        options.custom_flags(rustix::fs::OFlags::NONBLOCK.bits() as i32);
+    }
+    options.open(path)
+}
+
+/// Reads a regular file of at most `bound` bytes (following symbolic links).
+pub fn read_file(path: &Path, bound: Bound) -> Result<Vec<u8>, InputError> {
+    read_file_within(path, bound.bytes())
+}
+
+/// `read_file` with a bound in bytes.
+pub fn read_file_within(path: &Path, bound: u64) -> Result<Vec<u8>, InputError> {
+    let io = |error| InputError::Io {
+        path: path.to_path_buf(),
+        error,
+    };
+    let file = open(path).map_err(io)?;
+    let metadata = file.metadata().map_err(io)?;
+    if !metadata.is_file() {
+        return Err(InputError::NotAFile {
+            path: path.to_path_buf(),
+            kind: describe_file_type(metadata.file_type()),
+        });
+    }
+    if metadata.len() > bound {
+        return Err(InputError::TooLarge {
+            path: path.to_path_buf(),
+            bound,
+            size: Some(metadata.len()),
+        });
+    }
+    read_within(file, path, bound, metadata.len())
+}
+
+/// Reads a stream (standard input) of at most `bound` bytes.
+pub fn read_stream(stream: impl Read, name: &Path, bound: Bound) -> Result<Vec<u8>, InputError> {
+    read_within(stream, name, bound.bytes(), 0)
+}
+
+fn read_within(
+    stream: impl Read,
+    path: &Path,
+    bound: u64,
+    expected: u64,
+) -> Result<Vec<u8>, InputError> {
+    let mut bytes = Vec::with_capacity(expected.min(bound) as usize);
+    stream
+        .take(bound + 1)
+        .read_to_end(&mut bytes)
+        .map_err(|error| InputError::Io {
+            path: path.to_path_buf(),
+            error,
+        })?;
+    // A file that grew while being read, or a stream, past the bound.
+    if bytes.len() as u64 > bound {
+        return Err(InputError::TooLarge {
+            path: path.to_path_buf(),
+            bound,
+            size: None,
+        });
+    }
+    Ok(bytes)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn bounds_read_as_messages_say() {
+        assert_eq!(describe(Bound::Contract.bytes()), "33554432 bytes (32 MiB)");
+        assert_eq!(describe(1000), "1000 bytes");
+    }
+
+    #[test]
+    fn streams_stop_at_their_bound() {
+        let endless = std::io::repeat(b'x');
+        let error = read_stream(endless, Path::new("-"), Bound::Grant).unwrap_err();
+        assert_eq!(
+            error.to_string(),
+            "cannot read standard input: it is larger than the limit of 1048576 bytes (1 MiB)"
+        );
+        let small = read_stream(&b"abc"[..], Path::new("-"), Bound::Grant).unwrap();
+        assert_eq!(small, b"abc");
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn devices_and_directories_are_refused_without_reading() {
+        let error = read_file(Path::new("/dev/zero"), Bound::Config).unwrap_err();
+        assert!(
+            matches!(
+                error,
+                InputError::NotAFile {
+                    kind: "a character device",
+                    ..
+                }
+            ),
+            "{error}"
+        );
+        let error = read_file(Path::new("/"), Bound::Config).unwrap_err();
+        assert!(
+            matches!(
+                error,
+                InputError::NotAFile {
+                    kind: "a directory",
+                    ..
+                }
+            ),
+            "{error}"
+        );
+    }
+}
