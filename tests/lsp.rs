@@ -11,6 +11,10 @@ use std::time::{Duration, Instant};
 
 use serde_json::{Value, json};
 
+#[path = "support/generate.rs"]
+mod generate;
+use generate::cycle_contract;
+
 const TIMEOUT: Duration = Duration::from_secs(30);
 
 fn repo() -> PathBuf {
@@ -30,11 +34,37 @@ struct Lsp {
 
 impl Lsp {
     fn start() -> Self {
-        let mut child = Command::new(env!("CARGO_BIN_EXE_phaselint"))
+        let mut command = Command::new(env!("CARGO_BIN_EXE_phaselint"));
+        command.arg("lsp");
+        Lsp::spawn(command)
+    }
+
+    /// A server with extra environment (`PHASELINT_LSP_FAULT` makes a test
+    /// build's handler panic).
+    fn start_with_env(env: &[(&str, &str)]) -> Self {
+        let mut command = Command::new(env!("CARGO_BIN_EXE_phaselint"));
+        // The injected panics' messages are expected; keep them out of the log.
+        command
+            .envs(env.iter().copied())
             .arg("lsp")
+            .stderr(Stdio::null());
+        Lsp::spawn(command)
+    }
+
+    /// A server whose address space is capped (`ulimit -v`, in KiB).
+    fn start_capped(limit_kib: u64) -> Self {
+        let mut command = Command::new("sh");
+        command
+            .arg("-c")
+            .arg(format!("ulimit -v {limit_kib} && exec \"$0\" lsp"))
+            .arg(env!("CARGO_BIN_EXE_phaselint"));
+        Lsp::spawn(command)
+    }
+
+    fn spawn(mut command: Command) -> Self {
+        let mut child = command
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
-            .stderr(Stdio::inherit())
             .spawn()
             .unwrap();
         let stdin = child.stdin.take().unwrap();
@@ -735,6 +765,150 @@ fn garbage_never_stops_the_server() {
         json!({"textDocument": {"uri": "file:///tmp/nul.contract.yaml"}}),
     );
     assert!(symbols.is_array());
+    lsp.shutdown_and_exit();
+}
+
+#[test]
+fn hover_right_after_a_multi_byte_character_is_answered() {
+    // Finding the word under the cursor stepped back one byte into `é`.
+    let mut lsp = Lsp::start();
+    lsp.initialize(&[]);
+    let uri = "file:///tmp/accent.contract.yaml";
+    let text =
+        "schema_version: '1'\npipeline_id: p\ndescription: éx\nphases:\n  a: {}\nrisk: éhigh\n";
+    lsp.open(uri, text);
+    lsp.diagnostics(uri, 1);
+    for (line, character) in [(2, 14), (2, 15), (5, 7)] {
+        let hover = lsp.request_raw(
+            "textDocument/hover",
+            json!({"textDocument": {"uri": uri}, "position": {"line": line, "character": character}}),
+        );
+        assert!(hover.get("error").is_none(), "{hover}");
+    }
+    let symbols = lsp.request(
+        "textDocument/documentSymbol",
+        json!({"textDocument": {"uri": uri}}),
+    );
+    assert!(symbols.is_array());
+    lsp.shutdown_and_exit();
+}
+
+#[test]
+fn frames_the_transport_would_choke_on_are_answered_and_the_next_is_served() {
+    // Each of these passed the framing guard and then stopped
+    // tower-lsp-server's reader for good (or, for the length, left the
+    // guard waiting for 16 exabytes).
+    let mut lsp = Lsp::start();
+    lsp.initialize(&[]);
+    for bad in [
+        &br#"{"jsonrpc":"2.0","id":2,"id":3,"method":"shutdown"}"#[..],
+        br#"{"jsonrpc":"2.0","id":4,"method":"a","method":"shutdown"}"#,
+        br#"{"jsonrpc":"2.0","jsonrpc":"2.0","id":5,"method":"shutdown"}"#,
+        br#"{"jsonrpc":"2.0","id":6,"method":"x","params":{},"params":{}}"#,
+        br#"{"jsonrpc":"2.0","id":9223372036854775808,"method":"shutdown"}"#,
+    ] {
+        lsp.send_raw(bad);
+        let answer = lsp.wait_for(|m| m.get("error").is_some() && m["id"].is_null());
+        assert_eq!(
+            answer["error"]["code"],
+            -32600,
+            "{}",
+            String::from_utf8_lossy(bad)
+        );
+        let alive = lsp.request_raw("phaselint/unknownMethod", json!({}));
+        assert_eq!(
+            alive["error"]["code"],
+            -32601,
+            "after {}",
+            String::from_utf8_lossy(bad)
+        );
+    }
+    lsp.stdin
+        .write_all(b"Content-Length: 18446744073709551615\r\n\r\n{}")
+        .unwrap();
+    lsp.stdin.flush().unwrap();
+    let alive = lsp.request_raw("phaselint/unknownMethod", json!({}));
+    assert_eq!(alive["error"]["code"], -32601, "after an absurd length");
+    lsp.shutdown_and_exit();
+}
+
+#[test]
+fn a_panicking_request_handler_is_answered_with_an_error_and_the_server_goes_on() {
+    let mut lsp = Lsp::start_with_env(&[("PHASELINT_LSP_FAULT", "textDocument/hover")]);
+    lsp.initialize(&[]);
+    let uri = "file:///tmp/fault.contract.yaml";
+    lsp.open(uri, CONTRACT);
+    assert_eq!(codes(&lsp.diagnostics(uri, 1)), ["S002"]);
+    let hover = lsp.request_raw(
+        "textDocument/hover",
+        json!({"textDocument": {"uri": uri}, "position": {"line": 3, "character": 3}}),
+    );
+    assert_eq!(hover["error"]["code"], -32603, "{hover}");
+    let log = lsp.wait_for(|m| m["method"] == "window/logMessage");
+    assert!(
+        log["params"]["message"]
+            .as_str()
+            .unwrap()
+            .contains("textDocument/hover handler failed"),
+        "{log}"
+    );
+    // The document is still there and still analyzed on change.
+    let symbols = lsp.request(
+        "textDocument/documentSymbol",
+        json!({"textDocument": {"uri": uri}}),
+    );
+    assert!(!symbols.as_array().unwrap().is_empty());
+    lsp.notify(
+        "textDocument/didChange",
+        json!({"textDocument": {"uri": uri, "version": 2}, "contentChanges": [{"text": CONTRACT.replace("BLOCKING", "blocking")}]}),
+    );
+    assert_eq!(codes(&lsp.diagnostics(uri, 2)), Vec::<String>::new());
+    lsp.shutdown_and_exit();
+}
+
+#[test]
+fn a_panicking_notification_handler_leaves_the_server_serving() {
+    let mut lsp = Lsp::start_with_env(&[("PHASELINT_LSP_FAULT", "textDocument/didChange")]);
+    lsp.initialize(&[]);
+    let uri = "file:///tmp/fault-change.contract.yaml";
+    lsp.open(uri, CONTRACT);
+    assert_eq!(codes(&lsp.diagnostics(uri, 1)), ["S002"]);
+    lsp.notify(
+        "textDocument/didChange",
+        json!({"textDocument": {"uri": uri, "version": 2}, "contentChanges": [{"text": "x: 1\n"}]}),
+    );
+    let log = lsp.wait_for(|m| m["method"] == "window/logMessage");
+    assert!(
+        log["params"]["message"]
+            .as_str()
+            .unwrap()
+            .contains("didChange")
+    );
+    // The change was not applied; the document is as it was, and answers.
+    let hover = lsp.at("textDocument/hover", uri, 3, 3, json!({}));
+    assert!(
+        hover["contents"]["value"]
+            .as_str()
+            .unwrap()
+            .contains("retrieve")
+    );
+    lsp.shutdown_and_exit();
+}
+
+#[test]
+fn a_cycle_of_thousands_of_phases_is_analyzed_within_bounded_memory() {
+    // The cycle that made the old fixpoint abort (its server peaked at
+    // 1 GB of address space on it; this one at about 650 MB).
+    let mut lsp = Lsp::start_capped(850 * 1024);
+    lsp.initialize(&[]);
+    let uri = "file:///tmp/cycle.contract.yaml";
+    lsp.open(uri, &cycle_contract(20_000, 5));
+    assert_eq!(codes(&lsp.diagnostics(uri, 1)), Vec::<String>::new());
+    let symbols = lsp.request(
+        "textDocument/documentSymbol",
+        json!({"textDocument": {"uri": uri}}),
+    );
+    assert!(symbols.as_array().unwrap().len() > 20_000);
     lsp.shutdown_and_exit();
 }
 

@@ -383,7 +383,7 @@ impl<'g, 'p, P: FlowProblem> Solver<'g, 'p, P> {
                     self.restrict(edge, &mut passing);
                     self.meet_into(&mut next, &passing);
                 }
-                if next != values[i] {
+                if !same(&next, &values[i]) {
                     std::mem::swap(&mut next, &mut values[i]);
                     changed = true;
                 }
@@ -404,6 +404,12 @@ impl<'g, 'p, P: FlowProblem> Solver<'g, 'p, P> {
         }
         self.cycle_values = values;
     }
+}
+
+/// Whether two values hold the same facts (word by word; comparing the
+/// sets themselves walks their bits).
+fn same(a: &Sets, b: &Sets) -> bool {
+    a.iter().zip(b).all(|(a, b)| a.as_slice() == b.as_slice())
 }
 
 fn clone_sets(into: &mut Sets, from: &Sets) {

@@ -56,7 +56,16 @@ pub(crate) type FastMap<K, V> = HashMap<K, V, foldhash::fast::RandomState>;
 /// directly before its sub-paths and every subtree (`a`, `a.b`, `a.b.c`,
 /// `a.x`) is one contiguous run: `a` < `a.b` < `a.c` < `ab`.
 fn cmp_segments(a: &str, b: &str) -> std::cmp::Ordering {
-    a.split('.').cmp(b.split('.'))
+    // Byte order with `.` below every other byte is segment order, without
+    // splitting: `a` < `a.b` (a prefix first) < `ab` (`.` before `b`).
+    let key = |byte: u8| {
+        if byte == b'.' {
+            0u16
+        } else {
+            u16::from(byte) + 1
+        }
+    };
+    a.bytes().map(key).cmp(b.bytes().map(key))
 }
 
 /// Whether `path` is `prefix` or one of its sub-paths, segment-wise.

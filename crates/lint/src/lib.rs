@@ -166,6 +166,8 @@ pub fn analyze_owned(source: String, settings: &Settings) -> Analysis {
         hidden_errors: Vec::new(),
     };
     let mut diagnostics = Vec::new();
+    // Where a `#` is text, for the suppression comments below.
+    let mut strings = Vec::new();
     let source = analysis.source.as_str();
     match syntax::parse(source, Limits::default()) {
         Err(SyntaxError::Yaml { message, offset }) => {
@@ -189,6 +191,7 @@ pub fn analyze_owned(source: String, settings: &Settings) -> Analysis {
             } else {
                 let (contract, schema_findings) = schema::build(&root, source, settings.dialect);
                 analysis.is_context_contract = looks_like_context_contract(&root);
+                strings = syntax::string_spans(&root);
                 drop(root);
                 diagnostics.extend(schema_findings);
                 let contract = Arc::new(contract);
@@ -228,7 +231,13 @@ pub fn analyze_owned(source: String, settings: &Settings) -> Analysis {
         }
         None => false,
     });
-    suppression::apply(source, &analysis.line_index, settings, &mut diagnostics);
+    suppression::apply(
+        source,
+        &analysis.line_index,
+        settings,
+        &mut diagnostics,
+        &strings,
+    );
     diagnostics.sort_by(|a, b| {
         (a.span.start, a.code, a.span.end, &a.message).cmp(&(
             b.span.start,

@@ -103,11 +103,14 @@ impl LineIndex {
     /// How many bytes the characters before `offset` have beyond one each,
     /// and beyond their UTF-16 length.
     fn excess_before(&self, source: &str, offset: usize) -> (usize, usize) {
-        let Some(&(chars, utf16)) = self.blocks.get(offset / BLOCK) else {
+        // The end of a text whose length is a multiple of `BLOCK` is in no
+        // block: count from the last one.
+        let block = (offset / BLOCK).min(self.blocks.len().saturating_sub(1));
+        let Some(&(chars, utf16)) = self.blocks.get(block) else {
             return (0, 0);
         };
         let (mut chars, mut utf16) = (chars as usize, utf16 as usize);
-        let block_start = offset / BLOCK * BLOCK;
+        let block_start = block * BLOCK;
         for &byte in &source.as_bytes()[block_start..offset] {
             let (c, u) = excess(byte);
             chars += c as usize;
@@ -200,7 +203,16 @@ mod tests {
         // Long lines of mixed widths, so positions fall in later blocks and
         // characters straddle block boundaries.
         let line = "aé€😀".repeat(150);
-        let src = format!("x\n{line}\n{line}z\r\n😀");
+        let mixed = format!("x\n{line}\n{line}z\r\n😀");
+        // Lengths that end exactly on a block boundary, and one byte on.
+        let exact = format!("{}é", "a".repeat(2 * BLOCK - 2));
+        for src in [mixed, exact.clone(), format!("{exact}\n")] {
+            check_every_offset(&src);
+        }
+    }
+
+    fn check_every_offset(src: &str) {
+        let src = src.to_string();
         let index = LineIndex::new(&src);
         for (offset, c) in src.char_indices().chain(std::iter::once((src.len(), ' '))) {
             let line = index.line_of(offset);

@@ -2,6 +2,8 @@
 //! line or the line before, and `# phaselint: disable-file=CODE` anywhere.
 //! Suppressions that silence nothing are reported (S001).
 
+use std::collections::HashMap;
+
 use crate::config::Settings;
 use crate::diagnostic::Diagnostic;
 use crate::line_index::LineIndex;
@@ -17,11 +19,11 @@ struct Suppression {
     used: bool,
 }
 
-/// Finds the directives in the source. Comments are found by text: a `#`
-/// at the start of a line or after white space, as YAML defines them; a
-/// `#` inside a quoted scalar that happens to follow a space would be read
-/// as a comment too, which only matters if it spells a directive.
-fn directives(source: &str, index: &LineIndex) -> Vec<Suppression> {
+/// Finds the directives in the source: a `#` at the start of a line or
+/// after white space, as YAML defines comments, that is not inside a quoted
+/// or block scalar (`strings`, sorted by start), where it is text: taking it
+/// for a comment would make S001's fix cut the string apart.
+fn directives(source: &str, index: &LineIndex, strings: &[Span]) -> Vec<Suppression> {
     let mut found = Vec::new();
     let marker = "phaselint:";
     let mut search_from = 0;
@@ -41,6 +43,9 @@ fn directives(source: &str, index: &LineIndex) -> Vec<Suppression> {
             continue;
         }
         let comment_start = line_start + hash;
+        if inside(strings, comment_start) {
+            continue;
+        }
         let line_end = index.line_end(source, line);
         let rest = &source[search_from..line_end];
         let trimmed = rest.trim_start();
@@ -96,40 +101,61 @@ fn directives(source: &str, index: &LineIndex) -> Vec<Suppression> {
     found
 }
 
+/// Whether `offset` lies inside one of `spans` (sorted by start, not
+/// overlapping: scalars do not nest).
+fn inside(spans: &[Span], offset: usize) -> bool {
+    let after = spans.partition_point(|s| s.start <= offset);
+    after > 0 && offset < spans[after - 1].end
+}
+
 /// Removes suppressed findings and appends S001 for unused suppressions.
+/// `strings` are the spans of the quoted and block scalars, where a `#`
+/// is text, not a comment.
 pub(crate) fn apply(
     source: &str,
     index: &LineIndex,
     settings: &Settings,
     diagnostics: &mut Vec<Diagnostic>,
+    strings: &[Span],
 ) {
     if !source.contains("phaselint:") {
         return;
     }
-    let mut suppressions = directives(source, index);
+    let mut suppressions = directives(source, index, strings);
     if suppressions.is_empty() {
         return;
     }
+    // Which suppressions may silence a finding of a code on a line.
+    let mut by_line: HashMap<(&str, usize), Vec<usize>> = HashMap::new();
+    let mut by_file: HashMap<&str, Vec<usize>> = HashMap::new();
+    for (i, s) in suppressions.iter().enumerate() {
+        match s.line {
+            Some(line) => by_line.entry((s.code.as_str(), line)).or_default().push(i),
+            None => by_file.entry(s.code.as_str()).or_default().push(i),
+        }
+    }
+    let mut used = vec![false; suppressions.len()];
     diagnostics.retain(|d| {
         // A file that cannot be read as YAML must never pass (SPEC §5).
         if matches!(d.code, "E001" | "E007") {
             return true;
         }
         let line = index.line_of(d.span.start);
+        let on_line = |l: usize| by_line.get(&(d.code, l)).into_iter().flatten();
+        let previous = line.checked_sub(1).map(on_line).into_iter().flatten();
         let mut suppressed = false;
-        for s in suppressions.iter_mut() {
-            let applies = s.code == d.code
-                && match s.line {
-                    None => true,
-                    Some(l) => l == line || l + 1 == line,
-                };
-            if applies {
-                s.used = true;
-                suppressed = true;
-            }
+        for &i in on_line(line)
+            .chain(previous)
+            .chain(by_file.get(d.code).into_iter().flatten())
+        {
+            used[i] = true;
+            suppressed = true;
         }
         !suppressed
     });
+    for (s, used) in suppressions.iter_mut().zip(used) {
+        s.used = used;
+    }
     if let Some(level) = settings.level("S001", s001_unused_suppression::RULE.default_severity) {
         for s in suppressions.iter().filter(|s| !s.used) {
             let known = crate::rules::rule(&s.code);
@@ -158,5 +184,31 @@ pub(crate) fn apply(
             diagnostic.severity = level;
             diagnostics.push(diagnostic);
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::config::Settings;
+
+    #[test]
+    fn a_hash_inside_a_string_is_text_not_a_directive() {
+        // S001's fix on this "comment" cut the string's closing quote away.
+        let source = "schema_version: '1'\npipeline_id: p\ndescription: \"id to # phaselint: disable-file=x\"\nphases:\n  a: {}\nnotes: |\n  # phaselint: disable=E003\n";
+        let analysis = crate::analyze(source, &Settings::default());
+        let codes: Vec<&str> = analysis.diagnostics.iter().map(|d| d.code).collect();
+        assert_eq!(codes, ["E003"], "{:#?}", analysis.diagnostics);
+    }
+
+    #[test]
+    fn a_suppression_applies_to_its_line_and_the_next_only() {
+        let source = "schema_version: '1'\npipeline_id: p\nphases:\n  a: {}\n# phaselint: disable=E003\nx: 1\ny: 2 # phaselint: disable=E003\nz: 3\nw: 4\n";
+        let analysis = crate::analyze(source, &Settings::default());
+        let lines: Vec<(usize, &str)> = analysis
+            .diagnostics
+            .iter()
+            .map(|d| (analysis.line_index.line_of(d.span.start) + 1, d.code))
+            .collect();
+        assert_eq!(lines, [(9, "E003")]);
     }
 }

@@ -214,6 +214,27 @@ impl Node {
     }
 }
 
+/// The spans of every quoted and block scalar, sorted by start: where a
+/// `#` is text rather than a comment. Iterative, like the builder.
+pub fn string_spans(root: &Node) -> Vec<Span> {
+    let mut spans = Vec::new();
+    let mut stack = vec![root];
+    while let Some(node) = stack.pop() {
+        match &node.kind {
+            NodeKind::Scalar(scalar) if !scalar.plain => spans.push(node.span),
+            NodeKind::Scalar(_) => {}
+            NodeKind::Sequence(items) => stack.extend(items),
+            NodeKind::Mapping(entries) => {
+                for entry in entries {
+                    stack.push(&entry.value);
+                }
+            }
+        }
+    }
+    spans.sort_unstable_by_key(|s| s.start);
+    spans
+}
+
 /// Why a document could not be turned into a tree.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum SyntaxError {

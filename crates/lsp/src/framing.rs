@@ -72,8 +72,12 @@ async fn read_frame(
             continue;
         };
         let mut body = vec![0; length];
-        reader.read_exact(&mut body).await?;
-        return Ok(Some(body));
+        return match reader.read_exact(&mut body).await {
+            Ok(_) => Ok(Some(body)),
+            // The input ended inside a body: that is the end of the input.
+            Err(e) if e.kind() == std::io::ErrorKind::UnexpectedEof => Ok(None),
+            Err(e) => Err(e),
+        };
     }
 }
 

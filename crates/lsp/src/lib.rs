@@ -2,7 +2,7 @@
 //! `phaselint_lint::analyze` the CLI uses. It only translates; every answer
 //! comes from a cached per-document `Analysis`.
 
-mod framing;
+pub mod framing;
 mod handlers;
 mod server;
 mod state;

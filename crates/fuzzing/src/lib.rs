@@ -1,0 +1,321 @@
+//! What each fuzz target checks. The cargo-fuzz targets in `fuzz/` are one
+//! line each, calling these; `tests/fuzz_regressions.rs` replays every
+//! input in `fuzz/regressions/<target>/` through the same functions on the
+//! stable toolchain, so a crash once found stays fixed.
+//!
+//! Each function panics on a broken invariant (that is a finding) and
+//! returns normally on any input phaselint handles as it should.
+
+// A fuzz harness states its invariants with assertions.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+use std::path::Path;
+
+use phaselint_lint::completion::{complete, enum_value_at, may_be_enum_value};
+use phaselint_lint::config::{Config, Overrides, Settings};
+use phaselint_lint::fix::apply_safe_fixes;
+use phaselint_lint::index::SymbolIndex;
+use phaselint_lint::line_index::{ColumnUnit, LineCol};
+use phaselint_lint::resume::{self, DocumentFormat, Mode, ResumeRequest, Timestamp};
+use phaselint_lint::syntax::{Limits, parse};
+use phaselint_lint::{Analysis, analyze_bytes};
+
+/// What a fuzz target runs on one input.
+pub type Check = fn(&[u8]);
+
+/// The targets by name, as `fuzz/fuzz_targets/` and `fuzz/regressions/`
+/// name them.
+pub const TARGETS: &[(&str, Check)] = &[
+    ("analyze", analyze),
+    ("resume_readers", resume_readers),
+    ("resume_check", resume_check),
+    ("lsp_framing", lsp_framing),
+];
+
+/// Offsets at which positions, completion and hover are exercised: every
+/// byte of a small input, a spread of them in a larger one (each call
+/// costs time proportional to the text, and the fuzzer needs speed).
+fn sample_offsets(text: &str) -> impl Iterator<Item = usize> + '_ {
+    let step = (text.len() / 12).max(1);
+    (0..=text.len()).step_by(step).chain([text.len()])
+}
+
+fn every_rule() -> Settings {
+    let mut config = Config::defaults(Path::new("."));
+    config
+        .apply(&Overrides {
+            select: Some(vec!["ALL".into()]),
+            ..Overrides::default()
+        })
+        .expect("ALL is a valid selector");
+    config.settings().clone()
+}
+
+/// The analysis of arbitrary bytes, with everything the CLI and the editor
+/// do with one: spans, positions in every unit, fixes, completion, the
+/// symbol index, enum hover and each checkpoint's target digest.
+pub fn analyze(data: &[u8]) {
+    let settings = every_rule();
+    let analysis = analyze_bytes(data, &settings);
+    check_findings(&analysis);
+    check_positions(&analysis);
+    check_fixes(&analysis, &settings);
+    check_editor(&analysis);
+    check_digests(&analysis);
+    // The default rule set filters and suppresses differently.
+    check_findings(&analyze_bytes(data, &Settings::default()));
+}
+
+fn check_findings(analysis: &Analysis) {
+    let source = &analysis.source;
+    for d in analysis.diagnostics.iter().chain(&analysis.hidden_errors) {
+        let spans = std::iter::once(d.span).chain(d.related.iter().map(|r| r.span));
+        for span in spans {
+            assert!(span.start <= span.end && span.end <= source.len(), "{d:?}");
+            assert!(
+                source.is_char_boundary(span.start) && source.is_char_boundary(span.end),
+                "span off a character boundary: {d:?}"
+            );
+        }
+        if let Some(fix) = &d.fix {
+            for edit in &fix.edits {
+                assert!(edit.span.start <= edit.span.end && edit.span.end <= source.len());
+            }
+        }
+    }
+    let order: Vec<_> = analysis
+        .diagnostics
+        .iter()
+        .map(|d| (d.span.start, d.code))
+        .collect();
+    assert!(order.is_sorted(), "findings out of order");
+}
+
+fn check_positions(analysis: &Analysis) {
+    let source = &analysis.source;
+    let index = &analysis.line_index;
+    for offset in sample_offsets(source) {
+        for unit in [ColumnUnit::Chars, ColumnUnit::Utf16, ColumnUnit::Utf8] {
+            let position = index.position(source, offset, unit);
+            let back = index.offset(source, position, unit);
+            assert!(back <= source.len() && source.is_char_boundary(back));
+            // A position on a line break maps back to the line's end.
+            let on_break = source[back..].starts_with(['\n', '\r']);
+            if source.is_char_boundary(offset) && !on_break {
+                assert_eq!(back, offset, "{unit:?} round trip of {offset}");
+            }
+        }
+    }
+    // Positions a client may send: past the end of lines and of the text.
+    for (line, column) in [(0, usize::MAX / 2), (usize::MAX / 2, 0), (1, 3)] {
+        let back = index.offset(source, LineCol { line, column }, ColumnUnit::Utf16);
+        assert!(back <= source.len() && source.is_char_boundary(back));
+    }
+}
+
+fn check_fixes(analysis: &Analysis, settings: &Settings) {
+    let Some((fixed, applied)) = apply_safe_fixes(&analysis.source, &analysis.diagnostics) else {
+        return;
+    };
+    assert!(applied > 0);
+    // Safe fixes never turn a loadable file into one that cannot be read.
+    let again = phaselint_lint::analyze(&fixed, settings);
+    assert!(
+        !again.is_unreadable(),
+        "safe fixes broke the file:\n{fixed}\n{:?}",
+        again.diagnostics
+    );
+}
+
+fn check_editor(analysis: &Analysis) {
+    let source = &analysis.source;
+    let contract = analysis.contract.as_deref();
+    let index = contract.map(SymbolIndex::build).unwrap_or_default();
+    let document = parse(source, Limits::default()).ok().flatten();
+    for offset in sample_offsets(source) {
+        // `complete` reads the cursor's context first.
+        let _ = complete(source, offset, contract);
+        let _ = index.at(offset);
+        if may_be_enum_value(source, offset)
+            && let Some(document) = &document
+        {
+            let _ = enum_value_at(document, offset);
+        }
+    }
+    for occurrence in index.occurrences() {
+        assert!(occurrence.span.end <= source.len());
+    }
+}
+
+fn check_digests(analysis: &Analysis) {
+    let Some(contract) = analysis.contract.as_deref() else {
+        return;
+    };
+    // Each digest parses the text again: two are enough to cover it.
+    for checkpoint in contract.checkpoints.iter().take(2) {
+        if let Some(id) = &checkpoint.checkpoint_id {
+            let _ = resume::target_digest(analysis, &id.value);
+        }
+    }
+}
+
+/// The readers of runtime input: contexts and approvals in every format,
+/// approval records, timestamps and durations.
+pub fn resume_readers(data: &[u8]) {
+    let Ok(text) = std::str::from_utf8(data) else {
+        return;
+    };
+    for format in [
+        DocumentFormat::Json,
+        DocumentFormat::Yaml,
+        DocumentFormat::Detect,
+    ] {
+        if let Ok(value) = resume::parse_document(text, format) {
+            let _ = resume::parse_records(&value);
+            let _ = resume::canonical_json(&value);
+        }
+    }
+    for line in text.lines().take(16) {
+        let _ = resume::parse_timestamp(line);
+        if let Some(seconds) = phaselint_lint::duration::parse_seconds(line) {
+            let written = phaselint_lint::duration::format_seconds(seconds);
+            assert_eq!(
+                phaselint_lint::duration::parse_seconds(&written),
+                Some(seconds),
+                "{line:?} -> {written}"
+            );
+        }
+    }
+}
+
+/// A whole resume check of a fuzzed contract against a fuzzed context:
+/// the input is the contract, a line `---context---`, then the context.
+/// Every checkpoint is checked in each mode; a verdict or a refusal are
+/// both fine, a panic is not.
+pub fn resume_check(data: &[u8]) {
+    let Ok(text) = std::str::from_utf8(data) else {
+        return;
+    };
+    let (contract, context) = text.split_once("\n---context---\n").unwrap_or((text, "{}"));
+    let analysis = phaselint_lint::analyze(contract, &Settings::default());
+    let Ok(context) = resume::parse_document(context, DocumentFormat::Detect) else {
+        return;
+    };
+    let Some(model) = analysis.contract.as_deref() else {
+        return;
+    };
+    let now: Timestamp = "2026-01-01T00:00:00Z".parse().expect("a valid instant");
+    let ids: Vec<String> = model
+        .checkpoints
+        .iter()
+        .filter_map(|c| c.checkpoint_id.as_ref().map(|i| i.value.clone()))
+        .take(4)
+        .chain(["no-such-checkpoint".to_string()])
+        .collect();
+    let approvals = resume::parse_records(&context)
+        .map(|records| {
+            vec![resume::ApprovalSource::File {
+                location: "fuzz".into(),
+                records,
+            }]
+        })
+        .unwrap_or_default();
+    for id in ids {
+        for mode in [Mode::Strict, Mode::Permissive, Mode::Audit] {
+            let request = ResumeRequest {
+                checkpoint_id: id.clone(),
+                context: context.clone(),
+                now,
+                mode,
+                next_phase: None,
+                approvals: approvals.clone(),
+                max_clock_skew: 300,
+            };
+            if let Ok(report) = resume::check(&analysis, &request, None, None) {
+                let _ = serde_json::to_string(&report).expect("a report serializes");
+                if mode == Mode::Audit {
+                    assert!(
+                        report.decision == resume::Decision::Resume,
+                        "audit mode blocks nothing"
+                    );
+                }
+            }
+        }
+    }
+}
+
+/// The language server's framing guard in front of tower-lsp-server's own
+/// transport: whatever bytes arrive, every frame the guard passes on must
+/// be one the real codec accepts, so a request after them is still served.
+pub fn lsp_framing(data: &[u8]) {
+    use tower_lsp_server::jsonrpc::Result;
+    use tower_lsp_server::ls_types::{InitializeParams, InitializeResult};
+    use tower_lsp_server::{LanguageServer, LspService, Server};
+
+    struct Minimal;
+    impl LanguageServer for Minimal {
+        async fn initialize(&self, _: InitializeParams) -> Result<InitializeResult> {
+            Ok(InitializeResult::default())
+        }
+        async fn shutdown(&self) -> Result<()> {
+            Ok(())
+        }
+    }
+
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .expect("a runtime");
+    runtime.block_on(async {
+        // What the guard passes on, and what it answers itself.
+        let mut passed = Vec::new();
+        let (answers, mut answered) = tokio::sync::mpsc::unbounded_channel();
+        phaselint_lsp::framing::guard_input(data, &mut passed, answers)
+            .await
+            .expect("reading from memory does not fail");
+        while let Ok(answer) = answered.try_recv() {
+            let body = answer
+                .split(|&b| b == b'\n')
+                .next_back()
+                .unwrap_or_default();
+            let _: serde_json::Value =
+                serde_json::from_slice(body).expect("the guard answers in JSON");
+        }
+        // An `exit` it passed on ends the session as it should.
+        let exits = frames(&passed).any(|body| {
+            serde_json::from_slice::<serde_json::Value>(body)
+                .is_ok_and(|m| m.get("method").and_then(|m| m.as_str()) == Some("exit"))
+        });
+        let last = br#"{"jsonrpc":"2.0","id":"after-the-fuzz","method":"shutdown"}"#;
+        passed.extend_from_slice(format!("Content-Length: {}\r\n\r\n", last.len()).as_bytes());
+        passed.extend_from_slice(last);
+
+        let (service, socket) = LspService::new(|_| Minimal);
+        let mut output = Vec::new();
+        let serve = Server::new(&passed[..], &mut output, socket).serve(service);
+        if tokio::time::timeout(std::time::Duration::from_secs(10), serve)
+            .await
+            .is_err()
+        {
+            panic!("the server did not finish reading the guard's output");
+        }
+        let served = String::from_utf8_lossy(&output).contains("\"id\":\"after-the-fuzz\"");
+        assert!(
+            served || exits,
+            "the guard passed on a frame that stopped the server"
+        );
+    });
+}
+
+/// The bodies of well-formed frames, as the guard writes them.
+fn frames(mut bytes: &[u8]) -> impl Iterator<Item = &[u8]> {
+    std::iter::from_fn(move || {
+        let rest = bytes.strip_prefix(b"Content-Length: ")?;
+        let end = rest.iter().position(|&b| b == b'\r')?;
+        let length: usize = std::str::from_utf8(&rest[..end]).ok()?.parse().ok()?;
+        let body_start = end + 4;
+        let body = rest.get(body_start..body_start + length)?;
+        bytes = &rest[body_start + length..];
+        Some(body)
+    })
+}

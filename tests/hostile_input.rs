@@ -1,0 +1,607 @@
+//! Hostile input through the real binary (SPEC §9): inputs over their
+//! bounds, things that are not regular files, graphs and lines built to
+//! make an analysis quadratic, and output targets that are not files.
+//! Each test stands for a fault an attack on phaselint once found.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output, Stdio};
+use std::time::{Duration, Instant};
+
+#[path = "support/generate.rs"]
+mod generate;
+use generate::cycle_contract;
+
+fn repo() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
+}
+
+fn pipeline() -> String {
+    repo()
+        .join("fixtures/resume/contracts/pipeline.contract.yaml")
+        .to_string_lossy()
+        .into_owned()
+}
+
+/// Runs phaselint and waits at most `deadline` for it: a run still going
+/// then is killed and the test fails, so an input that blocks or never
+/// ends is a failure rather than a hung test run. `limit_kib` caps the
+/// process's address space (ulimit -v) where a memory blow-up would
+/// otherwise take the machine.
+fn run(
+    dir: &Path,
+    args: &[&str],
+    stdin: Option<&[u8]>,
+    deadline: Duration,
+    limit_kib: Option<u64>,
+) -> Output {
+    let binary = env!("CARGO_BIN_EXE_phaselint");
+    let mut command = match limit_kib {
+        Some(limit) => {
+            let mut c = Command::new("sh");
+            c.arg("-c")
+                .arg(format!("ulimit -v {limit} && exec \"$0\" \"$@\""))
+                .arg(binary)
+                .args(args);
+            c
+        }
+        None => {
+            let mut c = Command::new(binary);
+            c.args(args);
+            c
+        }
+    };
+    let mut child = command
+        .current_dir(dir)
+        .stdin(if stdin.is_some() {
+            Stdio::piped()
+        } else {
+            Stdio::null()
+        })
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    if let Some(bytes) = stdin {
+        let mut pipe = child.stdin.take().unwrap();
+        let bytes = bytes.to_vec();
+        // A writer thread: the child may stop reading early, and must not
+        // block the deadline below.
+        std::thread::spawn(move || {
+            let _ = pipe.write_all(&bytes);
+        });
+    }
+    // Read both pipes while waiting, so a child with much to say never
+    // blocks on a full pipe.
+    let drain = |mut pipe: Box<dyn std::io::Read + Send>| {
+        std::thread::spawn(move || {
+            let mut bytes = Vec::new();
+            let _ = pipe.read_to_end(&mut bytes);
+            bytes
+        })
+    };
+    let out = drain(Box::new(child.stdout.take().unwrap()));
+    let err = drain(Box::new(child.stderr.take().unwrap()));
+    let started = Instant::now();
+    let status = loop {
+        if let Some(status) = child.try_wait().unwrap() {
+            break status;
+        }
+        if started.elapsed() > deadline {
+            let _ = child.kill();
+            let _ = child.wait();
+            panic!(
+                "`phaselint {}` was still running after {deadline:?}",
+                args.join(" ")
+            );
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    };
+    Output {
+        status,
+        stdout: out.join().unwrap(),
+        stderr: err.join().unwrap(),
+    }
+}
+
+const QUICK: Duration = Duration::from_secs(20);
+
+fn code(output: &Output) -> i32 {
+    output.status.code().unwrap_or_else(|| {
+        panic!(
+            "killed by a signal: {:?}\n{}",
+            output.status,
+            stderr(output)
+        )
+    })
+}
+
+fn stdout(output: &Output) -> String {
+    String::from_utf8_lossy(&output.stdout).into_owned()
+}
+
+fn stderr(output: &Output) -> String {
+    String::from_utf8_lossy(&output.stderr).into_owned()
+}
+
+fn temp() -> tempfile::TempDir {
+    tempfile::tempdir().unwrap()
+}
+
+/// A file of `size` bytes that takes no disk space (a sparse file).
+fn sparse(dir: &Path, name: &str, size: u64) -> String {
+    let path = dir.join(name);
+    std::fs::File::create(&path).unwrap().set_len(size).unwrap();
+    path.to_string_lossy().into_owned()
+}
+
+#[cfg(unix)]
+fn fifo(dir: &Path, name: &str) -> String {
+    let path = dir.join(name);
+    let made = Command::new("mkfifo").arg(&path).status().unwrap();
+    assert!(made.success());
+    path.to_string_lossy().into_owned()
+}
+
+const MIB: u64 = 1024 * 1024;
+
+#[test]
+fn a_cycle_through_thousands_of_phases_and_fields_lints_in_bounded_memory() {
+    // 20,000 phases in one cycle reading 100,000 fields: the old fixpoint
+    // kept sets as wide as all fields for every phase (availability and
+    // liveness: 750 MB) and aborted under this cap, which the solver's
+    // windows keep well inside.
+    let dir = temp();
+    let file = dir.path().join("cycle.contract.yaml");
+    std::fs::write(&file, cycle_contract(20_000, 5)).unwrap();
+    let out = run(
+        dir.path(),
+        &[
+            "lint",
+            "--no-config",
+            "--format",
+            "concise",
+            "--select",
+            "ALL",
+            file.to_str().unwrap(),
+        ],
+        None,
+        Duration::from_secs(180),
+        Some(500 * 1024),
+    );
+    assert_eq!(code(&out), 0, "{}{}", stdout(&out), stderr(&out));
+    assert!(
+        stdout(&out).ends_with("All checks passed (1 file).\n"),
+        "{}",
+        stdout(&out)
+    );
+}
+
+#[test]
+fn inputs_over_their_bounds_are_refused_naming_the_bound() {
+    let dir = temp();
+    let d = dir.path();
+    // A contract over 32 MiB is E007, read no further than its size.
+    let big = sparse(d, "big.contract.yaml", 33 * MIB);
+    let out = run(
+        d,
+        &["lint", "--no-config", "--format", "concise", &big],
+        None,
+        QUICK,
+        None,
+    );
+    assert_eq!(code(&out), 1, "{}", stderr(&out));
+    assert!(
+        stdout(&out).contains("file is 34603008 bytes, over the limit of 33554432 bytes (32 MiB)"),
+        "{}",
+        stdout(&out)
+    );
+    // Standard input over the same bound: no verdict.
+    let endless = vec![b'#'; 33 * MIB as usize];
+    let out = run(
+        d,
+        &["lint", "--no-config", "-"],
+        Some(&endless),
+        QUICK,
+        None,
+    );
+    assert_eq!(code(&out), 3);
+    assert!(
+        stderr(&out).contains(
+            "cannot read standard input: it is larger than the limit of 33554432 bytes (32 MiB)"
+        ),
+        "{}",
+        stderr(&out)
+    );
+    // A configuration over 4 MiB.
+    let config = sparse(d, "phaselint.toml", 5 * MIB);
+    let out = run(
+        d,
+        &["lint", "--config", &config, &pipeline()],
+        None,
+        QUICK,
+        None,
+    );
+    assert_eq!(code(&out), 3);
+    assert!(
+        stderr(&out).contains(
+            "phaselint.toml`: it is 5242880 bytes, larger than the limit of 4194304 bytes (4 MiB)"
+        ),
+        "{}",
+        stderr(&out)
+    );
+    // A context, an approvals file and a harness grant over theirs.
+    let context = sparse(d, "ctx.json", 33 * MIB);
+    let out = run(
+        d,
+        &[
+            "resume-check",
+            "--no-config",
+            "--contract",
+            &pipeline(),
+            "--checkpoint",
+            "after_retrieve",
+            "--context",
+            &context,
+        ],
+        None,
+        QUICK,
+        None,
+    );
+    assert_eq!(code(&out), 3);
+    assert!(
+        stderr(&out).contains("cannot read the context `"),
+        "{}",
+        stderr(&out)
+    );
+    assert!(stderr(&out).contains("larger than the limit of 33554432 bytes (32 MiB)"));
+    let ctx = d.join("ok.json");
+    std::fs::write(&ctx, "{}").unwrap();
+    let approvals = sparse(d, "approvals.json", 33 * MIB);
+    let out = run(
+        d,
+        &[
+            "resume-check",
+            "--no-config",
+            "--contract",
+            &pipeline(),
+            "--checkpoint",
+            "after_generate",
+            "--context",
+            ctx.to_str().unwrap(),
+            "--approvals",
+            &approvals,
+        ],
+        None,
+        QUICK,
+        None,
+    );
+    assert_eq!(code(&out), 3);
+    assert!(
+        stderr(&out).contains("cannot read the approvals file `"),
+        "{}",
+        stderr(&out)
+    );
+    let harness = d.join("harness");
+    std::fs::create_dir(&harness).unwrap();
+    sparse(&harness, "checkpoint-after_generate.md.granted", 2 * MIB);
+    let out = run(
+        d,
+        &[
+            "resume-check",
+            "--no-config",
+            "--contract",
+            &pipeline(),
+            "--checkpoint",
+            "after_generate",
+            "--context",
+            ctx.to_str().unwrap(),
+            "--harness-dir",
+            harness.to_str().unwrap(),
+        ],
+        None,
+        QUICK,
+        None,
+    );
+    assert_eq!(code(&out), 3);
+    assert!(
+        stderr(&out).contains("cannot read the harness grant")
+            && stderr(&out).contains("larger than the limit of 1048576 bytes (1 MiB)"),
+        "{}",
+        stderr(&out)
+    );
+}
+
+#[cfg(unix)]
+#[test]
+fn what_is_not_a_regular_file_is_refused_without_waiting() {
+    let dir = temp();
+    let d = dir.path();
+    let pipe = fifo(d, "pipe");
+    let not_a_file = |out: &Output, what: &str| {
+        assert_eq!(code(out), 3, "{}", stderr(out));
+        assert!(
+            stderr(out).contains(&format!("{what}, not a regular file")),
+            "{}",
+            stderr(out)
+        );
+    };
+    // A FIFO with no writer as the contract, the configuration, the context,
+    // an approvals file and a harness grant; a device as each of them.
+    for (special, what) in [
+        (pipe.as_str(), "a FIFO"),
+        ("/dev/zero", "a character device"),
+    ] {
+        let out = run(d, &["lint", "--no-config", special], None, QUICK, None);
+        not_a_file(&out, what);
+        let out = run(
+            d,
+            &["lint", "--config", special, &pipeline()],
+            None,
+            QUICK,
+            None,
+        );
+        not_a_file(&out, what);
+        let base = ["resume-check", "--no-config", "--contract"];
+        let out = run(
+            d,
+            &[
+                &base[..],
+                &[special, "--checkpoint", "x", "--context", &pipeline()],
+            ]
+            .concat(),
+            None,
+            QUICK,
+            None,
+        );
+        not_a_file(&out, what);
+        let out = run(
+            d,
+            &[
+                &base[..],
+                &[
+                    &pipeline(),
+                    "--checkpoint",
+                    "after_retrieve",
+                    "--context",
+                    special,
+                ],
+            ]
+            .concat(),
+            None,
+            QUICK,
+            None,
+        );
+        not_a_file(&out, what);
+        let ctx = d.join("ok.json");
+        std::fs::write(&ctx, "{}").unwrap();
+        let out = run(
+            d,
+            &[
+                &base[..],
+                &[
+                    &pipeline(),
+                    "--checkpoint",
+                    "after_generate",
+                    "--context",
+                    ctx.to_str().unwrap(),
+                    "--approvals",
+                    special,
+                ],
+            ]
+            .concat(),
+            None,
+            QUICK,
+            None,
+        );
+        not_a_file(&out, what);
+    }
+    let harness = d.join("harness");
+    std::fs::create_dir(&harness).unwrap();
+    fifo(&harness, "checkpoint-after_generate.md.granted");
+    let ctx = d.join("ok.json");
+    let out = run(
+        d,
+        &[
+            "resume-check",
+            "--no-config",
+            "--contract",
+            &pipeline(),
+            "--checkpoint",
+            "after_generate",
+            "--context",
+            ctx.to_str().unwrap(),
+            "--harness-dir",
+            harness.to_str().unwrap(),
+        ],
+        None,
+        QUICK,
+        None,
+    );
+    not_a_file(&out, "a FIFO");
+}
+
+#[cfg(unix)]
+#[test]
+fn output_is_never_written_through_a_link_or_over_a_non_file() {
+    let dir = temp();
+    let d = dir.path();
+    let precious = d.join("precious.txt");
+    std::fs::write(&precious, "keep me").unwrap();
+    let link = d.join("approval.json");
+    std::os::unix::fs::symlink(&precious, &link).unwrap();
+    let pipe = fifo(d, "pipe.json");
+    let approve = |output: &str| {
+        run(
+            d,
+            &[
+                "approve",
+                "--no-config",
+                "--contract",
+                &pipeline(),
+                "--checkpoint",
+                "after_generate",
+                "--by",
+                "ana",
+                "--policy",
+                "human",
+                "--now",
+                "2026-03-01T12:00:00Z",
+                "--output",
+                output,
+            ],
+            None,
+            QUICK,
+            None,
+        )
+    };
+    let out = approve(link.to_str().unwrap());
+    assert_eq!(code(&out), 3);
+    assert!(
+        stderr(&out).contains("it is a symbolic link"),
+        "{}",
+        stderr(&out)
+    );
+    assert!(
+        std::fs::symlink_metadata(&link)
+            .unwrap()
+            .file_type()
+            .is_symlink()
+    );
+    assert_eq!(std::fs::read_to_string(&precious).unwrap(), "keep me");
+    let out = approve(&pipe);
+    assert_eq!(code(&out), 3);
+    assert!(
+        stderr(&out).contains("it is a FIFO, not a regular file"),
+        "{}",
+        stderr(&out)
+    );
+    {
+        use std::os::unix::fs::FileTypeExt;
+        assert!(
+            std::fs::symlink_metadata(&pipe)
+                .unwrap()
+                .file_type()
+                .is_fifo()
+        );
+    }
+    // A regular file, or none, is written.
+    let out = approve(d.join("fresh.json").to_str().unwrap());
+    assert_eq!(code(&out), 0, "{}", stderr(&out));
+    // --fix does not write through a link to a contract either.
+    let contract = d.join("real.contract.yaml");
+    std::fs::write(
+        &contract,
+        "schema_version: '1'\npipeline_id: p\nphases:\n  a:\n    risk_class: HIGH\n",
+    )
+    .unwrap();
+    let linked = d.join("linked.contract.yaml");
+    std::os::unix::fs::symlink(&contract, &linked).unwrap();
+    let out = run(
+        d,
+        &["lint", "--no-config", "--fix", linked.to_str().unwrap()],
+        None,
+        QUICK,
+        None,
+    );
+    assert_eq!(code(&out), 3, "{}", stderr(&out));
+    assert!(stderr(&out).contains("symbolic link"), "{}", stderr(&out));
+    assert!(std::fs::read_to_string(&contract).unwrap().contains("HIGH"));
+}
+
+#[test]
+fn a_hundred_thousand_findings_on_one_line_do_not_make_output_quadratic() {
+    // 200,000 unknown keys on one 2 MB line. Counting every column from
+    // the start of its line took minutes; each finding's snippet in the
+    // full format printed the whole line.
+    let dir = temp();
+    let keys: Vec<String> = (0..200_000).map(|i| format!("k{i}: 1")).collect();
+    let file = dir.path().join("line.contract.yaml");
+    let text = format!(
+        "{{schema_version: '1', pipeline_id: p, phases: {{a: {{}}}}, {}}}\n",
+        keys.join(", ")
+    );
+    let last_column = text.find("k199999:").unwrap() + 1;
+    std::fs::write(&file, text).unwrap();
+    for format in ["concise", "json", "full"] {
+        let out = run(
+            dir.path(),
+            &[
+                "lint",
+                "--no-config",
+                "--format",
+                format,
+                file.to_str().unwrap(),
+            ],
+            None,
+            Duration::from_secs(120),
+            None,
+        );
+        assert_eq!(code(&out), 1);
+        let text = stdout(&out);
+        let last = format!("k{}", 199_999);
+        assert!(text.contains(&last), "{format}");
+        if format == "full" {
+            // Each snippet shows a window of the line, not all 2 MB of it.
+            let longest = text.lines().map(str::len).max().unwrap();
+            assert!(longest < 1_000, "a {longest}-byte output line");
+            assert!(
+                text.contains(&format!(":1:{last_column}")),
+                "the true column is kept"
+            );
+        }
+    }
+}
+
+#[test]
+fn wildcard_entry_fields_over_a_large_context_stay_bounded() {
+    // `big.*.*` listed five times against a 2,000,000-value context: the
+    // old check built a path string for every value, for every listing.
+    let dir = temp();
+    let d = dir.path();
+    let field = "        - name: big.*.*\n          type: int\n";
+    let contract = format!(
+        "schema_version: '1'\npipeline_id: w\nphases:\n  a:\n    exit:\n      required:\n        - name: big\n  b:\n    entry:\n      required:\n{}checkpoint_integrity:\n  - checkpoint_id: cp\n    phase: a\n",
+        field.repeat(5)
+    );
+    std::fs::write(d.join("w.contract.yaml"), contract).unwrap();
+    let row = format!("[{}]", vec!["7"; 20].join(","));
+    let rows: Vec<String> = (0..100_000).map(|i| format!("\"k{i}\":{row}")).collect();
+    std::fs::write(
+        d.join("ctx.json"),
+        format!("{{\"big\":{{{}}}}}", rows.join(",")),
+    )
+    .unwrap();
+    let out = run(
+        d,
+        &[
+            "resume-check",
+            "--no-config",
+            "--contract",
+            "w.contract.yaml",
+            "--checkpoint",
+            "cp",
+            "--context",
+            "ctx.json",
+            "--now",
+            "2026-03-01T12:00:00Z",
+            "--format",
+            "json",
+        ],
+        None,
+        Duration::from_secs(120),
+        Some(1024 * 1024),
+    );
+    assert_eq!(code(&out), 0, "{}", stderr(&out));
+    let report: serde_json::Value = serde_json::from_str(&stdout(&out)).unwrap();
+    let results = report["entry_revalidation"]["field_results"]
+        .as_array()
+        .unwrap();
+    assert_eq!(results.len(), 5);
+    assert!(
+        results
+            .iter()
+            .all(|r| r["status"] == "propagated" && r["type_checked"] == true)
+    );
+}
