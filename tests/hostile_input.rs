@@ -11,7 +11,7 @@ use std::time::{Duration, Instant};
 
 #[path = "support/generate.rs"]
 mod generate;
-use generate::cycle_contract;
+use generate::{cycle_contract, quadratic};
 
 fn repo() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
@@ -556,8 +556,9 @@ fn a_hundred_thousand_findings_on_one_line_do_not_make_output_quadratic() {
 
 #[test]
 fn wildcard_entry_fields_over_a_large_context_stay_bounded() {
-    // `big.*.*` listed five times against a 2,000,000-value context: the
-    // old check built a path string for every value, for every listing.
+    // `big.*.*` listed five times against 2,000,000 values under 50,000
+    // long keys: the old check built a path string (the key again) for
+    // every value, for every listing, and aborted under this cap.
     let dir = temp();
     let d = dir.path();
     let field = "        - name: big.*.*\n          type: int\n";
@@ -566,8 +567,9 @@ fn wildcard_entry_fields_over_a_large_context_stay_bounded() {
         field.repeat(5)
     );
     std::fs::write(d.join("w.contract.yaml"), contract).unwrap();
-    let row = format!("[{}]", vec!["7"; 20].join(","));
-    let rows: Vec<String> = (0..100_000).map(|i| format!("\"k{i}\":{row}")).collect();
+    let row = format!("[{}]", vec!["7"; 40].join(","));
+    let key = "x".repeat(200);
+    let rows: Vec<String> = (0..50_000).map(|i| format!("\"{key}{i}\":{row}")).collect();
     std::fs::write(
         d.join("ctx.json"),
         format!("{{\"big\":{{{}}}}}", rows.join(",")),
@@ -591,7 +593,7 @@ fn wildcard_entry_fields_over_a_large_context_stay_bounded() {
         ],
         None,
         Duration::from_secs(120),
-        Some(1024 * 1024),
+        Some(400 * 1024),
     );
     assert_eq!(code(&out), 0, "{}", stderr(&out));
     let report: serde_json::Value = serde_json::from_str(&stdout(&out)).unwrap();
@@ -603,5 +605,73 @@ fn wildcard_entry_fields_over_a_large_context_stay_bounded() {
         results
             .iter()
             .all(|r| r["status"] == "propagated" && r["type_checked"] == true)
+    );
+}
+
+#[test]
+fn shapes_built_to_be_quadratic_stay_linear() {
+    // Each took tens of seconds to minutes with the old code, or printed
+    // gigabytes; the deadline only catches a return of that.
+    let dir = temp();
+    let d = dir.path();
+    let lint = |name: &str, text: String, extra: &[&str]| {
+        let file = d.join(format!("{name}.contract.yaml"));
+        std::fs::write(&file, text).unwrap();
+        let file = file.to_string_lossy().into_owned();
+        let mut args = vec!["lint", "--no-config", "--format", "concise"];
+        args.extend_from_slice(extra);
+        args.push(&file);
+        run(d, &args, None, Duration::from_secs(60), None)
+    };
+    // A help line lists ten phases, not 16,000.
+    let out = lint(
+        "unknown",
+        quadratic::unknown_phases(16_000),
+        &["--select", "R101"],
+    );
+    assert_eq!(code(&out), 1);
+    let text = stdout(&out);
+    assert_eq!(text.lines().count(), 16_001);
+    assert!(text.len() < 16_000 * 300, "{} bytes of output", text.len());
+    let out = lint(
+        "sources",
+        quadratic::misspelled_sources(16_000),
+        &["--select", "R107"],
+    );
+    assert_eq!(code(&out), 1);
+    assert_eq!(stdout(&out).matches(" R107 ").count(), 16_000);
+    // Past 100 distinct wildcard names: E007, and no graph analysis.
+    let out = lint("wildcards", quadratic::wildcards(16_000), &[]);
+    assert_eq!(code(&out), 1);
+    assert!(
+        stdout(&out).contains("more than 100 distinct field names with a `*` segment"),
+        "{}",
+        stdout(&out)
+    );
+    let out = lint(
+        "two-way",
+        quadratic::two_way_chain(32_000),
+        &["--select", "G303"],
+    );
+    assert_eq!(code(&out), 0, "{}", stdout(&out));
+    assert_eq!(stdout(&out).matches(" G303 ").count(), 1);
+    let out = lint(
+        "chains",
+        quadratic::far_chains(32_000),
+        &["--select", "G307,G308"],
+    );
+    assert_eq!(code(&out), 0);
+    let out = lint("markers", quadratic::repeated_markers(400_000), &[]);
+    assert_eq!(code(&out), 0);
+    let out = lint(
+        "fixes",
+        quadratic::many_safe_fixes(128_000),
+        &["--fix", "--select", "S002"],
+    );
+    assert_eq!(code(&out), 0, "{}", stderr(&out));
+    assert!(
+        stderr(&out).contains("fixed 128000 findings"),
+        "{}",
+        stderr(&out)
     );
 }

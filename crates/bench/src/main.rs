@@ -772,11 +772,7 @@ fn stages(text: &str, runs: usize) -> Result<String, String> {
     };
     let graph_time = time_median(runs, build);
     let graph = build();
-    let context = RuleContext {
-        contract: &contract,
-        graph: &graph,
-        settings: &settings,
-    };
+    let context = RuleContext::new(&contract, &graph, &settings);
     let mut rule_times: Vec<(&str, Duration)> = RULES
         .iter()
         .filter_map(|rule| {

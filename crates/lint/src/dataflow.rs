@@ -17,6 +17,8 @@
 //! 100,000 phases reading 100,000 fields costs a few passes per window
 //! instead of 100,000 sets of 100,000 bits.
 
+use std::cmp::Reverse;
+use std::collections::BinaryHeap;
 use std::ops::Range;
 
 use fixedbitset::FixedBitSet;
@@ -83,9 +85,10 @@ pub(crate) trait FlowProblem {
     }
     /// What a node that nothing flows into starts with, as id ranges.
     fn boundary(&self, lane: usize, node: usize, visit: &mut dyn FnMut(Range<u32>));
-    /// Removes from `set` (one lane's) what `edge` does not let through.
+    /// Removes from `set` (lane `lane`'s) what `edge` does not let through.
     fn restrict(
         &self,
+        _lane: usize,
         _edge: EdgeOrigin,
         _window: &Window,
         _set: &mut FixedBitSet,
@@ -285,9 +288,9 @@ impl<'g, 'p, P: FlowProblem> Solver<'g, 'p, P> {
     }
 
     fn restrict(&mut self, edge: EdgeOrigin, sets: &mut Sets) {
-        for set in sets.iter_mut() {
+        for (lane, set) in sets.iter_mut().enumerate() {
             self.problem
-                .restrict(edge, &self.window, set, &mut self.scratch);
+                .restrict(lane, edge, &self.window, set, &mut self.scratch);
         }
     }
 
@@ -370,26 +373,39 @@ impl<'g, 'p, P: FlowProblem> Solver<'g, 'p, P> {
         values.resize(nodes.len(), top.clone());
         let mut next = top.clone();
         let mut passing = top.clone();
-        loop {
-            let mut changed = false;
-            for (i, &p) in nodes.iter().enumerate() {
-                clone_sets(&mut next, external[i].as_ref().unwrap_or(&top));
-                for (u, edge) in graph.upstream(p as usize, self.direction) {
-                    if graph.component_of(u) != component {
-                        continue;
-                    }
-                    clone_sets(&mut passing, &values[self.position[u] as usize]);
-                    self.transfer(u, &mut passing);
-                    self.restrict(edge, &mut passing);
-                    self.meet_into(&mut next, &passing);
+        // A worklist in visiting order: a node is solved again only when
+        // something upstream of it changed, and always the earliest such
+        // node first, so a fact crosses a long cycle in one sweep, whichever
+        // way it flows.
+        let mut queued = FixedBitSet::with_capacity(nodes.len());
+        queued.insert_range(..);
+        let mut worklist: BinaryHeap<Reverse<u32>> = (0..nodes.len() as u32).map(Reverse).collect();
+        while let Some(Reverse(i)) = worklist.pop() {
+            let i = i as usize;
+            queued.set(i, false);
+            let p = nodes[i] as usize;
+            clone_sets(&mut next, external[i].as_ref().unwrap_or(&top));
+            for (u, edge) in graph.upstream(p, self.direction) {
+                if graph.component_of(u) != component {
+                    continue;
                 }
-                if !same(&next, &values[i]) {
-                    std::mem::swap(&mut next, &mut values[i]);
-                    changed = true;
-                }
+                clone_sets(&mut passing, &values[self.position[u] as usize]);
+                self.transfer(u, &mut passing);
+                self.restrict(edge, &mut passing);
+                self.meet_into(&mut next, &passing);
             }
-            if !changed {
-                break;
+            if same(&next, &values[i]) {
+                continue;
+            }
+            std::mem::swap(&mut next, &mut values[i]);
+            for (d, _) in graph.downstream(p, self.direction) {
+                if graph.component_of(d) != component {
+                    continue;
+                }
+                let j = self.position[d];
+                if !queued.put(j as usize) {
+                    worklist.push(Reverse(j));
+                }
             }
         }
         drop(external);

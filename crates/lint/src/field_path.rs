@@ -2,8 +2,10 @@
 //! A declared field covers its dotted sub-paths, and a `*` segment matches
 //! any one segment.
 
+use std::cell::RefCell;
 use std::collections::HashMap;
 use std::ops::Range;
+use std::rc::Rc;
 
 #[derive(Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub struct FieldPath(String);
@@ -68,27 +70,42 @@ fn cmp_segments(a: &str, b: &str) -> std::cmp::Ordering {
     a.bytes().map(key).cmp(b.bytes().map(key))
 }
 
-/// Whether `path` is `prefix` or one of its sub-paths, segment-wise.
-fn has_prefix(path: &str, prefix: &str) -> bool {
-    path.strip_prefix(prefix)
-        .is_some_and(|rest| rest.is_empty() || rest.starts_with('.'))
-}
-
-fn has_wildcard(path: &str) -> bool {
-    path.split('.').any(|s| s == "*")
-}
-
 /// Interned field paths ("facts") with the lookups coverage needs: which
 /// facts a path covers (its sub-paths) and which facts cover it (its
-/// prefixes). Ids follow segment order, so the facts a plain path covers
-/// are one range of ids plus the few wildcard facts it matches; analyses
-/// keep ranges, not one id per covered fact. Borrows the paths.
+/// prefixes), `*` matching any one segment on either side.
+///
+/// Facts are sorted in segment order, which makes the set a trie laid out
+/// flat: the facts under any prefix are one contiguous run of ids, and a
+/// prefix's children are found by binary search on their next segment.
+/// A query walks that trie along its own segments (taking the literal
+/// child and the `*` child at each level, or every child where the query
+/// has `*`), so it costs the trie nodes it matches, never a scan of all
+/// facts or all wildcards, and it answers with id ranges, so what a phase
+/// adds is a few ranges however many facts it covers.
 pub(crate) struct FieldIndex<'a> {
     /// In segment order; a fact's id is its position.
     facts: Vec<&'a FieldPath>,
+    /// What the walks of queries with a `*` segment reported, by query: such
+    /// a walk visits every child where the query has `*`, and the same
+    /// query is often asked again (one name read by many phases). Plain
+    /// queries cost a few binary searches and are not kept.
+    wildcard_walks: RefCell<FastMap<String, Walked>>,
+    /// Where each fact's segments start in `segment_starts`.
+    first_segment: Vec<u32>,
+    /// Byte offsets of every fact's segments, fact after fact.
+    segment_starts: Vec<u32>,
     ids: FastMap<&'a str, u32>,
-    /// Facts with a `*` segment, which plain ranges cannot describe.
-    wildcards: Vec<u32>,
+}
+
+/// What a walk reported: each node, and whether the query ended there.
+type Walked = Rc<[(Node, bool)]>;
+
+/// A node of the flat trie: the facts that share their first `depth`
+/// segments.
+#[derive(Clone, Debug)]
+struct Node {
+    facts: Range<u32>,
+    depth: usize,
 }
 
 impl<'a> FieldIndex<'a> {
@@ -99,17 +116,22 @@ impl<'a> FieldIndex<'a> {
         facts.shrink_to_fit();
         let mut ids = FastMap::default();
         ids.reserve(facts.len());
-        let mut wildcards = Vec::new();
+        let mut first_segment = Vec::with_capacity(facts.len() + 1);
+        let mut segment_starts = Vec::new();
         for (id, fact) in facts.iter().enumerate() {
             ids.insert(fact.as_str(), id as u32);
-            if has_wildcard(fact.as_str()) {
-                wildcards.push(id as u32);
-            }
+            first_segment.push(segment_starts.len() as u32);
+            segment_starts.push(0);
+            segment_starts.extend(fact.as_str().match_indices('.').map(|(i, _)| i as u32 + 1));
         }
+        first_segment.push(segment_starts.len() as u32);
+        segment_starts.shrink_to_fit();
         FieldIndex {
             facts,
+            wildcard_walks: RefCell::default(),
+            first_segment,
+            segment_starts,
             ids,
-            wildcards,
         }
     }
 
@@ -122,80 +144,144 @@ impl<'a> FieldIndex<'a> {
         self.ids.get(path).copied()
     }
 
-    /// The ids of the facts that are `prefix` or lie under it.
-    fn subtree(&self, prefix: &str) -> Range<u32> {
-        let start = self
-            .facts
-            .partition_point(|f| cmp_segments(f.as_str(), prefix).is_lt());
-        let len = self.facts[start..].partition_point(|f| has_prefix(f.as_str(), prefix));
-        start as u32..(start + len) as u32
+    fn segment_count(&self, fact: u32) -> usize {
+        (self.first_segment[fact as usize + 1] - self.first_segment[fact as usize]) as usize
+    }
+
+    /// Segment `depth` of a fact, if it has that many.
+    fn segment(&self, fact: u32, depth: usize) -> Option<&'a str> {
+        if depth >= self.segment_count(fact) {
+            return None;
+        }
+        let text = self.facts[fact as usize].as_str();
+        let at = self.first_segment[fact as usize] as usize + depth;
+        let start = self.segment_starts[at] as usize;
+        let end = if depth + 1 < self.segment_count(fact) {
+            self.segment_starts[at + 1] as usize - 1
+        } else {
+            text.len()
+        };
+        Some(&text[start..end])
+    }
+
+    /// The whole trie.
+    fn root(&self) -> Node {
+        Node {
+            facts: 0..self.facts.len() as u32,
+            depth: 0,
+        }
+    }
+
+    /// The fact that is exactly the node's prefix, if there is one (it
+    /// sorts first in its run).
+    fn node_fact(&self, node: &Node) -> Option<u32> {
+        let first = node.facts.start;
+        (first < node.facts.end && self.segment_count(first) == node.depth).then_some(first)
+    }
+
+    /// The child of `node` whose next segment is `segment`.
+    fn child(&self, node: &Node, segment: &str) -> Option<Node> {
+        let ordering = |fact: u32| match self.segment(fact, node.depth) {
+            // The node's own fact sorts before every child.
+            None => std::cmp::Ordering::Less,
+            Some(s) => cmp_segments(s, segment),
+        };
+        let lower = partition(node.facts.clone(), |f| ordering(f).is_lt());
+        let upper = partition(lower..node.facts.end, |f| ordering(f).is_eq());
+        (lower < upper).then(|| Node {
+            facts: lower..upper,
+            depth: node.depth + 1,
+        })
+    }
+
+    /// Every child of `node`, in order.
+    fn children(&self, node: &Node, mut visit: impl FnMut(Node)) {
+        let mut at = node.facts.start;
+        if self.node_fact(node).is_some() {
+            at += 1;
+        }
+        while at < node.facts.end {
+            let Some(segment) = self.segment(at, node.depth) else {
+                break;
+            };
+            let Some(child) = self.child(node, segment) else {
+                break;
+            };
+            at = child.facts.end;
+            visit(child);
+        }
+    }
+
+    /// Walks the trie along `segments`: at each level the child named by
+    /// the segment and the `*` child, or every child where the segment is
+    /// `*`. Calls `visit(node, false)` at each node passed on the way
+    /// (matching a proper prefix of the path) and `visit(node, true)` at
+    /// each node where the path's segments run out.
+    fn walk(&self, segments: &[&str], visit: &mut dyn FnMut(&Node, bool)) {
+        if !segments.contains(&"*") {
+            return self.walk_uncached(segments, visit);
+        }
+        let key = segments.join(".");
+        let cached = self.wildcard_walks.borrow().get(&key).cloned();
+        let events = match cached {
+            Some(events) => events,
+            None => {
+                // Only the nodes that report something: ends, and nodes
+                // passed on the way that are a fact themselves.
+                let mut events = Vec::new();
+                self.walk_uncached(segments, &mut |node, end| {
+                    if end || self.node_fact(node).is_some() {
+                        events.push((node.clone(), end));
+                    }
+                });
+                let events: Walked = events.into();
+                self.wildcard_walks.borrow_mut().insert(key, events.clone());
+                events
+            }
+        };
+        for (node, end) in events.iter() {
+            visit(node, *end);
+        }
+    }
+
+    fn walk_uncached(&self, segments: &[&str], visit: &mut dyn FnMut(&Node, bool)) {
+        // Iterative: a path may have thousands of segments.
+        let mut stack = vec![self.root()];
+        while let Some(node) = stack.pop() {
+            let Some(&segment) = segments.get(node.depth) else {
+                visit(&node, true);
+                continue;
+            };
+            visit(&node, false);
+            if segment == "*" {
+                self.children(&node, |child| stack.push(child));
+            } else {
+                stack.extend(self.child(&node, segment));
+                stack.extend(self.child(&node, "*"));
+            }
+        }
     }
 
     /// Facts that `path` covers (`path` or its sub-paths), as id ranges.
     pub(crate) fn covered_by(&self, path: &FieldPath, mut visit: impl FnMut(Range<u32>)) {
-        let text = path.as_str();
-        match text.split('.').position(|s| s == "*") {
-            None => {
-                let plain = self.subtree(text);
-                for &id in &self.wildcards {
-                    if !plain.contains(&id) && path.covers(self.facts[id as usize]) {
-                        visit(id..id + 1);
-                    }
-                }
-                if !plain.is_empty() {
-                    visit(plain);
-                }
+        let segments: Vec<&str> = path.segments().collect();
+        self.walk(&segments, &mut |node, end| {
+            if end {
+                visit(node.facts.clone());
             }
-            Some(first_wildcard) => {
-                // Only facts under the literal part before the first `*`,
-                // and wildcard facts anywhere, can match.
-                let literal: Vec<&str> = text.split('.').take(first_wildcard).collect();
-                let literal = literal.join(".");
-                let scope = if literal.is_empty() {
-                    0..self.facts.len() as u32
-                } else {
-                    self.subtree(&literal)
-                };
-                let mut run: Option<Range<u32>> = None;
-                for id in scope.clone() {
-                    if path.covers(self.facts[id as usize]) {
-                        match &mut run {
-                            Some(r) if r.end == id => r.end += 1,
-                            _ => {
-                                if let Some(r) = run.replace(id..id + 1) {
-                                    visit(r);
-                                }
-                            }
-                        }
-                    }
-                }
-                if let Some(r) = run {
-                    visit(r);
-                }
-                for &id in &self.wildcards {
-                    if !scope.contains(&id) && path.covers(self.facts[id as usize]) {
-                        visit(id..id + 1);
-                    }
-                }
-            }
-        }
+        });
     }
 
     /// Facts that cover `path` or that it covers, as id ranges.
     pub(crate) fn overlapping(&self, path: &FieldPath, mut visit: impl FnMut(Range<u32>)) {
-        self.covered_by(path, &mut visit);
-        let text = path.as_str();
-        for (i, _) in text.match_indices('.') {
-            if let Some(id) = self.id(&text[..i]) {
+        let segments: Vec<&str> = path.segments().collect();
+        self.walk(&segments, &mut |node, end| {
+            if end {
+                visit(node.facts.clone());
+            } else if let Some(id) = self.node_fact(node) {
                 visit(id..id + 1);
             }
-        }
-        for &id in &self.wildcards {
-            let fact = self.facts[id as usize];
-            if fact.covers(path) && !path.covers(fact) {
-                visit(id..id + 1);
-            }
-        }
+        });
     }
 
     /// Whether any indexed path overlaps `path` (covers it or is covered).
@@ -204,6 +290,54 @@ impl<'a> FieldIndex<'a> {
         self.overlapping(path, |_| found = true);
         found
     }
+
+    /// The facts that cover `path` (it, or one of its prefixes, `*`
+    /// matching any segment on either side), by id.
+    pub(crate) fn covering(&self, path: &FieldPath, mut visit: impl FnMut(u32)) {
+        let segments: Vec<&str> = path.segments().collect();
+        self.walk(&segments, &mut |node, _| {
+            if let Some(id) = self.node_fact(node) {
+                visit(id);
+            }
+        });
+    }
+
+    /// Whether some indexed path covers `path`.
+    pub(crate) fn any_covering(&self, path: &FieldPath) -> bool {
+        let mut found = false;
+        self.covering(path, |_| found = true);
+        found
+    }
+}
+
+/// The first id in `ids` for which `before` is false; `before` must be true
+/// for a prefix of the ids and false for the rest.
+fn partition(ids: Range<u32>, before: impl Fn(u32) -> bool) -> u32 {
+    let (mut low, mut high) = (ids.start, ids.end);
+    while low < high {
+        let middle = low + (high - low) / 2;
+        if before(middle) {
+            low = middle + 1;
+        } else {
+            high = middle;
+        }
+    }
+    low
+}
+
+/// Sorts ranges and merges those that touch, so a set of facts is kept as
+/// few ranges as it can be.
+pub(crate) fn merge_ranges(ranges: &mut Vec<Range<u32>>) {
+    ranges.sort_unstable_by_key(|r| r.start);
+    let mut merged: Vec<Range<u32>> = Vec::with_capacity(ranges.len());
+    for range in ranges.drain(..) {
+        match merged.last_mut() {
+            Some(last) if range.start <= last.end => last.end = last.end.max(range.end),
+            _ => merged.push(range),
+        }
+    }
+    merged.shrink_to_fit();
+    *ranges = merged;
 }
 
 #[cfg(test)]
@@ -250,9 +384,9 @@ mod tests {
             sorted,
             ["a", "a.b", "a.b.x", "a.c", "ab", "b", "tasks.*.id"]
         );
-        assert_eq!(index.subtree("a"), 0..4);
-        assert_eq!(index.subtree("a.b"), 1..3);
-        assert_eq!(index.subtree("zz"), 7..7);
+        let mut ranges = Vec::new();
+        index.covered_by(&p("a"), |r| ranges.push(r));
+        assert_eq!(ranges, vec![0..4], "a plain name's subtree is one range");
         assert_eq!(
             names(&index, |v| index.covered_by(&p("a.b"), v)),
             ["a.b", "a.b.x"]
@@ -279,5 +413,57 @@ mod tests {
             ["tasks.*.id"]
         );
         assert!(!index.any_overlapping(&p("c")));
+    }
+
+    #[test]
+    fn the_trie_walk_agrees_with_covers_on_random_paths() {
+        let mut state = 0x9e37_79b9_7f4a_7c15_u64;
+        let mut next = |bound: usize| {
+            state ^= state << 13;
+            state ^= state >> 7;
+            state ^= state << 17;
+            (state % bound as u64) as usize
+        };
+        let segments = ["a", "b", "ab", "*", "a_b", "b-c"];
+        let mut random_path = || -> FieldPath {
+            let n = 1 + next(4);
+            let parts: Vec<&str> = (0..n).map(|_| segments[next(segments.len())]).collect();
+            FieldPath::new(parts.join("."))
+        };
+        for round in 0..200 {
+            let facts: Vec<FieldPath> = (0..1 + round % 30).map(|_| random_path()).collect();
+            let index = FieldIndex::new(facts.iter());
+            for _ in 0..20 {
+                let query = random_path();
+                let brute = |keep: &dyn Fn(&FieldPath) -> bool| -> Vec<String> {
+                    let mut found: Vec<String> = index
+                        .facts
+                        .iter()
+                        .filter(|f| keep(f))
+                        .map(|f| f.as_str().to_string())
+                        .collect();
+                    found.sort();
+                    found
+                };
+                let mut covered = names(&index, |v| index.covered_by(&query, v));
+                covered.dedup();
+                assert_eq!(covered, brute(&|f| query.covers(f)), "{query} covers");
+                let mut overlapping = names(&index, |v| index.overlapping(&query, v));
+                overlapping.dedup();
+                assert_eq!(
+                    overlapping,
+                    brute(&|f| query.overlaps(f)),
+                    "{query} overlaps"
+                );
+                let mut covering = Vec::new();
+                index.covering(&query, |id| {
+                    covering.push(index.facts[id as usize].as_str().to_string())
+                });
+                covering.sort();
+                covering.dedup();
+                assert_eq!(covering, brute(&|f| f.covers(&query)), "covering {query}");
+                assert_eq!(index.any_covering(&query), !covering.is_empty());
+            }
+        }
     }
 }

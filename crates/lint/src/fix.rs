@@ -1,6 +1,8 @@
 //! Applying fixes to text: what `phaselint lint --fix` writes and what an
 //! editor's code action would do, computed once here.
 
+use std::collections::BTreeMap;
+
 use crate::diagnostic::{Applicability, Diagnostic, Edit};
 
 /// The text with every safe fix applied, or `None` when there is nothing to
@@ -14,38 +16,52 @@ pub fn apply_safe_fixes(source: &str, diagnostics: &[Diagnostic]) -> Option<(Str
     {
         return None;
     }
-    let mut taken: Vec<&Edit> = Vec::new();
+    // Edits taken so far, by start: overlap is checked against the
+    // neighbours only, so many fixes cost n log n, not n².
+    let mut taken: BTreeMap<usize, &Edit> = BTreeMap::new();
+    // An empty edit (an insertion) occupies the character it is before.
+    let extent = |e: &Edit| e.span.start..e.span.end.max(e.span.start + 1);
+    let overlaps_taken = |taken: &BTreeMap<usize, &Edit>, e: &Edit| {
+        let range = extent(e);
+        let before = taken.range(..range.end).next_back();
+        before.is_some_and(|(_, t)| extent(t).end > range.start)
+    };
     let mut applied = 0;
     for fix in diagnostics.iter().filter_map(|d| d.fix.as_ref()) {
         if fix.applicability != Applicability::Safe {
             continue;
         }
-        let overlaps = fix.edits.iter().any(|e| {
-            taken.iter().any(|t| {
-                e.span.start < t.span.end.max(t.span.start + 1)
-                    && t.span.start < e.span.end.max(e.span.start + 1)
-            })
+        let usable = fix.edits.iter().all(|e| {
+            e.span.end <= source.len()
+                && source.is_char_boundary(e.span.start)
+                && source.is_char_boundary(e.span.end)
+                && !overlaps_taken(&taken, e)
         });
-        if overlaps
-            || fix.edits.iter().any(|e| {
-                e.span.end > source.len()
-                    || !source.is_char_boundary(e.span.start)
-                    || !source.is_char_boundary(e.span.end)
-            })
-        {
+        // A fix's own edits must not overlap each other either.
+        let mut own: Vec<&Edit> = fix.edits.iter().collect();
+        own.sort_by_key(|e| e.span.start);
+        let disjoint = own.windows(2).all(|w| extent(w[0]).end <= w[1].span.start);
+        if !usable || !disjoint {
             continue;
         }
-        taken.extend(&fix.edits);
+        for edit in &fix.edits {
+            taken.insert(edit.span.start, edit);
+        }
         applied += 1;
     }
     if taken.is_empty() {
         return None;
     }
-    taken.sort_by_key(|e| std::cmp::Reverse(e.span.start));
-    let mut text = source.to_string();
-    for edit in taken {
-        text.replace_range(edit.span.start..edit.span.end, &edit.replacement);
+    // Rebuilt front to back: replacing in place would move the tail once
+    // per edit.
+    let mut text = String::with_capacity(source.len());
+    let mut at = 0;
+    for edit in taken.values() {
+        text.push_str(&source[at..edit.span.start]);
+        text.push_str(&edit.replacement);
+        at = edit.span.end;
     }
+    text.push_str(&source[at..]);
     Some((text, applied))
 }
 

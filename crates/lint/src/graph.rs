@@ -14,7 +14,7 @@ use petgraph::graph::{DiGraph, NodeIndex};
 use petgraph::visit::EdgeRef;
 
 use crate::dataflow::{self, Direction, FlowProblem, Meet, Window};
-use crate::field_path::FieldIndex;
+use crate::field_path::{FieldIndex, merge_ranges};
 use crate::model::{Contract, FieldSeverity};
 
 /// What an edge of the graph came from.
@@ -66,6 +66,21 @@ pub struct PhaseGraph {
     /// Per phase, aligned with `exit_fields()`: whether a later phase reads
     /// it. Solved on first use.
     exit_read_later: OnceLock<Vec<Vec<bool>>>,
+    /// Per chain, per pair of consecutive stops. Solved on first use.
+    chain_routes: OnceLock<Vec<Vec<Route>>>,
+}
+
+/// How one leg of a propagation chain runs: from one stop's phase to the
+/// next's.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Route {
+    pub from: usize,
+    pub to: usize,
+    /// Whether `to` is reachable from `from` by one or more edges.
+    pub reaches: bool,
+    /// Whether some such path lets the first stop's field through every
+    /// edge (no `drops` of it, every `preserves` keeps it).
+    pub passes: bool,
 }
 
 impl PhaseGraph {
@@ -180,6 +195,7 @@ impl PhaseGraph {
             cycles,
             entry_presence: OnceLock::new(),
             exit_read_later: OnceLock::new(),
+            chain_routes: OnceLock::new(),
         }
     }
 
@@ -310,6 +326,16 @@ impl PhaseGraph {
             .map_or(&[], Vec::as_slice)
     }
 
+    /// The legs of chain `chain` (by position in `Contract::chains`), one
+    /// per pair of consecutive stops; empty when a stop names no known
+    /// phase (R103's finding) or the chain lacks a source or destination.
+    pub fn chain_routes(&self, chain: usize) -> &[Route] {
+        self.chain_routes
+            .get_or_init(|| ChainRoutes::solve(self))
+            .get(chain)
+            .map_or(&[], Vec::as_slice)
+    }
+
     pub(crate) fn components_in(
         &self,
         direction: Direction,
@@ -333,6 +359,7 @@ impl PhaseGraph {
         self.component_nodes[component.nodes.start as usize] as usize
     }
 
+    /// The strongly connected component `phase` belongs to.
     pub(crate) fn component_of(&self, phase: usize) -> usize {
         self.component_of[phase] as usize
     }
@@ -390,7 +417,8 @@ fn reverse_post_order(graph: &DiGraph<(), EdgeOrigin>, entries: &[usize]) -> Vec
     order
 }
 
-/// Adds the id ranges of the facts `names` cover to `into`.
+/// Adds the id ranges of the facts `names` cover to `into`, merged into as
+/// few ranges as they can be.
 fn cover<'a>(
     facts: &FieldIndex<'_>,
     names: impl Iterator<Item = &'a crate::field_path::FieldPath>,
@@ -399,24 +427,70 @@ fn cover<'a>(
     for name in names {
         facts.covered_by(name, |ids| into.push(ids));
     }
+    merge_ranges(into);
 }
 
 /// Must/may availability of every entry-required field at every phase
 /// entry (G303): a forward problem with an "on every path" lane and an "on
 /// some path" lane.
 struct Availability<'c> {
-    contract: &'c Contract,
     facts: FieldIndex<'c>,
     /// Per phase, what it guarantees on exit (exit.required, and blocking
     /// entry fields, which stay in the context).
     must_gen: Vec<Vec<Range<u32>>>,
     /// Per phase, what it may add besides (exit.optional).
     may_gen: Vec<Vec<Range<u32>>>,
-    /// What the caller supplies before any phase.
-    inputs: Vec<Range<u32>>,
+    /// Per entry phase, what the caller supplies for sure (the pipeline
+    /// inputs and its required entry fields) and maybe (its enrichment).
+    given_must: Vec<Vec<Range<u32>>>,
+    given_may: Vec<Vec<Range<u32>>>,
+    /// Per topology edge, what it lets through, when it restricts anything.
+    edge_filters: Vec<Option<EdgeFilter>>,
     /// Per phase, the fact of each entry-required field, aligned with it.
     queries: Vec<Vec<Option<u32>>>,
     answers: Vec<Vec<Presence>>,
+}
+
+/// What a topology edge lets through, as fact ranges: only `keep` (its
+/// `preserves`, when it lists them), never `drop` (its `drops`).
+struct EdgeFilter {
+    keep: Option<Vec<Range<u32>>>,
+    drop: Vec<Range<u32>>,
+}
+
+impl EdgeFilter {
+    fn of<'a>(
+        facts: &FieldIndex<'_>,
+        preserves: Option<impl Iterator<Item = &'a crate::field_path::FieldPath>>,
+        drops: impl Iterator<Item = &'a crate::field_path::FieldPath>,
+    ) -> Self {
+        let keep = preserves.map(|names| {
+            let mut ids = Vec::new();
+            cover(facts, names, &mut ids);
+            ids
+        });
+        let mut drop = Vec::new();
+        cover(facts, drops, &mut drop);
+        EdgeFilter { keep, drop }
+    }
+
+    fn apply(&self, window: &Window, set: &mut FixedBitSet, scratch: &mut FixedBitSet) {
+        if let Some(keep) = &self.keep {
+            scratch.clear();
+            scratch.grow(set.len());
+            for ids in keep {
+                if let Some(bits) = window.local(ids.clone()) {
+                    scratch.insert_range(bits);
+                }
+            }
+            set.intersect_with(scratch);
+        }
+        for ids in &self.drop {
+            if let Some(bits) = window.local(ids.clone()) {
+                set.set_range(bits, false);
+            }
+        }
+    }
 }
 
 const MUST: usize = 0;
@@ -426,41 +500,33 @@ impl<'c> Availability<'c> {
     fn solve(graph: &'c PhaseGraph) -> Vec<Vec<Presence>> {
         let contract: &Contract = &graph.contract;
         let phases = &contract.phases;
+        // What an entry phase requires, the caller gives it: only the entry
+        // fields of later phases are worth solving for.
         let facts = FieldIndex::new(
             phases
                 .iter()
-                .flat_map(|p| p.entry_required.iter().map(|f| &f.name.value)),
+                .enumerate()
+                .filter(|&(i, _)| !graph.is_entry(i))
+                .flat_map(|(_, p)| p.entry_required.iter().map(|f| &f.name.value)),
         );
+        let names = |fields: &mut dyn Iterator<Item = &'c crate::model::Field>| {
+            let mut ids = Vec::new();
+            cover(&facts, fields.map(|f| &f.name.value), &mut ids);
+            ids
+        };
         let must_gen = phases
             .iter()
             .map(|p| {
-                let mut ids = Vec::new();
                 let blocking_entry = p
                     .entry_required
                     .iter()
                     .filter(|f| f.severity() == FieldSeverity::Blocking);
-                cover(
-                    &facts,
-                    p.exit_required
-                        .iter()
-                        .chain(blocking_entry)
-                        .map(|f| &f.name.value),
-                    &mut ids,
-                );
-                ids
+                names(&mut p.exit_required.iter().chain(blocking_entry))
             })
             .collect();
         let may_gen = phases
             .iter()
-            .map(|p| {
-                let mut ids = Vec::new();
-                cover(
-                    &facts,
-                    p.exit_optional.iter().map(|f| &f.name.value),
-                    &mut ids,
-                );
-                ids
-            })
+            .map(|p| names(&mut p.exit_optional.iter()))
             .collect();
         let mut inputs = Vec::new();
         cover(
@@ -468,6 +534,39 @@ impl<'c> Availability<'c> {
             contract.pipeline_inputs.iter().map(|s| &s.value),
             &mut inputs,
         );
+        let (mut given_must, mut given_may) = (Vec::new(), Vec::new());
+        for (i, phase) in phases.iter().enumerate() {
+            if !graph.is_entry(i) {
+                given_must.push(Vec::new());
+                given_may.push(Vec::new());
+                continue;
+            }
+            let mut must = names(&mut phase.entry_required.iter());
+            must.extend(inputs.iter().cloned());
+            merge_ranges(&mut must);
+            let mut may = names(&mut phase.entry_enrichment.iter());
+            may.extend(must.iter().cloned());
+            merge_ranges(&mut may);
+            given_must.push(must);
+            given_may.push(may);
+        }
+        let edge_filters = contract
+            .topology
+            .as_ref()
+            .map_or(&[][..], |t| t.edges.as_slice())
+            .iter()
+            .map(|edge| {
+                (edge.preserves.is_some() || !edge.drops.is_empty()).then(|| {
+                    EdgeFilter::of(
+                        &facts,
+                        edge.preserves
+                            .as_ref()
+                            .map(|kept| kept.iter().map(|k| &k.value)),
+                        edge.drops.iter().map(|d| &d.value),
+                    )
+                })
+            })
+            .collect();
         let queries = phases
             .iter()
             .map(|p| {
@@ -477,16 +576,26 @@ impl<'c> Availability<'c> {
                     .collect()
             })
             .collect();
+        // An entry phase has what it requires: the caller supplies it.
         let answers = phases
             .iter()
-            .map(|p| vec![Presence::Never; p.entry_required.len()])
+            .enumerate()
+            .map(|(i, p)| {
+                let given = if graph.is_entry(i) {
+                    Presence::Always
+                } else {
+                    Presence::Never
+                };
+                vec![given; p.entry_required.len()]
+            })
             .collect();
         let mut problem = Availability {
-            contract,
             facts,
             must_gen,
             may_gen,
-            inputs,
+            given_must,
+            given_may,
+            edge_filters,
             queries,
             answers,
         };
@@ -518,51 +627,28 @@ impl FlowProblem for Availability<'_> {
     /// An entry phase gets the pipeline inputs and its own entry fields
     /// (required for sure, enrichment maybe); they stay in the context.
     fn boundary(&self, lane: usize, node: usize, visit: &mut dyn FnMut(Range<u32>)) {
-        let phase = &self.contract.phases[node];
-        self.inputs.iter().cloned().for_each(&mut *visit);
-        for field in &phase.entry_required {
-            self.facts.covered_by(&field.name.value, &mut *visit);
-        }
-        if lane == MAY {
-            for field in &phase.entry_enrichment {
-                self.facts.covered_by(&field.name.value, &mut *visit);
-            }
-        }
+        let given = if lane == MUST {
+            &self.given_must[node]
+        } else {
+            &self.given_may[node]
+        };
+        given.iter().cloned().for_each(visit);
     }
 
     /// A topology edge passes only its `preserves` (when listed) and never
     /// its `drops`.
     fn restrict(
         &self,
+        _lane: usize,
         edge: EdgeOrigin,
         window: &Window,
         set: &mut FixedBitSet,
         scratch: &mut FixedBitSet,
     ) {
-        let EdgeOrigin::Topology(i) = edge else {
-            return;
-        };
-        let Some(edge) = self.contract.topology.as_ref().and_then(|t| t.edges.get(i)) else {
-            return;
-        };
-        if let Some(kept) = &edge.preserves {
-            scratch.clear();
-            scratch.grow(set.len());
-            for name in kept {
-                self.facts.covered_by(&name.value, |ids| {
-                    if let Some(bits) = window.local(ids) {
-                        scratch.insert_range(bits);
-                    }
-                });
-            }
-            set.intersect_with(scratch);
-        }
-        for name in &edge.drops {
-            self.facts.covered_by(&name.value, |ids| {
-                if let Some(bits) = window.local(ids) {
-                    set.set_range(bits, false);
-                }
-            });
+        if let EdgeOrigin::Topology(i) = edge
+            && let Some(Some(filter)) = self.edge_filters.get(i)
+        {
+            filter.apply(window, set, scratch);
         }
     }
 
@@ -620,6 +706,7 @@ impl Liveness {
                     .map(|f| {
                         let mut ids = Vec::new();
                         facts.overlapping(&f.name.value, |r| ids.push(r));
+                        merge_ranges(&mut ids);
                         ids
                     })
                     .collect()
@@ -674,6 +761,204 @@ impl FlowProblem for Liveness {
                     .local(ids.clone())
                     .is_some_and(|bits| lanes[0].count_ones(bits) > 0)
             });
+        }
+    }
+}
+
+/// The legs of every propagation chain (G307, G308): a forward problem whose
+/// facts are the legs, each added at its start phase. A leg's fact reaches
+/// its end phase in the "reaches" lane if any path leads there, and in the
+/// "passes" lane if a path does whose every edge lets the leg's field
+/// through. One solve answers every chain, where a search per chain would
+/// cost the graph once per chain.
+struct ChainRoutes {
+    /// Per topology edge that restricts what passes, the legs it lets
+    /// through (leg ids are grouped by field, so these are few ranges).
+    edge_filters: Vec<Option<EdgeFilter>>,
+    /// Per phase, the legs that start there.
+    starting: Vec<Vec<u32>>,
+    /// Per phase, the legs that end there.
+    ending: Vec<Vec<u32>>,
+    /// Per leg id, where its answer goes: (chain, leg).
+    slots: Vec<(usize, usize)>,
+    answers: Vec<Vec<Route>>,
+}
+
+const REACHES: usize = 0;
+const PASSES: usize = 1;
+
+impl ChainRoutes {
+    fn solve(graph: &PhaseGraph) -> Vec<Vec<Route>> {
+        let contract: &Contract = &graph.contract;
+        // Every leg with its field (legs without one never stop at an edge).
+        type Leg<'p> = (
+            Option<&'p crate::field_path::FieldPath>,
+            usize,
+            usize,
+            (usize, usize),
+        );
+        let mut legs: Vec<Leg<'_>> = Vec::new();
+        let mut answers: Vec<Vec<Route>> = Vec::with_capacity(contract.chains.len());
+        for (c, chain) in contract.chains.iter().enumerate() {
+            let stops: Option<Vec<(usize, Option<&crate::field_path::FieldPath>)>> =
+                if chain.source.is_none() || chain.destination.is_none() {
+                    None
+                } else {
+                    chain
+                        .stops()
+                        .map(|stop| {
+                            let phase = contract.phase_index(&stop.phase.as_ref()?.value)?;
+                            Some((phase, stop.field.as_ref().map(|f| &f.value)))
+                        })
+                        .collect()
+                };
+            let mut routes = Vec::new();
+            for (l, pair) in stops.unwrap_or_default().windows(2).enumerate() {
+                let ((from, field), (to, _)) = (pair[0], pair[1]);
+                // In declaration order every edge goes forward and passes all.
+                let forward = to > from && to < graph.phase_count();
+                routes.push(Route {
+                    from,
+                    to,
+                    reaches: forward,
+                    passes: forward,
+                });
+                if graph.from_topology() {
+                    legs.push((field, from, to, (c, l)));
+                }
+            }
+            answers.push(routes);
+        }
+        if legs.is_empty() {
+            return answers;
+        }
+        let fields = FieldIndex::new(legs.iter().filter_map(|leg| leg.0));
+        let field_of = |leg: &Leg<'_>| {
+            leg.0
+                .and_then(|f| fields.id(f.as_str()))
+                .map_or(u32::MAX, |id| id)
+        };
+        legs.sort_by_key(|leg| field_of(leg));
+        let with_field = legs.iter().filter(|leg| field_of(leg) != u32::MAX).count();
+        let mut field_start = vec![legs.len() as u32; fields.len() + 1];
+        field_start[fields.len()] = with_field as u32;
+        for (id, leg) in legs.iter().enumerate().rev() {
+            let field = field_of(leg);
+            if field != u32::MAX {
+                field_start[field as usize] = id as u32;
+            }
+        }
+        for f in (0..fields.len()).rev() {
+            field_start[f] = field_start[f].min(field_start[f + 1]);
+        }
+        let n = graph.phase_count();
+        let mut starting = vec![Vec::new(); n];
+        let mut ending = vec![Vec::new(); n];
+        let mut slots = Vec::with_capacity(legs.len());
+        for (id, &(_, from, to, slot)) in legs.iter().enumerate() {
+            starting[from].push(id as u32);
+            ending[to].push(id as u32);
+            slots.push(slot);
+            // The solver answers every leg; none is assumed.
+            answers[slot.0][slot.1].reaches = false;
+            answers[slot.0][slot.1].passes = false;
+        }
+        // The legs whose field a name covers, as id ranges.
+        let legs_of = |names: &mut dyn Iterator<Item = &crate::field_path::FieldPath>| {
+            let mut ranges = Vec::new();
+            for name in names {
+                fields.covered_by(name, |covered| {
+                    let start = field_start[covered.start as usize];
+                    let end = field_start[covered.end as usize];
+                    if start < end {
+                        ranges.push(start..end);
+                    }
+                });
+            }
+            merge_ranges(&mut ranges);
+            ranges
+        };
+        // Legs without a field are stopped by no edge.
+        let fieldless = field_start[fields.len()]..legs.len() as u32;
+        let edge_filters = contract
+            .topology
+            .as_ref()
+            .map_or(&[][..], |t| t.edges.as_slice())
+            .iter()
+            .map(|edge| {
+                (edge.preserves.is_some() || !edge.drops.is_empty()).then(|| EdgeFilter {
+                    keep: edge.preserves.as_ref().map(|kept| {
+                        let mut keep = legs_of(&mut kept.iter().map(|k| &k.value));
+                        keep.push(fieldless.clone());
+                        merge_ranges(&mut keep);
+                        keep
+                    }),
+                    drop: legs_of(&mut edge.drops.iter().map(|d| &d.value)),
+                })
+            })
+            .collect();
+        let mut problem = ChainRoutes {
+            edge_filters,
+            starting,
+            ending,
+            slots,
+            answers,
+        };
+        dataflow::solve(graph, &mut problem);
+        problem.answers
+    }
+}
+
+impl FlowProblem for ChainRoutes {
+    fn direction(&self) -> Direction {
+        Direction::Forward
+    }
+
+    fn lanes(&self) -> &'static [Meet] {
+        &[Meet::Any, Meet::Any]
+    }
+
+    fn facts(&self) -> usize {
+        self.slots.len()
+    }
+
+    /// A leg sets out from its first stop's phase.
+    fn adds(&self, _lane: usize, node: usize, visit: &mut dyn FnMut(Range<u32>)) {
+        for &leg in &self.starting[node] {
+            visit(leg..leg + 1);
+        }
+    }
+
+    fn boundary(&self, _lane: usize, _node: usize, _visit: &mut dyn FnMut(Range<u32>)) {}
+
+    /// In the "passes" lane, an edge stops the legs whose field it drops or
+    /// does not preserve.
+    fn restrict(
+        &self,
+        lane: usize,
+        edge: EdgeOrigin,
+        window: &Window,
+        set: &mut FixedBitSet,
+        scratch: &mut FixedBitSet,
+    ) {
+        if lane == PASSES
+            && let EdgeOrigin::Topology(i) = edge
+            && let Some(Some(filter)) = self.edge_filters.get(i)
+        {
+            filter.apply(window, set, scratch);
+        }
+    }
+
+    fn answer(&mut self, node: usize, window: &Window, lanes: &[FixedBitSet]) {
+        for &leg in &self.ending[node] {
+            if !window.contains(leg) {
+                continue;
+            }
+            let bit = (leg - window.start) as usize;
+            let (chain, at) = self.slots[leg as usize];
+            let route = &mut self.answers[chain][at];
+            route.reaches = lanes[REACHES].contains(bit);
+            route.passes = lanes[PASSES].contains(bit);
         }
     }
 }
@@ -1079,6 +1364,60 @@ graph_topology:
         .len();
         assert!(facts > 128, "{facts} facts");
         assert_eq!(solved(&contract, Some(64)), reference(&contract, &graph));
+    }
+
+    #[test]
+    fn chain_routes_agree_with_a_search_per_leg() {
+        for seed in 1..40u64 {
+            let mut src = random_contract(seed, 4 + (seed as usize % 20), seed % 2 == 0);
+            let phases = 4 + (seed as usize % 20);
+            let mut state = seed.wrapping_mul(0x2545_f491_4f6c_dd1d) | 1;
+            let mut next = |bound: usize| {
+                state ^= state << 13;
+                state ^= state >> 7;
+                state ^= state << 17;
+                (state % bound as u64) as usize
+            };
+            src.push_str("propagation_chains:\n");
+            for c in 0..8 {
+                let stops: Vec<String> = (0..2 + next(3))
+                    .map(|_| {
+                        format!(
+                            "{{ phase: p{}, field: f{} }}",
+                            next(phases),
+                            next(2 * phases + 2)
+                        )
+                    })
+                    .collect();
+                let (source, rest) = stops.split_first().unwrap();
+                let (destination, waypoints) = rest.split_last().unwrap();
+                src.push_str(&format!(
+                    "  - {{ chain_id: c{c}, source: {source}, destination: {destination}, waypoints: [{}] }}\n",
+                    waypoints.join(", ")
+                ));
+            }
+            let contract = contract_of(&src);
+            let graph = PhaseGraph::build(contract.clone());
+            let topology = contract.topology.as_ref().unwrap();
+            for (c, chain) in contract.chains.iter().enumerate() {
+                let stops: Vec<&crate::model::Endpoint> = chain.stops().collect();
+                let routes = graph.chain_routes(c);
+                assert_eq!(routes.len(), stops.len() - 1, "seed {seed}");
+                for (pair, route) in stops.windows(2).zip(routes) {
+                    let field = &pair[0].field.as_ref().unwrap().value;
+                    assert_eq!(
+                        route.reaches,
+                        graph.reaches(route.from, route.to),
+                        "seed {seed}"
+                    );
+                    let passes = graph.reaches_by(route.from, route.to, |origin| match origin {
+                        EdgeOrigin::Topology(i) => topology.edges[i].passes(field),
+                        EdgeOrigin::Sequence => true,
+                    });
+                    assert_eq!(route.passes, passes, "seed {seed} chain {c}\n{src}");
+                }
+            }
+        }
     }
 
     #[test]

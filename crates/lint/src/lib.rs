@@ -18,7 +18,7 @@ pub mod resume;
 pub mod rules;
 mod schema;
 mod suggest;
-mod suppression;
+pub mod suppression;
 pub mod syntax;
 
 use std::sync::Arc;
@@ -147,6 +147,50 @@ pub fn oversized(size: Option<u64>, bound: u64) -> String {
     }
 }
 
+/// How many distinct field names with a `*` segment a contract may use. A
+/// name with `*` matches every name at that level, so each costs a pass
+/// over the field names it could match; real contracts use a handful.
+pub const MAX_WILDCARD_NAMES: usize = 100;
+
+/// The span of the first wildcard name past `MAX_WILDCARD_NAMES`, if any.
+fn too_many_wildcards(contract: &Contract) -> Option<Span> {
+    let mut seen = std::collections::HashSet::new();
+    let phase_fields = contract
+        .phases
+        .iter()
+        .flat_map(|p| p.all_fields())
+        .map(|f| &f.name);
+    let chain_fields = contract
+        .chains
+        .iter()
+        .flat_map(|c| c.stops())
+        .filter_map(|s| s.field.as_ref());
+    let staleness = contract
+        .checkpoints
+        .iter()
+        .flat_map(|c| &c.on_resume.staleness_checks)
+        .filter_map(|s| s.field.as_ref());
+    let topology = contract.topology.iter().flat_map(|t| {
+        t.edges
+            .iter()
+            .flat_map(|e| e.preserves.iter().flatten().chain(&e.drops))
+            .chain(
+                t.nodes
+                    .iter()
+                    .flat_map(|n| n.requires.iter().chain(&n.produces).chain(&n.optional)),
+            )
+            .chain(t.cycle_invariants.iter().flat_map(|c| &c.invariant_fields))
+    });
+    phase_fields
+        .chain(chain_fields)
+        .chain(staleness)
+        .chain(&contract.pipeline_inputs)
+        .chain(topology)
+        .filter(|name| name.value.segments().any(|s| s == "*"))
+        .find(|name| seen.insert(name.value.as_str()) && seen.len() > MAX_WILDCARD_NAMES)
+        .map(|name| name.span)
+}
+
 /// Analyzes one contract.
 pub fn analyze(source: &str, settings: &Settings) -> Analysis {
     analyze_owned(source.to_string(), settings)
@@ -195,15 +239,22 @@ pub fn analyze_owned(source: String, settings: &Settings) -> Analysis {
                 drop(root);
                 diagnostics.extend(schema_findings);
                 let contract = Arc::new(contract);
-                let graph = PhaseGraph::build(contract.clone());
-                let context = rules::RuleContext {
-                    contract: &contract,
-                    graph: &graph,
-                    settings,
-                };
-                rules::run(&context, &mut diagnostics);
+                if let Some(over) = too_many_wildcards(&contract) {
+                    // Wildcards match each other pairwise; past the bound the
+                    // graph analyses would be quadratic, so none runs.
+                    diagnostics.push(e007_unloadable_document::diagnostic(
+                        over,
+                        &format!(
+                            "more than {MAX_WILDCARD_NAMES} distinct field names with a `*` segment; phaselint does not analyze the phase graph of such a contract"
+                        ),
+                    ));
+                } else {
+                    let graph = PhaseGraph::build(contract.clone());
+                    let context = rules::RuleContext::new(&contract, &graph, settings);
+                    rules::run(&context, &mut diagnostics);
+                    analysis.graph = Some(graph);
+                }
                 analysis.contract = Some(contract);
-                analysis.graph = Some(graph);
             }
         }
     }

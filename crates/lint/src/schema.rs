@@ -655,7 +655,7 @@ impl Walker<'_> {
             })
         });
         let mut phase = Phase {
-            name: entry.key.text.clone(),
+            name: entry.key.text.to_string(),
             name_span: entry.key.span,
             span: node.span,
             complete: true,
@@ -901,7 +901,7 @@ impl Walker<'_> {
                     self.report_duplicates(entries, &here);
                     for entry in entries {
                         let node_path = here.key(&entry.key.text);
-                        let id = Spanned::new(entry.key.text.clone(), entry.key.span);
+                        let id = Spanned::new(entry.key.text.to_string(), entry.key.span);
                         let mut topology_node = TopologyNode {
                             id,
                             requires: Vec::new(),
@@ -984,7 +984,7 @@ impl Walker<'_> {
                                 self.enum_node::<MergePolicy>(&entry.value, &field_path)
                             {
                                 merge_policy.push((
-                                    Spanned::new(entry.key.text.clone(), entry.key.span),
+                                    Spanned::new(entry.key.text.to_string(), entry.key.span),
                                     value,
                                 ));
                             }

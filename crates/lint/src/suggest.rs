@@ -1,15 +1,54 @@
 //! "Did you mean" suggestions for names that are close to a valid one.
 
+/// Names longer than this get no suggestion: the edit distance costs the
+/// product of the two lengths, and nobody mistypes a 200-character name.
+const LONGEST_NAME: usize = 128;
+
+/// How many suggestions one rule makes in one file. Each compares a name
+/// with every candidate (every phase, every produced field); past this
+/// many, a broken generated contract would make the rule quadratic, so
+/// later findings go without.
+pub const SUGGESTIONS_PER_RULE: usize = 50;
+
+/// Suggestions under the per-rule budget.
+pub(crate) struct Suggester {
+    left: usize,
+}
+
+impl Suggester {
+    pub(crate) fn new() -> Self {
+        Suggester {
+            left: SUGGESTIONS_PER_RULE,
+        }
+    }
+
+    /// `closest`, while the budget lasts.
+    pub(crate) fn closest<'a>(
+        &mut self,
+        name: &str,
+        candidates: impl IntoIterator<Item = &'a str>,
+    ) -> Option<&'a str> {
+        if self.left == 0 {
+            return None;
+        }
+        self.left -= 1;
+        closest(name, candidates)
+    }
+}
+
 /// The candidate closest to `name`, if it is close enough to be a likely typo.
 pub fn closest<'a, I>(name: &str, candidates: I) -> Option<&'a str>
 where
     I: IntoIterator<Item = &'a str>,
 {
+    if name.len() > LONGEST_NAME {
+        return None;
+    }
     let lowered = name.to_ascii_lowercase();
     let name_chars = name.chars().count();
     let mut best: Option<(usize, &'a str)> = None;
     for candidate in candidates {
-        if candidate == name {
+        if candidate == name || candidate.len() > LONGEST_NAME {
             continue;
         }
         let candidate_chars = candidate.chars().count();

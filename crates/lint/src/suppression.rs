@@ -5,7 +5,7 @@
 use std::collections::HashMap;
 
 use crate::config::Settings;
-use crate::diagnostic::Diagnostic;
+use crate::diagnostic::{Diagnostic, Edit};
 use crate::line_index::LineIndex;
 use crate::rules::schema::s001_unused_suppression;
 use crate::syntax::Span;
@@ -27,19 +27,24 @@ fn directives(source: &str, index: &LineIndex, strings: &[Span]) -> Vec<Suppress
     let mut found = Vec::new();
     let marker = "phaselint:";
     let mut search_from = 0;
+    let bytes = source.as_bytes();
     while let Some(relative) = source[search_from..].find(marker) {
         let at = search_from + relative;
         search_from = at + marker.len();
         let line = index.line_of(at);
         let line_start = index.line_start(line);
-        let before = &source[line_start..at];
-        let Some(hash) = before.rfind('#') else {
-            continue;
-        };
-        if !before[hash + 1..].trim().is_empty() {
+        // `#`, then only blanks up to the marker: walk back over the blanks
+        // (each byte at most once over the whole text, as blanks before one
+        // marker end at it).
+        let mut blank = at;
+        while blank > line_start && matches!(bytes[blank - 1], b' ' | b'\t') {
+            blank -= 1;
+        }
+        if blank == line_start || bytes[blank - 1] != b'#' {
             continue;
         }
-        if hash > 0 && !before[..hash].ends_with([' ', '\t']) {
+        let hash = blank - 1 - line_start;
+        if hash > 0 && !matches!(bytes[line_start + hash - 1], b' ' | b'\t') {
             continue;
         }
         let comment_start = line_start + hash;
@@ -99,6 +104,63 @@ fn directives(source: &str, index: &LineIndex, strings: &[Span]) -> Vec<Suppress
         }
     }
     found
+}
+
+/// Whether a finding of `code` can be silenced by a suppression comment:
+/// not one saying the file cannot be loaded (a file that cannot be read
+/// never passes), and not an unused suppression (removing it is the fix).
+pub fn can_be_suppressed(code: &str) -> bool {
+    !matches!(code, "E001" | "E007" | "S001")
+}
+
+/// The edits that add a code to the suppression comment on a line, or a
+/// new comment at its end, for editors' "suppress on this line" actions.
+/// Each line is scanned once, however many findings it carries.
+pub struct SuppressionEdits<'a> {
+    source: &'a str,
+    index: &'a LineIndex,
+    /// Per line: where to insert, and whether a `disable=` list is there.
+    lines: HashMap<usize, (usize, bool)>,
+}
+
+impl<'a> SuppressionEdits<'a> {
+    pub fn new(source: &'a str, index: &'a LineIndex) -> Self {
+        SuppressionEdits {
+            source,
+            index,
+            lines: HashMap::new(),
+        }
+    }
+
+    /// The edit that silences `code` on the line holding `offset`.
+    pub fn edit(&mut self, offset: usize, code: &str) -> Edit {
+        let line = self.index.line_of(offset);
+        let (source, index) = (self.source, self.index);
+        let &mut (at, listed) = self.lines.entry(line).or_insert_with(|| {
+            let start = index.line_start(line);
+            let end = index.line_end(source, line);
+            let marker = "# phaselint: disable=";
+            match source[start..end].find(marker) {
+                Some(found) => {
+                    let list = start + found + marker.len();
+                    let list_end = source[list..end]
+                        .find(char::is_whitespace)
+                        .map_or(end, |i| list + i);
+                    (list_end, true)
+                }
+                None => (end, false),
+            }
+        });
+        let replacement = if listed {
+            format!(",{code}")
+        } else {
+            format!("  # phaselint: disable={code}")
+        };
+        Edit {
+            span: Span::empty(at),
+            replacement,
+        }
+    }
 }
 
 /// Whether `offset` lies inside one of `spans` (sorted by start, not

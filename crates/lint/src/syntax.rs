@@ -6,6 +6,9 @@
 //! both), scalar values carry their end position, and nesting depth and
 //! alias expansion are bounded with a diagnostic instead of a stack overflow.
 
+use std::sync::Arc;
+
+use compact_str::CompactString;
 use saphyr_parser::{Event, Parser, ScalarStyle, ScanError};
 
 /// A half-open byte range into the source text.
@@ -54,16 +57,23 @@ pub struct Node {
     pub kind: NodeKind,
 }
 
+/// Collections are shared, not copied, when a node is cloned (an alias, a
+/// value the model keeps): a tree is never changed once built. An `Arc` of
+/// the `Vec` the parser filled (shrunk in place), not an `Arc<[_]>`, which
+/// would copy every collection once more.
 #[derive(Clone, Debug, PartialEq)]
 pub enum NodeKind {
     Scalar(Scalar),
-    Mapping(Vec<Entry>),
-    Sequence(Vec<Node>),
+    Mapping(Arc<Vec<Entry>>),
+    Sequence(Arc<Vec<Node>>),
 }
 
+/// Texts are inline up to 24 bytes: most scalars and keys are short, and a
+/// heap allocation for each would cost more than the text (a 32 MiB file of
+/// `[x,x,…]` is 16 million scalars).
 #[derive(Clone, Debug, PartialEq)]
 pub struct Scalar {
-    pub text: String,
+    pub text: CompactString,
     /// Plain scalars are subject to YAML 1.2 core-schema resolution
     /// (`null`, `true`, `12`); quoted and block scalars are always strings.
     pub plain: bool,
@@ -77,7 +87,7 @@ pub struct Entry {
 
 #[derive(Clone, Debug, PartialEq)]
 pub struct Key {
-    pub text: String,
+    pub text: CompactString,
     pub span: Span,
 }
 
@@ -223,9 +233,9 @@ pub fn string_spans(root: &Node) -> Vec<Span> {
         match &node.kind {
             NodeKind::Scalar(scalar) if !scalar.plain => spans.push(node.span),
             NodeKind::Scalar(_) => {}
-            NodeKind::Sequence(items) => stack.extend(items),
+            NodeKind::Sequence(items) => stack.extend(items.iter()),
             NodeKind::Mapping(entries) => {
-                for entry in entries {
+                for entry in entries.iter() {
                     stack.push(&entry.value);
                 }
             }
@@ -358,7 +368,7 @@ pub fn parse(source: &str, limits: Limits) -> Result<Option<Node>, SyntaxError> 
                 let node = Node {
                     span,
                     kind: NodeKind::Scalar(Scalar {
-                        text: text.into_owned(),
+                        text: CompactString::from(text),
                         plain: style == ScalarStyle::Plain,
                     }),
                 };
@@ -431,7 +441,7 @@ pub fn parse(source: &str, limits: Limits) -> Result<Option<Node>, SyntaxError> 
                     Some((
                         Node {
                             span: Span::new(start, collection_end(source, start, end)),
-                            kind: NodeKind::Mapping(entries),
+                            kind: NodeKind::Mapping(Arc::new(shrunk(entries))),
                         },
                         anchor,
                     ))
@@ -446,7 +456,7 @@ pub fn parse(source: &str, limits: Limits) -> Result<Option<Node>, SyntaxError> 
                     Some((
                         Node {
                             span: Span::new(start, collection_end(source, start, end)),
-                            kind: NodeKind::Sequence(items),
+                            kind: NodeKind::Sequence(Arc::new(shrunk(items))),
                         },
                         anchor,
                     ))
@@ -486,6 +496,12 @@ pub fn parse(source: &str, limits: Limits) -> Result<Option<Node>, SyntaxError> 
         }
     }
     Ok(root)
+}
+
+/// A collection without the slack its growth left.
+fn shrunk<T>(mut items: Vec<T>) -> Vec<T> {
+    items.shrink_to_fit();
+    items
 }
 
 /// Block collections end where the parser saw the next token, which may lie

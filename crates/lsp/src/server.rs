@@ -282,8 +282,8 @@ async fn analyzed(
     uri: &Uri,
     only: Option<i32>,
 ) -> std::result::Result<Option<Arc<Analyzed>>, String> {
-    let (text, version, generation, settings) = {
-        let mut guard = lock(state);
+    let (version, generation) = {
+        let guard = lock(state);
         let generation = guard.generation;
         let Some(document) = guard.documents.get(uri) else {
             return Ok(None);
@@ -296,21 +296,34 @@ async fn analyzed(
         {
             return Ok(Some(analyzed.clone()));
         }
-        let (text, version, path) = (
-            document.text.clone(),
-            document.version,
-            document.path.clone(),
-        );
-        let (settings, _error) = guard.settings_for(path.as_deref());
-        (text, version, generation, settings)
+        (document.version, generation)
     };
     let Some(analyzer) = lock(state).analyzer.clone() else {
         return Err("the analysis thread could not be started".into());
     };
+    // The text is taken when the analysis thread gets to this job, and
+    // only if the version is still the document's.
+    let prepare = {
+        let state = state.clone();
+        let uri = uri.clone();
+        move || {
+            let mut guard = lock(&state);
+            if guard.generation != generation {
+                return None;
+            }
+            let document = guard.documents.get(&uri)?;
+            if document.version != version {
+                return None;
+            }
+            let (text, path) = (document.text.clone(), document.path.clone());
+            let (settings, _error) = guard.settings_for(path.as_deref());
+            Some((text, settings))
+        }
+    };
     let started = std::time::Instant::now();
-    let analyzed = analyzer
-        .analyze(version, generation, text, settings)
-        .await?;
+    let Some(analyzed) = analyzer.analyze(version, generation, prepare).await? else {
+        return Ok(None);
+    };
     let took = started.elapsed();
     let replaced = {
         let mut guard = lock(state);

@@ -35,21 +35,30 @@ impl Analyzer {
         Ok(Analyzer { jobs, release })
     }
 
-    /// Analyzes `text` on the analysis thread; `Err` with the reason if the
-    /// analysis panicked (a bug, answered instead of taking the server
-    /// down) or the thread is gone.
+    /// Analyzes a document on the analysis thread. `prepare` runs there,
+    /// when the job's turn comes, and hands over the text and settings, or
+    /// `None` when the version asked for is no longer current: edits that
+    /// arrive while a long analysis runs queue jobs that would only analyze
+    /// text already replaced (and hold a copy of it while they wait).
+    /// `Ok(None)` for such a job; `Err` with the reason if the analysis
+    /// panicked (a bug, answered instead of taking the server down) or the
+    /// thread is gone.
     pub async fn analyze(
         &self,
         version: i32,
         generation: u64,
-        text: String,
-        settings: Settings,
-    ) -> Result<Arc<Analyzed>, String> {
+        prepare: impl FnOnce() -> Option<(String, Settings)> + Send + 'static,
+    ) -> Result<Option<Arc<Analyzed>>, String> {
         let (send, receive) = tokio::sync::oneshot::channel();
         let job = Box::new(move || {
+            let Some((text, settings)) = prepare() else {
+                let _ = send.send(Ok(None));
+                return;
+            };
             let result = std::panic::catch_unwind(move || {
                 Arc::new(Analyzed::new(version, generation, text, &settings))
             })
+            .map(Some)
             .map_err(|panic| {
                 format!(
                     "the analysis panicked: {}",

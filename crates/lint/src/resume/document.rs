@@ -167,7 +167,7 @@ pub fn node_to_value(node: &Node) -> Result<Value, (String, usize)> {
             Resolved::Int(i) => Value::Number(i.into()),
             Resolved::Float(f) => match Number::from_f64(f) {
                 Some(n) => Value::Number(n),
-                None => Value::String(scalar.text.clone()),
+                None => Value::String(scalar.text.to_string()),
             },
             Resolved::Str(s) => Value::String(s.to_string()),
         },
@@ -179,11 +179,11 @@ pub fn node_to_value(node: &Node) -> Result<Value, (String, usize)> {
         ),
         NodeKind::Mapping(entries) => {
             let mut map = Map::new();
-            for entry in entries {
-                if map.contains_key(&entry.key.text) {
-                    return Err((entry.key.text.clone(), entry.key.span.start));
+            for entry in entries.iter() {
+                if map.contains_key(entry.key.text.as_str()) {
+                    return Err((entry.key.text.to_string(), entry.key.span.start));
                 }
-                map.insert(entry.key.text.clone(), node_to_value(&entry.value)?);
+                map.insert(entry.key.text.to_string(), node_to_value(&entry.value)?);
             }
             Value::Object(map)
         }

@@ -7,8 +7,11 @@ mod graph;
 mod reference;
 pub(crate) mod schema;
 
+use std::sync::OnceLock;
+
 use crate::config::Settings;
 use crate::diagnostic::{Diagnostic, Severity};
+use crate::field_path::{FieldIndex, FieldPath};
 use crate::graph::PhaseGraph;
 use crate::model::Contract;
 
@@ -32,11 +35,135 @@ impl Family {
     }
 }
 
-/// What a rule sees: the model, its graph and the settings for this file.
+/// What a rule sees: the model, its graph and the settings for this file,
+/// and lookups several rules share, built on first use.
 pub struct RuleContext<'a> {
     pub contract: &'a Contract,
     pub graph: &'a PhaseGraph,
     pub settings: &'a Settings,
+    fields: OnceLock<FieldLookups<'a>>,
+}
+
+impl<'a> RuleContext<'a> {
+    pub fn new(contract: &'a Contract, graph: &'a PhaseGraph, settings: &'a Settings) -> Self {
+        RuleContext {
+            contract,
+            graph,
+            settings,
+            fields: OnceLock::new(),
+        }
+    }
+
+    fn fields(&self) -> &FieldLookups<'a> {
+        self.fields.get_or_init(|| FieldLookups::new(self.contract))
+    }
+
+    /// Whether phase `phase` produces `field` (an exit field covers it).
+    pub(crate) fn produces(&self, phase: usize, field: &FieldPath) -> bool {
+        self.fields().declares(phase, field, Declared::Exit)
+    }
+
+    /// Whether phase `phase` guarantees `field` (an `exit.required` field
+    /// covers it).
+    pub(crate) fn requires_on_exit(&self, phase: usize, field: &FieldPath) -> bool {
+        self.fields().declares(phase, field, Declared::ExitRequired)
+    }
+
+    /// Whether phase `phase` declares `field` anywhere (entry or exit).
+    pub(crate) fn declares(&self, phase: usize, field: &FieldPath) -> bool {
+        self.fields().declares(phase, field, Declared::Anywhere)
+    }
+
+    /// The phases that produce `field`, in declaration order, at most `limit`.
+    pub(crate) fn producers(&self, field: &FieldPath, limit: usize) -> Vec<usize> {
+        let lookups = self.fields();
+        let mut phases: Vec<usize> = Vec::new();
+        lookups.fields.covering(field, |fact| {
+            phases.extend(
+                lookups.by_fact[fact as usize]
+                    .iter()
+                    .filter(|(_, how)| *how != Declared::Anywhere)
+                    .map(|&(p, _)| p as usize),
+            );
+        });
+        phases.sort_unstable();
+        phases.dedup();
+        phases.truncate(limit);
+        phases
+    }
+
+    /// Whether the caller supplies `field` (a `pipeline_inputs` entry covers it).
+    pub(crate) fn is_pipeline_input(&self, field: &FieldPath) -> bool {
+        self.fields().inputs.any_covering(field)
+    }
+}
+
+/// How a phase declares a field: the strongest of exit.required, exit
+/// (optional), or entry only.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+enum Declared {
+    ExitRequired,
+    Exit,
+    Anywhere,
+}
+
+/// Who declares what: every field of every phase, and the pipeline inputs,
+/// indexed once so a rule's lookups cost the name's length, not a scan of
+/// every phase.
+struct FieldLookups<'a> {
+    fields: FieldIndex<'a>,
+    /// Per fact, the phases that declare it and how, sorted by phase.
+    by_fact: Vec<Vec<(u32, Declared)>>,
+    inputs: FieldIndex<'a>,
+}
+
+impl<'a> FieldLookups<'a> {
+    fn new(contract: &'a Contract) -> Self {
+        let fields = FieldIndex::new(
+            contract
+                .phases
+                .iter()
+                .flat_map(|p| p.all_fields().map(|f| &f.name.value)),
+        );
+        let mut by_fact: Vec<Vec<(u32, Declared)>> = vec![Vec::new(); fields.len()];
+        for (i, phase) in contract.phases.iter().enumerate() {
+            let declared = phase
+                .exit_required
+                .iter()
+                .map(|f| (f, Declared::ExitRequired))
+                .chain(phase.exit_optional.iter().map(|f| (f, Declared::Exit)))
+                .chain(phase.entry_fields().map(|f| (f, Declared::Anywhere)));
+            for (field, how) in declared {
+                if let Some(fact) = fields.id(field.name.value.as_str()) {
+                    by_fact[fact as usize].push((i as u32, how));
+                }
+            }
+        }
+        for list in &mut by_fact {
+            // One entry per phase, the strongest way it declares the fact.
+            list.sort_unstable();
+            list.dedup_by_key(|(phase, _)| *phase);
+            list.shrink_to_fit();
+        }
+        let inputs = FieldIndex::new(contract.pipeline_inputs.iter().map(|s| &s.value));
+        FieldLookups {
+            fields,
+            by_fact,
+            inputs,
+        }
+    }
+
+    /// Whether `phase` declares a field covering `field` at least as `how`.
+    fn declares(&self, phase: usize, field: &FieldPath, how: Declared) -> bool {
+        let mut found = false;
+        self.fields.covering(field, |fact| {
+            let list = &self.by_fact[fact as usize];
+            if let Ok(at) = list.binary_search_by_key(&(phase as u32), |&(p, _)| p) {
+                found |= list[at].1 <= how;
+            }
+        });
+        found
+    }
 }
 
 pub type Check = fn(&RuleContext<'_>, &mut Vec<Diagnostic>);

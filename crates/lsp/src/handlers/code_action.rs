@@ -4,6 +4,7 @@
 use std::collections::HashMap;
 
 use phaselint_lint::diagnostic::Applicability;
+use phaselint_lint::suppression::{SuppressionEdits, can_be_suppressed};
 use tower_lsp_server::ls_types::{
     CodeAction, CodeActionKind, CodeActionOrCommand, Range, TextEdit, Uri, WorkspaceEdit,
 };
@@ -23,6 +24,7 @@ pub fn code_actions(
 ) -> Vec<CodeActionOrCommand> {
     let analysis = &analyzed.analysis;
     let lsp_diagnostics = diagnostics::to_lsp(analyzed, positions, uri);
+    let mut suppressions = SuppressionEdits::new(&analysis.source, &analysis.line_index);
     let mut actions = Vec::new();
     for (d, lsp) in analysis.diagnostics.iter().zip(lsp_diagnostics) {
         if !overlaps(lsp.range, range) {
@@ -47,33 +49,11 @@ pub fn code_actions(
                 ..CodeAction::default()
             }));
         }
-        // E001/E007 cannot be suppressed; an unused suppression (S001) is
-        // fixed by removing it, not by another suppression.
-        if matches!(d.code, "E001" | "E007" | "S001") {
+        if !can_be_suppressed(d.code) {
             continue;
         }
-        let source = &analysis.source;
-        let line = analysis.line_index.line_of(d.span.start);
-        let line_end = analysis.line_index.line_end(source, line);
-        let line_text = &source[analysis.line_index.line_start(line)..line_end];
-        let suppress = match line_text.find("# phaselint: disable=") {
-            Some(at) => {
-                let list_start =
-                    analysis.line_index.line_start(line) + at + "# phaselint: disable=".len();
-                let list_end = source[list_start..line_end]
-                    .find(char::is_whitespace)
-                    .map_or(line_end, |i| list_start + i);
-                let insert = positions.position(list_end);
-                TextEdit::new(Range::new(insert, insert), format!(",{}", d.code))
-            }
-            None => {
-                let insert = positions.position(line_end);
-                TextEdit::new(
-                    Range::new(insert, insert),
-                    format!("  # phaselint: disable={}", d.code),
-                )
-            }
-        };
+        let suppression = suppressions.edit(d.span.start, d.code);
+        let suppress = TextEdit::new(positions.range(suppression.span), suppression.replacement);
         actions.push(CodeActionOrCommand::CodeAction(CodeAction {
             title: format!("Suppress {} on this line", d.code),
             kind: Some(CodeActionKind::QUICKFIX),

@@ -14,6 +14,12 @@ pub(crate) static RULE: Rule = Rule {
 
 fn check(ctx: &RuleContext<'_>, out: &mut Vec<Diagnostic>) {
     let threshold = ctx.settings.long_running_threshold;
+    let checkpointed: std::collections::HashSet<&str> = ctx
+        .contract
+        .checkpoints
+        .iter()
+        .filter_map(|c| c.phase.as_ref().map(|p| p.value.as_str()))
+        .collect();
     for phase in &ctx.contract.phases {
         let flagged = phase.long_running.as_ref().is_some_and(|l| l.value);
         let expected = phase
@@ -23,12 +29,7 @@ fn check(ctx: &RuleContext<'_>, out: &mut Vec<Diagnostic>) {
         if !flagged && expected.is_none() {
             continue;
         }
-        let covered = ctx
-            .contract
-            .checkpoints
-            .iter()
-            .any(|c| c.phase.as_ref().is_some_and(|p| p.value == phase.name));
-        if covered {
+        if checkpointed.contains(phase.name.as_str()) {
             continue;
         }
         let why = match expected {

@@ -1,3 +1,5 @@
+use std::collections::HashMap;
+
 use crate::diagnostic::{Diagnostic, Severity};
 use crate::graph::EdgeOrigin;
 use crate::rules::{Family, Rule, RuleContext};
@@ -22,28 +24,31 @@ fn check(ctx: &RuleContext<'_>, out: &mut Vec<Diagnostic>) {
         .topology
         .as_ref()
         .map_or(&[][..], |t| t.cycle_invariants.as_slice());
+    // Per cyclic component, the edge that closes its loop: the first edge
+    // inside it that goes back to an earlier-declared phase (one pass over
+    // the edges for all cycles).
+    let graph = ctx.graph;
+    let mut closing: HashMap<usize, EdgeOrigin> = HashMap::new();
+    for (from, to, origin) in graph.edges() {
+        let component = graph.component_of(from);
+        if to <= from && graph.component_of(to) == component {
+            closing.entry(component).or_insert(origin);
+        }
+    }
     for cycle in ctx.graph.cycles() {
-        let names: Vec<&str> = cycle
-            .iter()
-            .map(|&p| contract.phases[p].name.as_str())
-            .collect();
+        let in_cycle = |name: &str| {
+            contract
+                .phase_index(name)
+                .is_some_and(|p| cycle.binary_search(&p).is_ok())
+        };
         let declared = invariants
             .iter()
-            .any(|inv| inv.nodes.iter().any(|n| names.contains(&n.value.as_str())));
+            .any(|inv| inv.nodes.iter().any(|n| in_cycle(&n.value)));
         if declared {
             continue;
         }
-        // Point at the edge that closes the loop: the first edge inside the
-        // cycle that goes back to an earlier-declared phase.
-        let closing = ctx
-            .graph
-            .edges()
-            .filter(|(from, to, _)| {
-                cycle.binary_search(from).is_ok() && cycle.binary_search(to).is_ok()
-            })
-            .find(|(from, to, _)| to <= from);
-        let span = match closing {
-            Some((_, _, EdgeOrigin::Topology(i))) => contract
+        let span = match closing.get(&graph.component_of(cycle[0])) {
+            Some(&EdgeOrigin::Topology(i)) => contract
                 .topology
                 .as_ref()
                 .and_then(|t| t.edges.get(i))
@@ -51,18 +56,30 @@ fn check(ctx: &RuleContext<'_>, out: &mut Vec<Diagnostic>) {
             _ => None,
         }
         .unwrap_or(contract.phases[cycle[0]].name_span);
+        // A cycle through thousands of phases is named by its first few.
+        let mut names: Vec<String> = cycle
+            .iter()
+            .take(SHOWN)
+            .map(|&p| format!("`{}`", contract.phases[p].name))
+            .collect();
+        if cycle.len() > SHOWN {
+            names.push(format!("and {} more phases", cycle.len() - SHOWN));
+        }
         let mut diagnostic = RULE
             .diagnostic(
                 span,
                 format!(
                     "cycle through {} has no cycle_invariants entry: nothing bounds its iterations or says which fields must survive them",
-                    names.iter().map(|n| format!("`{n}`")).collect::<Vec<_>>().join(", ")
+                    names.join(", ")
                 ),
             )
             .with_help("add a graph_topology.cycle_invariants entry listing these nodes, max_iterations and invariant_fields");
-        for &p in cycle {
+        for &p in cycle.iter().take(SHOWN) {
             diagnostic = diagnostic.with_related(contract.phases[p].name_span, "in the cycle");
         }
         out.push(diagnostic);
     }
 }
+
+/// How many of a cycle's phases a finding names and points at.
+const SHOWN: usize = 10;

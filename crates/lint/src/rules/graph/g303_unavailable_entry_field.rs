@@ -1,12 +1,7 @@
 use crate::diagnostic::{Diagnostic, Severity};
 use crate::graph::Presence;
 use crate::rules::{Family, Rule, RuleContext};
-use crate::suggest::closest;
-
-/// Suggestions compare a name with every produced field; past this many
-/// findings in one file the rest go without, so a broken generated contract
-/// cannot make the check quadratic.
-const MAX_SUGGESTIONS: usize = 50;
+use crate::suggest::Suggester;
 
 pub(crate) static RULE: Rule = Rule {
     code: "G303",
@@ -26,7 +21,7 @@ fn check(ctx: &RuleContext<'_>, out: &mut Vec<Diagnostic>) {
     }
     let contract = ctx.contract;
     let graph = ctx.graph;
-    let mut suggestions_left = MAX_SUGGESTIONS;
+    let mut suggester = Suggester::new();
     for (i, phase) in contract.phases.iter().enumerate() {
         // Entry phases read what the caller supplies; unreachable ones are G301's.
         if graph.is_entry(i) || !graph.is_reachable(i) {
@@ -34,29 +29,28 @@ fn check(ctx: &RuleContext<'_>, out: &mut Vec<Diagnostic>) {
         }
         for (field, presence) in phase.entry_required.iter().zip(graph.entry_presence(i)) {
             let name = &field.name.value;
-            if contract
-                .pipeline_inputs
-                .iter()
-                .any(|input| input.value.covers(name))
-            {
+            if ctx.is_pipeline_input(name) {
                 continue;
             }
-            let mut producers = contract
-                .phases
-                .iter()
-                .filter(|p| p.name != phase.name && p.produces(name))
-                .peekable();
+            if *presence == Presence::Always {
+                continue;
+            }
+            let producers: Vec<usize> = ctx
+                .producers(name, 4)
+                .into_iter()
+                .filter(|&p| p != i)
+                .take(3)
+                .collect();
             match presence {
                 Presence::Always => {}
                 Presence::Never => {
                     let mut help = String::from(
                         "produce it in an earlier phase's exit.required, list it in pipeline_inputs, or move it to entry.enrichment",
                     );
-                    if producers.peek().is_none() && suggestions_left > 0 {
-                        suggestions_left -= 1;
-                        if let Some(close) = closest(name.as_str(), produced_names(ctx)) {
-                            help = format!("did you mean `{close}`? otherwise {help}");
-                        }
+                    if producers.is_empty()
+                        && let Some(close) = suggester.closest(name.as_str(), produced_names(ctx))
+                    {
+                        help = format!("did you mean `{close}`? otherwise {help}");
                     }
                     let mut diagnostic = RULE
                         .diagnostic(
@@ -64,7 +58,8 @@ fn check(ctx: &RuleContext<'_>, out: &mut Vec<Diagnostic>) {
                             format!("`{name}` is required on entry to `{}`, but no path before it produces it", phase.name),
                         )
                         .with_help(help);
-                    for producer in producers.take(3) {
+                    for &producer in &producers {
+                        let producer = &contract.phases[producer];
                         diagnostic = diagnostic.with_related(
                             producer.name_span,
                             format!(
@@ -86,11 +81,9 @@ fn check(ctx: &RuleContext<'_>, out: &mut Vec<Diagnostic>) {
                         )
                         .with_help("produce it on every path (exit.required, not exit.optional), stop edges from dropping it, or make it entry.enrichment");
                     diagnostic.severity = Severity::Warning;
-                    for producer in producers.take(3) {
-                        let required = producer
-                            .exit_required
-                            .iter()
-                            .any(|f| f.name.value.covers(name));
+                    for &index in &producers {
+                        let producer = &contract.phases[index];
+                        let required = ctx.requires_on_exit(index, name);
                         let how = if required {
                             format!(
                                 "`{}` produces it, but not on every path here",

@@ -17,13 +17,14 @@ fn check(ctx: &RuleContext<'_>, out: &mut Vec<Diagnostic>) {
         return;
     }
     let contract = ctx.contract;
-    for chain in &contract.chains {
+    for (c, chain) in contract.chains.iter().enumerate() {
         let Some(stops) = super::resolved_stops(contract, chain) else {
             continue;
         };
-        for pair in stops.windows(2) {
+        let routes = ctx.graph.chain_routes(c);
+        for (pair, route) in stops.windows(2).zip(routes) {
             let ((from, from_stop), (to, to_stop)) = (pair[0], pair[1]);
-            if from == to || ctx.graph.reaches(from, to) {
+            if from == to || route.reaches {
                 continue;
             }
             let (Some(from_phase), Some(to_phase)) = (&from_stop.phase, &to_stop.phase) else {

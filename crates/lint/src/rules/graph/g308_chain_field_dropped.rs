@@ -12,6 +12,10 @@ pub(crate) static RULE: Rule = Rule {
     check: Some(check),
 };
 
+/// Findings that name the edges in the way; each costs a search of the
+/// graph, so past this many in a file the rest go without.
+const NAMED_EDGES_FOR: usize = 50;
+
 fn check(ctx: &RuleContext<'_>, out: &mut Vec<Diagnostic>) {
     // A schema error in graph_topology changed the edges: stay silent.
     if !ctx.contract.topology_complete() {
@@ -24,29 +28,24 @@ fn check(ctx: &RuleContext<'_>, out: &mut Vec<Diagnostic>) {
     if !ctx.graph.from_topology() {
         return;
     }
-    for chain in &contract.chains {
+    let mut searches_left = NAMED_EDGES_FOR;
+    for (c, chain) in contract.chains.iter().enumerate() {
         let Some(stops) = super::resolved_stops(contract, chain) else {
             continue;
         };
-        for pair in stops.windows(2) {
+        let routes = ctx.graph.chain_routes(c);
+        for (pair, route) in stops.windows(2).zip(routes) {
             let ((from, from_stop), (to, _)) = (pair[0], pair[1]);
             let Some(field) = &from_stop.field else { break };
             if from == to {
                 continue;
             }
-            if !ctx.graph.reaches(from, to) {
+            if !route.reaches {
                 break; // G307's finding.
             }
-            let passes = |origin: EdgeOrigin| match origin {
-                EdgeOrigin::Sequence => true,
-                EdgeOrigin::Topology(i) => {
-                    topology.edges.get(i).is_none_or(|e| e.passes(&field.value))
-                }
-            };
-            if ctx.graph.reaches_by(from, to, passes) {
+            if route.passes {
                 continue;
             }
-            let reachable = ctx.graph.reachable_from(from, |_| true);
             let anchor = chain.chain_id.as_ref().map_or(field.span, |c| c.span);
             let mut diagnostic = RULE
                 .diagnostic(
@@ -60,19 +59,29 @@ fn check(ctx: &RuleContext<'_>, out: &mut Vec<Diagnostic>) {
                     ),
                 )
                 .with_help("add the field to the `preserves` list (or remove it from `drops`) of the edges on the way");
-            // Name the edges on the way that stop it: edges between phases
-            // the source reaches, that do not pass the field.
-            let blocking = ctx.graph.edges().filter_map(|(a, _, origin)| match origin {
-                EdgeOrigin::Topology(i)
-                    if (a == from || reachable.contains(a)) && !passes(origin) =>
-                {
-                    topology.edges.get(i)
+            if searches_left > 0 {
+                searches_left -= 1;
+                // Name the edges on the way that stop it: edges between
+                // phases the source reaches, that do not pass the field.
+                let passes = |origin: EdgeOrigin| match origin {
+                    EdgeOrigin::Sequence => true,
+                    EdgeOrigin::Topology(i) => {
+                        topology.edges.get(i).is_none_or(|e| e.passes(&field.value))
+                    }
+                };
+                let reachable = ctx.graph.reachable_from(from, |_| true);
+                let blocking = ctx.graph.edges().filter_map(|(a, _, origin)| match origin {
+                    EdgeOrigin::Topology(i)
+                        if (a == from || reachable.contains(a)) && !passes(origin) =>
+                    {
+                        topology.edges.get(i)
+                    }
+                    _ => None,
+                });
+                for edge in blocking.take(4) {
+                    diagnostic =
+                        diagnostic.with_related(edge.span, "this edge does not pass the field");
                 }
-                _ => None,
-            });
-            for edge in blocking.take(4) {
-                diagnostic =
-                    diagnostic.with_related(edge.span, "this edge does not pass the field");
             }
             out.push(diagnostic);
             break;

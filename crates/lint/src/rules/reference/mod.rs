@@ -14,7 +14,10 @@ pub(crate) mod r110_source_phase_does_not_produce;
 use crate::diagnostic::{Applicability, Diagnostic, Fix};
 use crate::model::{Contract, Spanned};
 use crate::rules::Rule;
-use crate::suggest::closest;
+use crate::suggest::Suggester;
+
+/// How many declared phases a help line lists when none is close.
+const PHASES_LISTED: usize = 10;
 
 /// "`x` is not a declared phase", with a did-you-mean fix when one is close.
 fn unknown_phase(
@@ -22,12 +25,13 @@ fn unknown_phase(
     contract: &Contract,
     name: &Spanned<String>,
     what: &str,
+    suggester: &mut Suggester,
 ) -> Diagnostic {
     let diagnostic = rule.diagnostic(
         name.span,
         format!("{what} `{}` is not a declared phase", name.value),
     );
-    match closest(&name.value, contract.phase_names()) {
+    match suggester.closest(&name.value, contract.phase_names()) {
         Some(suggestion) => diagnostic
             .with_help(format!("did you mean `{suggestion}`?"))
             .with_fix(Fix::replace(
@@ -36,10 +40,19 @@ fn unknown_phase(
                 name.span,
                 suggestion,
             )),
-        None => diagnostic.with_help(format!(
-            "declared phases: {}",
-            contract.phase_names().collect::<Vec<_>>().join(", ")
-        )),
+        None => {
+            let mut listed: Vec<&str> = contract.phase_names().take(PHASES_LISTED).collect();
+            let more = contract.phases.len().saturating_sub(PHASES_LISTED);
+            let more = if more > 0 {
+                format!(" and {more} more")
+            } else {
+                String::new()
+            };
+            if listed.is_empty() {
+                listed.push("(none)");
+            }
+            diagnostic.with_help(format!("declared phases: {}{more}", listed.join(", ")))
+        }
     }
 }
 

@@ -12,6 +12,7 @@ pub(crate) static RULE: Rule = Rule {
 };
 
 fn check(ctx: &RuleContext<'_>, out: &mut Vec<Diagnostic>) {
+    let mut suggester = crate::suggest::Suggester::new();
     for spec in &ctx.contract.checkpoints {
         if let Some(phase) = &spec.phase
             && ctx.contract.is_unknown_phase(&phase.value)
@@ -21,6 +22,7 @@ fn check(ctx: &RuleContext<'_>, out: &mut Vec<Diagnostic>) {
                 ctx.contract,
                 phase,
                 "checkpoint phase",
+                &mut suggester,
             ));
         }
     }

@@ -1,6 +1,6 @@
 use crate::diagnostic::{Diagnostic, Severity};
 use crate::rules::{Family, Rule, RuleContext};
-use crate::suggest::closest;
+use crate::suggest::Suggester;
 
 pub(crate) static RULE: Rule = Rule {
     code: "R102",
@@ -13,18 +13,18 @@ pub(crate) static RULE: Rule = Rule {
 };
 
 fn check(ctx: &RuleContext<'_>, out: &mut Vec<Diagnostic>) {
+    let mut suggester = Suggester::new();
     for spec in &ctx.contract.checkpoints {
-        let Some(phase) = spec
-            .phase
-            .as_ref()
-            .and_then(|p| ctx.contract.phase(&p.value))
-            .filter(|p| p.complete)
-        else {
+        let Some((index, phase)) = spec.phase.as_ref().and_then(|p| {
+            let index = ctx.contract.phase_index(&p.value)?;
+            let phase = &ctx.contract.phases[index];
+            phase.complete.then_some((index, phase))
+        }) else {
             continue;
         };
         for check in &spec.on_resume.staleness_checks {
             let Some(field) = &check.field else { continue };
-            if phase.produces(&field.value) {
+            if ctx.produces(index, &field.value) {
                 continue;
             }
             let diagnostic = RULE.diagnostic(
@@ -35,7 +35,7 @@ fn check(ctx: &RuleContext<'_>, out: &mut Vec<Diagnostic>) {
                 ),
             );
             let exits = phase.exit_fields().map(|f| f.name.value.as_str());
-            out.push(match closest(field.value.as_str(), exits) {
+            out.push(match suggester.closest(field.value.as_str(), exits) {
                 Some(name) => diagnostic.with_help(format!("did you mean `{name}`?")),
                 None => diagnostic.with_help(format!(
                     "declare `{}` under `phases.{}.exit` or watch a field the phase produces",

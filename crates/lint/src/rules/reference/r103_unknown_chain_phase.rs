@@ -12,6 +12,7 @@ pub(crate) static RULE: Rule = Rule {
 };
 
 fn check(ctx: &RuleContext<'_>, out: &mut Vec<Diagnostic>) {
+    let mut suggester = crate::suggest::Suggester::new();
     for chain in &ctx.contract.chains {
         for stop in chain.stops() {
             if let Some(phase) = &stop.phase
@@ -22,6 +23,7 @@ fn check(ctx: &RuleContext<'_>, out: &mut Vec<Diagnostic>) {
                     ctx.contract,
                     phase,
                     "chain phase",
+                    &mut suggester,
                 ));
             }
         }

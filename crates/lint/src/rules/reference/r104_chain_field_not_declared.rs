@@ -2,7 +2,7 @@ use crate::diagnostic::{Diagnostic, Severity};
 use crate::field_path::FieldPath;
 use crate::model::{Endpoint, Field, Phase, Spanned};
 use crate::rules::{Family, Rule, RuleContext};
-use crate::suggest::closest;
+use crate::suggest::Suggester;
 
 pub(crate) static RULE: Rule = Rule {
     code: "R104",
@@ -21,6 +21,7 @@ enum Side {
 }
 
 fn check(ctx: &RuleContext<'_>, out: &mut Vec<Diagnostic>) {
+    let mut suggester = Suggester::new();
     for chain in &ctx.contract.chains {
         let id = chain
             .chain_id
@@ -39,12 +40,21 @@ fn check(ctx: &RuleContext<'_>, out: &mut Vec<Diagnostic>) {
             else {
                 continue;
             };
-            let Some(phase) = ctx.contract.phase(&phase.value).filter(|p| p.complete) else {
+            let Some(index) = ctx.contract.phase_index(&phase.value) else {
                 continue;
             };
-            if let Some(diagnostic) = undeclared(id, phase, field, side) {
-                out.push(diagnostic);
+            let phase = &ctx.contract.phases[index];
+            if !phase.complete {
+                continue;
             }
+            let declared = match side {
+                Side::Exit => ctx.produces(index, &field.value),
+                Side::Entry => ctx.declares(index, &field.value),
+            };
+            if declared {
+                continue;
+            }
+            out.push(undeclared(id, phase, field, side, &mut suggester));
         }
     }
 }
@@ -54,7 +64,8 @@ fn undeclared(
     phase: &Phase,
     field: &Spanned<FieldPath>,
     side: Side,
-) -> Option<Diagnostic> {
+    suggester: &mut Suggester,
+) -> Diagnostic {
     let (declared, message, place): (Vec<&Field>, _, _) = match side {
         Side::Exit => (
             phase.exit_fields().collect(),
@@ -76,10 +87,7 @@ fn undeclared(
             ),
         ),
     };
-    if declared.iter().any(|f| f.name.value.covers(&field.value)) {
-        return None;
-    }
-    let help = match closest(
+    let help = match suggester.closest(
         field.value.as_str(),
         declared.iter().map(|f| f.name.value.as_str()),
     ) {
@@ -89,5 +97,5 @@ fn undeclared(
         ),
         None => format!("add `{}` to {place}", field.value),
     };
-    Some(RULE.diagnostic(field.span, message).with_help(help))
+    RULE.diagnostic(field.span, message).with_help(help)
 }

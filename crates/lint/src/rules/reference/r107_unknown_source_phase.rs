@@ -12,6 +12,7 @@ pub(crate) static RULE: Rule = Rule {
 };
 
 fn check(ctx: &RuleContext<'_>, out: &mut Vec<Diagnostic>) {
+    let mut suggester = crate::suggest::Suggester::new();
     for phase in &ctx.contract.phases {
         for field in phase.all_fields() {
             if let Some(source) = &field.source_phase
@@ -22,6 +23,7 @@ fn check(ctx: &RuleContext<'_>, out: &mut Vec<Diagnostic>) {
                     ctx.contract,
                     source,
                     "source_phase",
+                    &mut suggester,
                 ));
             }
         }

@@ -1,6 +1,9 @@
+use std::collections::HashSet;
+
 use crate::diagnostic::{Diagnostic, Severity};
 use crate::model::Spanned;
 use crate::rules::{Family, Rule, RuleContext};
+use crate::suggest::Suggester;
 
 pub(crate) static RULE: Rule = Rule {
     code: "R108",
@@ -20,6 +23,7 @@ fn check(ctx: &RuleContext<'_>, out: &mut Vec<Diagnostic>) {
     if !contract.phases_known {
         return;
     }
+    let mut suggester = Suggester::new();
     for node in &topology.nodes {
         if contract.phase(&node.id.value).is_none() {
             out.push(super::unknown_phase(
@@ -27,15 +31,22 @@ fn check(ctx: &RuleContext<'_>, out: &mut Vec<Diagnostic>) {
                 contract,
                 &node.id,
                 "graph node",
+                &mut suggester,
             ));
         }
     }
     // A reference to a declared node that lacks a phase was reported at the
     // node; reporting each reference again would only repeat it.
-    let is_node = |name: &str| topology.nodes.iter().any(|n| n.id.value == name);
+    let nodes: HashSet<&str> = topology.nodes.iter().map(|n| n.id.value.as_str()).collect();
     let mut reference = |name: &Spanned<String>, what: &str| {
-        if contract.phase(&name.value).is_none() && !is_node(&name.value) {
-            out.push(super::unknown_phase(&RULE, contract, name, what));
+        if contract.phase(&name.value).is_none() && !nodes.contains(name.value.as_str()) {
+            out.push(super::unknown_phase(
+                &RULE,
+                contract,
+                name,
+                what,
+                &mut suggester,
+            ));
         }
     };
     for edge in &topology.edges {

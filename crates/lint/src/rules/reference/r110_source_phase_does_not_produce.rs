@@ -17,10 +17,14 @@ fn check(ctx: &RuleContext<'_>, out: &mut Vec<Diagnostic>) {
             let Some(source) = &field.source_phase else {
                 continue;
             };
-            let Some(producer) = ctx.contract.phase(&source.value).filter(|p| p.complete) else {
+            let Some(index) = ctx.contract.phase_index(&source.value) else {
                 continue;
             };
-            if !producer.produces(&field.name.value) {
+            let producer = &ctx.contract.phases[index];
+            if !producer.complete {
+                continue;
+            }
+            if !ctx.produces(index, &field.name.value) {
                 out.push(
                     RULE.diagnostic(
                         source.span,
