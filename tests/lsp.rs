@@ -913,6 +913,30 @@ fn a_cycle_of_thousands_of_phases_is_analyzed_within_bounded_memory() {
 }
 
 #[test]
+fn code_actions_for_a_whole_file_of_findings_are_capped() {
+    // 2,000 unknown keys on one line: a request over the whole text once
+    // built an action per finding (and for 64,000 findings, a response the
+    // server could not pass on).
+    let mut lsp = Lsp::start();
+    lsp.initialize(&[]);
+    let uri = "file:///tmp/many-findings.contract.yaml";
+    let keys: Vec<String> = (0..2_000).map(|i| format!("k{i}: 1")).collect();
+    let text = format!(
+        "{{schema_version: '1', pipeline_id: p, phases: {{a: {{}}}}, {}}}\n",
+        keys.join(", ")
+    );
+    lsp.open(uri, &text);
+    assert_eq!(lsp.diagnostics(uri, 1).len(), 2_000);
+    let whole = json!({"start": {"line": 0, "character": 0}, "end": {"line": 1, "character": 0}});
+    let actions = lsp.request(
+        "textDocument/codeAction",
+        json!({"textDocument": {"uri": uri}, "range": whole, "context": {"diagnostics": []}}),
+    );
+    assert_eq!(actions.as_array().unwrap().len(), 500);
+    lsp.shutdown_and_exit();
+}
+
+#[test]
 fn a_client_without_dynamic_registration_is_sent_no_request() {
     // The raw client below answers nothing; a registration request would
     // otherwise be left pending.

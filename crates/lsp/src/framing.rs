@@ -30,10 +30,11 @@ fn frame(body: &[u8]) -> Vec<u8> {
 }
 
 /// Reads the next frame's body. `Ok(None)` at end of input. A frame without
-/// a usable length, or with one over `MAX_BODY`, is skipped: its body is
+/// a usable length, or with one over `max_body`, is skipped: its body is
 /// read as lines like any other non-header text until the next header.
 async fn read_frame(
     reader: &mut (impl AsyncBufReadExt + Unpin),
+    max_body: usize,
 ) -> std::io::Result<Option<Vec<u8>>> {
     loop {
         let mut content_length = None;
@@ -65,7 +66,7 @@ async fn read_frame(
                     .trim()
                     .parse::<usize>()
                     .ok()
-                    .filter(|&length| length <= MAX_BODY);
+                    .filter(|&length| length <= max_body);
             }
         }
         let Some(length) = content_length else {
@@ -120,7 +121,7 @@ pub async fn guard_input(
     to_client: UnboundedSender<Vec<u8>>,
 ) -> std::io::Result<()> {
     let mut reader = BufReader::new(input);
-    while let Some(body) = read_frame(&mut reader).await? {
+    while let Some(body) = read_frame(&mut reader, MAX_BODY).await? {
         match malformed(&body) {
             None => {
                 to_server.write_all(&frame(&body)).await?;
@@ -140,7 +141,8 @@ pub async fn forward_output(
     to_client: UnboundedSender<Vec<u8>>,
 ) -> std::io::Result<()> {
     let mut reader = BufReader::new(from_server);
-    while let Some(body) = read_frame(&mut reader).await? {
+    // The server's own answers are passed on whatever their size.
+    while let Some(body) = read_frame(&mut reader, usize::MAX).await? {
         if to_client.send(frame(&body)).is_err() {
             break;
         }

@@ -16,6 +16,11 @@ fn overlaps(a: Range, b: Range) -> bool {
     a.start <= b.end && b.start <= a.end
 }
 
+/// The most actions one request is answered with. Editors ask for the
+/// actions at the cursor or a selection; a request for a whole file of
+/// findings would otherwise be answered with a response of many megabytes.
+const MAX_ACTIONS: usize = 500;
+
 pub fn code_actions(
     analyzed: &Analyzed,
     positions: &Positions<'_>,
@@ -27,6 +32,9 @@ pub fn code_actions(
     let mut suppressions = SuppressionEdits::new(&analysis.source, &analysis.line_index);
     let mut actions = Vec::new();
     for (d, lsp) in analysis.diagnostics.iter().zip(lsp_diagnostics) {
+        if actions.len() >= MAX_ACTIONS {
+            break;
+        }
         if !overlaps(lsp.range, range) {
             continue;
         }
