@@ -9,6 +9,7 @@ use std::fmt::Write;
 use std::path::{Path, PathBuf};
 
 use phaselint_lint::config::Settings;
+use phaselint_lint::diagnostic::Severity;
 use phaselint_lint::line_index::ColumnUnit;
 use phaselint_lint::rules::RULES;
 use phaselint_lint::{Analysis, analyze, analyze_bytes};
@@ -19,7 +20,7 @@ fn repo() -> PathBuf {
 
 fn lint_file(path: &Path) -> Analysis {
     let bytes = std::fs::read(path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
-    analyze_bytes(&bytes, &Settings::default())
+    analyze_bytes(&bytes, &Settings::all_rules())
 }
 
 /// One line per finding: `line:col-line:col CODE severity message`, then its
@@ -150,6 +151,15 @@ fn every_rule_page_example_fails_and_its_fix_passes() {
             rule.code,
             rule.name
         );
+        // Until the header is generated from the declaration, it must agree with it.
+        let header = rule.doc.lines().nth(2).unwrap_or_default();
+        assert!(
+            header.contains(&format!("· Fix: {}", rule.fix.as_str()))
+                && header.contains(&format!("**{}**", rule.default_severity.as_str()))
+                && header.contains("**Off by default**") != rule.default_enabled,
+            "rules/{}.md: header `{header}` disagrees with the rule's declaration",
+            rule.code
+        );
         for heading in [
             "## What it checks",
             "## Why",
@@ -165,7 +175,7 @@ fn every_rule_page_example_fails_and_its_fix_passes() {
         }
         let failing = yaml_block(rule.doc, "## Example that fails")
             .unwrap_or_else(|| panic!("rules/{}.md has no failing example", rule.code));
-        let analysis = analyze(failing, &Settings::default());
+        let analysis = analyze(failing, &Settings::all_rules());
         assert!(
             codes(&analysis).contains(&rule.code),
             "rules/{}.md: the failing example does not trigger it:\n{}",
@@ -174,7 +184,7 @@ fn every_rule_page_example_fails_and_its_fix_passes() {
         );
         let fixed = yaml_block(rule.doc, "## Fix")
             .unwrap_or_else(|| panic!("rules/{}.md has no fixed example", rule.code));
-        let analysis = analyze(fixed, &Settings::default());
+        let analysis = analyze(fixed, &Settings::all_rules());
         assert!(
             !codes(&analysis).contains(&rule.code),
             "rules/{}.md: the fixed example still triggers it:\n{}",
@@ -231,7 +241,7 @@ phases:
   publish: {}
 # phaselint: disable=C204
 ";
-    let analysis = analyze(source, &Settings::default());
+    let analysis = analyze(source, &Settings::all_rules());
     insta::assert_snapshot!(describe(&analysis), @r#"
     10:32-10:40 G304 info `unused_c` is produced by `review` but no later phase reads it
         help: read it in a later phase's entry, name it in a propagation chain, or remove it from exit
@@ -241,7 +251,7 @@ phases:
     "#);
 
     let file_level = format!("# phaselint: disable-file=G304,R101\n{source}");
-    let analysis = analyze(&file_level, &Settings::default());
+    let analysis = analyze(&file_level, &Settings::all_rules());
     let found = codes(&analysis);
     assert!(!found.contains(&"G304"), "{}", describe(&analysis));
     let unused: Vec<&str> = analysis
@@ -294,6 +304,51 @@ fn empty_and_non_mapping_documents_are_reported() {
             describe(&analysis)
         );
     }
+}
+
+#[test]
+fn contextcore_dialect_makes_non_canonical_case_an_error() {
+    // ContextCore rejects `BLOCKING`: under its dialect the file must not pass.
+    let source = "\
+schema_version: '1'
+pipeline_id: p
+phases:
+  run: { exit: { required: [{ name: x, severity: BLOCKING }] } }
+";
+    let level = |settings: &Settings| {
+        analyze(source, settings)
+            .diagnostics
+            .iter()
+            .filter(|d| d.code == "S002")
+            .map(|d| d.severity)
+            .collect::<Vec<_>>()
+    };
+    assert_eq!(level(&Settings::default()), [Severity::Warning]);
+    let mut contextcore = Settings::default();
+    contextcore.dialect = phaselint_lint::config::Dialect::Contextcore;
+    assert_eq!(level(&contextcore), [Severity::Error]);
+}
+
+#[test]
+fn a_placeholder_phase_body_gives_its_schema_error_only() {
+    // The skeleton's phase bodies are placeholders: E003 says so, and the
+    // chains naming their fields are not also R104/R110 findings.
+    let source = "\
+schema_version: '1'
+pipeline_id: p
+phases:
+  design:
+    todo: fill in entry and exit
+  build:
+    entry: { required: [{ name: spec, source_phase: design }] }
+    exit: { required: [{ name: artifact }] }
+propagation_chains:
+  - chain_id: spec_to_build
+    source: { phase: design, field: spec }
+    destination: { phase: build, field: spec }
+";
+    let analysis = analyze(source, &Settings::default());
+    assert_eq!(codes(&analysis), ["E003"], "{}", describe(&analysis));
 }
 
 #[test]

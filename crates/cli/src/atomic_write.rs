@@ -5,25 +5,42 @@
 use std::io::{self, Write};
 use std::path::Path;
 
+/// Refuses a target that exists and is not a regular file, or is a link;
+/// the permissions of one that is, to keep.
+fn check_target(path: &Path) -> io::Result<Option<std::fs::Permissions>> {
+    match std::fs::symlink_metadata(path) {
+        Ok(metadata) if metadata.file_type().is_symlink() => Err(io::Error::other(
+            "it is a symbolic link; phaselint writes only regular files and never through a link",
+        )),
+        Ok(metadata) if !metadata.is_file() => Err(io::Error::other(format!(
+            "it is {}, not a regular file; phaselint writes only regular files",
+            phaselint_lint::input::describe_file_type(metadata.file_type())
+        ))),
+        Ok(metadata) => Ok(Some(metadata.permissions())),
+        Err(e) if e.kind() == io::ErrorKind::NotFound => Ok(None),
+        Err(e) => Err(e),
+    }
+}
+
+/// Opens a report's output file (`--output-file`) for writing, with the
+/// same rule: a regular file or nothing, never through a link (the open
+/// itself refuses one that appears in between).
+pub fn create_output(path: &Path) -> io::Result<std::fs::File> {
+    check_target(path)?;
+    let mut options = std::fs::OpenOptions::new();
+    options.write(true).create(true).truncate(true);
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::OpenOptionsExt;
+        options.custom_flags(rustix::fs::OFlags::NOFOLLOW.bits() as i32);
+    }
+    options.open(path)
+}
+
 /// Writes a temporary file beside `path`, syncs it, and renames it into
 /// place. An existing file keeps its permissions.
 pub fn write_atomically(path: &Path, bytes: &[u8]) -> io::Result<()> {
-    let permissions = match std::fs::symlink_metadata(path) {
-        Ok(metadata) if metadata.file_type().is_symlink() => {
-            return Err(io::Error::other(
-                "it is a symbolic link; phaselint writes only regular files and never through a link",
-            ));
-        }
-        Ok(metadata) if !metadata.is_file() => {
-            return Err(io::Error::other(format!(
-                "it is {}, not a regular file; phaselint writes only regular files",
-                phaselint_lint::input::describe_file_type(metadata.file_type())
-            )));
-        }
-        Ok(metadata) => Some(metadata.permissions()),
-        Err(e) if e.kind() == io::ErrorKind::NotFound => None,
-        Err(e) => return Err(e),
-    };
+    let permissions = check_target(path)?;
     let dir = path
         .parent()
         .filter(|p| !p.as_os_str().is_empty())

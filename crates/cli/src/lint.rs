@@ -9,13 +9,13 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 
 use phaselint_lint::config::{Config, Overrides};
 use phaselint_lint::diagnostic::Severity;
-use phaselint_lint::fix::apply_safe_fixes;
+use phaselint_lint::fix::{self, FixMode};
 use phaselint_lint::input::{self, Bound};
 use phaselint_lint::{Analysis, analyze_bytes, analyze_file};
 
 use crate::atomic_write::write_atomically;
 use crate::output::{self, Report};
-use crate::{Format, LintArgs, exit};
+use crate::{ColorChoice, LintArgs, exit};
 
 /// One file to lint and where its bytes come from.
 struct Target {
@@ -51,19 +51,38 @@ pub fn run(args: &LintArgs) -> u8 {
             Err(error) => return usage_error(&error.to_string()),
         }
     }
-
-    if args.fix && stdin_bytes.is_some() {
-        return usage_error("--fix rewrites files and cannot be used with standard input");
+    let mode = if args.unsafe_fixes {
+        FixMode::Unsafe
+    } else {
+        FixMode::Safe
+    };
+    if args.fix && !args.diff && stdin_bytes.is_some() {
+        return usage_error(
+            "--fix rewrites files and cannot be used with standard input; use --diff",
+        );
     }
-    let mut results = lint_all(&targets, stdin_bytes.as_deref());
+    let keep_models = args.fix || args.diff;
+    let mut results = lint_all(&targets, stdin_bytes.as_deref(), keep_models);
+    if args.diff {
+        return print_diff(args, &targets, &results, mode);
+    }
     if args.fix {
-        match fix_all(&targets, &mut results) {
-            Ok((fixes, files)) if fixes > 0 => eprintln!(
-                "phaselint: fixed {fixes} finding{} in {files} file{}",
-                if fixes == 1 { "" } else { "s" },
-                if files == 1 { "" } else { "s" }
-            ),
-            Ok(_) => {}
+        match fix_all(&targets, &mut results, mode) {
+            Ok(done) => {
+                if done.fixes > 0 && !args.quiet {
+                    eprintln!(
+                        "phaselint: fixed {} in {}",
+                        plural(done.fixes, "finding", "findings"),
+                        plural(done.files, "file", "files")
+                    );
+                }
+                for (path, id) in done.changed_digests {
+                    eprintln!(
+                        "phaselint: warning: the fixes changed checkpoint `{id}` in {}: approvals bound to its old target digest no longer hold (run `phaselint approve` again)",
+                        path.display()
+                    );
+                }
+            }
             Err(message) => return usage_error(&message),
         }
     }
@@ -78,7 +97,7 @@ pub fn run(args: &LintArgs) -> u8 {
                 );
                 unreadable += 1;
             }
-            Ok((analysis, other_kind)) => {
+            Ok((mut analysis, other_kind)) => {
                 if target.walked && other_kind {
                     if args.verbose {
                         eprintln!(
@@ -88,6 +107,7 @@ pub fn run(args: &LintArgs) -> u8 {
                     }
                     continue;
                 }
+                analysis.keep_only_findings();
                 linted.push(Linted {
                     path: target.path.clone(),
                     analysis,
@@ -97,16 +117,33 @@ pub fn run(args: &LintArgs) -> u8 {
     }
     linted.sort_by(|a, b| a.path.cmp(&b.path));
 
-    let format = args.format.unwrap_or(if std::io::stdout().is_terminal() {
-        Format::Full
-    } else {
-        Format::Concise
-    });
     let report = Report::new(&linted, unreadable);
-    let printed = if args.statistics {
-        output::statistics(&report, format)
-    } else {
-        output::render(&report, format)
+    let style = output::Style {
+        color: match args.color {
+            ColorChoice::Always => true,
+            ColorChoice::Never => false,
+            // Never into a file, whatever stdout is.
+            ColorChoice::Auto => {
+                args.output_file.is_none()
+                    && std::io::stdout().is_terminal()
+                    && std::env::var_os("NO_COLOR").is_none_or(|v| v.is_empty())
+            }
+        },
+        summary: !args.quiet,
+    };
+    let printed = match &args.output_file {
+        Some(path) => crate::atomic_write::create_output(path)
+            .map_err(|e| {
+                std::io::Error::new(e.kind(), format!("cannot write {}: {e}", path.display()))
+            })
+            .and_then(|file| output::write(&report, args.format, args.statistics, style, file)),
+        None => output::write(
+            &report,
+            args.format,
+            args.statistics,
+            style,
+            std::io::stdout().lock(),
+        ),
     };
     if let Err(e) = printed
         && e.kind() != std::io::ErrorKind::BrokenPipe
@@ -117,6 +154,9 @@ pub fn run(args: &LintArgs) -> u8 {
 
     if unreadable > 0 {
         return exit::NO_VERDICT;
+    }
+    if args.exit_zero {
+        return exit::SUCCESS;
     }
     let count = |severity| {
         report
@@ -131,10 +171,95 @@ pub fn run(args: &LintArgs) -> u8 {
     if let Some(max) = args.max_warnings
         && warnings > max
     {
-        eprintln!("phaselint: {warnings} warnings exceed --max-warnings {max}");
+        eprintln!(
+            "phaselint: {} exceed{} --max-warnings {max}",
+            plural(warnings, "warning", "warnings"),
+            if warnings == 1 { "s" } else { "" }
+        );
         return exit::FINDINGS;
     }
     exit::SUCCESS
+}
+
+/// `1 file`, `2 files`.
+pub fn plural(count: usize, one: &str, many: &str) -> String {
+    format!("{count} {}", if count == 1 { one } else { many })
+}
+
+/// `--diff`: what the fixes would change, as a unified diff per file; exit
+/// 1 when there is something to fix, and nothing is written.
+fn print_diff(
+    args: &LintArgs,
+    targets: &[Target],
+    results: &[Result<(Analysis, bool), String>],
+    mode: FixMode,
+) -> u8 {
+    let mut out = String::new();
+    let (mut fixes, mut files, mut unreadable) = (0, 0, 0);
+    for (target, result) in targets.iter().zip(results) {
+        let analysis = match result {
+            Ok((analysis, other_kind)) if !(target.walked && *other_kind) => analysis,
+            Ok(_) => continue,
+            Err(message) => {
+                eprintln!(
+                    "phaselint: error: cannot read {}: {message}",
+                    target.path.display()
+                );
+                unreadable += 1;
+                continue;
+            }
+        };
+        let settings = target.config.settings_for(&absolute(&target.path));
+        let Some(fixed) = fix::fix(analysis, &settings, mode) else {
+            continue;
+        };
+        let name = target.path.display().to_string();
+        let diff = similar::TextDiff::from_lines(analysis.source.as_str(), fixed.text.as_str());
+        out.push_str(
+            &diff
+                .unified_diff()
+                .context_radius(3)
+                .header(&name, &name)
+                .to_string(),
+        );
+        fixes += fixed.applied;
+        files += 1;
+        for id in fixed.changed_digests {
+            eprintln!(
+                "phaselint: warning: these fixes would change checkpoint `{id}` in {name}: approvals bound to its old target digest would no longer hold"
+            );
+        }
+    }
+    let written = match &args.output_file {
+        Some(path) => crate::atomic_write::create_output(path)
+            .and_then(|mut file| std::io::Write::write_all(&mut file, out.as_bytes())),
+        None => std::io::Write::write_all(&mut std::io::stdout().lock(), out.as_bytes()),
+    };
+    if let Err(e) = written
+        && e.kind() != std::io::ErrorKind::BrokenPipe
+    {
+        eprintln!("phaselint: error: cannot write output: {e}");
+        return exit::NO_VERDICT;
+    }
+    if !args.quiet {
+        let unsafe_note = if mode == FixMode::Safe {
+            " (add --unsafe-fixes for the did-you-mean fixes)"
+        } else {
+            ""
+        };
+        eprintln!(
+            "phaselint: would fix {} in {}{unsafe_note}",
+            plural(fixes, "finding", "findings"),
+            plural(files, "file", "files")
+        );
+    }
+    if unreadable > 0 {
+        exit::NO_VERDICT
+    } else if fixes > 0 {
+        exit::FINDINGS
+    } else {
+        exit::SUCCESS
+    }
 }
 
 fn usage_error(message: &str) -> u8 {
@@ -237,6 +362,7 @@ fn collect(args: &LintArgs, configs: &mut ConfigCache) -> Result<Vec<Target>, St
                 config,
             });
         } else if path.is_dir() {
+            let before = targets.len();
             let walker = ignore::WalkBuilder::new(&path)
                 .require_git(false)
                 .sort_by_file_path(|a, b| a.cmp(b))
@@ -262,6 +388,12 @@ fn collect(args: &LintArgs, configs: &mut ConfigCache) -> Result<Vec<Target>, St
                     });
                 }
             }
+            if targets.len() == before {
+                eprintln!(
+                    "phaselint: warning: no contract files found under {}; phaselint lints `*.contract.yaml` by default, see `include`",
+                    path.display()
+                );
+            }
         } else {
             // Named files are linted whatever their name; a missing one is
             // reported as unreadable when its turn comes.
@@ -277,34 +409,60 @@ fn collect(args: &LintArgs, configs: &mut ConfigCache) -> Result<Vec<Target>, St
     Ok(targets)
 }
 
-/// Applies each file's safe fixes, writes it back atomically, and replaces
-/// its analysis with that of the fixed text. Returns (fixes, files).
+/// What `--fix` did.
+struct FixedFiles {
+    fixes: usize,
+    files: usize,
+    /// Files and checkpoints whose target digest the fixes changed.
+    changed_digests: Vec<(PathBuf, String)>,
+}
+
+/// Applies each file's fixes, writes it back atomically, and replaces its
+/// analysis with that of the fixed text.
 fn fix_all(
     targets: &[Target],
     results: &mut [Result<(Analysis, bool), String>],
-) -> Result<(usize, usize), String> {
-    let (mut fixes, mut files) = (0, 0);
+    mode: FixMode,
+) -> Result<FixedFiles, String> {
+    let mut done = FixedFiles {
+        fixes: 0,
+        files: 0,
+        changed_digests: Vec::new(),
+    };
     for (target, result) in targets.iter().zip(results.iter_mut()) {
-        let Ok((analysis, _)) = result else { continue };
-        let Some((text, applied)) = apply_safe_fixes(&analysis.source, &analysis.diagnostics)
-        else {
+        let Ok((analysis, other_kind)) = result else {
             continue;
         };
-        write_atomically(&target.path, text.as_bytes())
-            .map_err(|e| format!("cannot write the fixes to {}: {e}", target.path.display()))?;
+        // A walked file of another contract kind is skipped, not changed.
+        if target.walked && *other_kind {
+            continue;
+        }
         let settings = target.config.settings_for(&absolute(&target.path));
-        *result = Ok(checked(analyze_bytes(text.as_bytes(), &settings)));
-        fixes += applied;
-        files += 1;
+        let Some(fixed) = fix::fix(analysis, &settings, mode) else {
+            continue;
+        };
+        write_atomically(&target.path, fixed.text.as_bytes())
+            .map_err(|e| format!("cannot write the fixes to {}: {e}", target.path.display()))?;
+        done.fixes += fixed.applied;
+        done.files += 1;
+        done.changed_digests.extend(
+            fixed
+                .changed_digests
+                .into_iter()
+                .map(|id| (target.path.clone(), id)),
+        );
+        *result = Ok(checked(fixed.analysis, true));
     }
-    Ok((fixes, files))
+    Ok(done)
 }
 
-/// An analysis reduced to its findings, with whether the file is another
-/// kind of contract.
-fn checked(mut analysis: Analysis) -> (Analysis, bool) {
+/// An analysis with whether the file is another kind of contract; reduced
+/// to its findings unless `keep_model` (a fix needs the text and model).
+fn checked(mut analysis: Analysis, keep_model: bool) -> (Analysis, bool) {
     let other_kind = !analysis.is_context_contract() && !analysis.is_unreadable();
-    analysis.keep_only_findings();
+    if !keep_model {
+        analysis.keep_only_findings();
+    }
     (analysis, other_kind)
 }
 
@@ -312,7 +470,11 @@ fn checked(mut analysis: Analysis) -> (Analysis, bool) {
 /// Each result carries whether the file is another kind of contract (its
 /// root has none of the context-contract keys), decided before the model is
 /// dropped.
-fn lint_all(targets: &[Target], stdin: Option<&[u8]>) -> Vec<Result<(Analysis, bool), String>> {
+fn lint_all(
+    targets: &[Target],
+    stdin: Option<&[u8]>,
+    keep_models: bool,
+) -> Vec<Result<(Analysis, bool), String>> {
     let workers = std::thread::available_parallelism()
         .map_or(1, |n| n.get())
         .min(targets.len().max(1));
@@ -324,7 +486,7 @@ fn lint_all(targets: &[Target], stdin: Option<&[u8]>) -> Vec<Result<(Analysis, b
         } else {
             analyze_file(&target.path, &settings).map_err(|e| e.reason())?
         };
-        Ok(checked(analysis))
+        Ok(checked(analysis, keep_models))
     };
     let mut slots: Vec<Option<Result<(Analysis, bool), String>>> =
         (0..targets.len()).map(|_| None).collect();

@@ -62,14 +62,26 @@ pub enum Format {
     Github,
 }
 
+/// When output is coloured.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum ColorChoice {
+    /// On a terminal, unless `NO_COLOR` is set.
+    Auto,
+    Always,
+    Never,
+}
+
 #[derive(clap::Args)]
 pub struct LintArgs {
     /// Files or directories to lint; `-` reads standard input. Defaults to the current directory.
     pub paths: Vec<PathBuf>,
-    /// Output format [default: full on a terminal, concise otherwise].
-    #[arg(long, value_enum)]
-    pub format: Option<Format>,
-    /// Only report these codes or prefixes (replaces the config's `select`).
+    /// Output format.
+    #[arg(long, value_enum, default_value = "full")]
+    pub format: Format,
+    /// When to colour the output (`auto`: on a terminal, unless NO_COLOR is set).
+    #[arg(long, value_enum, default_value = "auto", value_name = "WHEN")]
+    pub color: ColorChoice,
+    /// Only report these codes or prefixes (replaces the config's `select`; `ALL` for every rule).
     #[arg(long, value_delimiter = ',', value_name = "CODES")]
     pub select: Option<Vec<String>>,
     /// Do not report these codes or prefixes (added to the config's `ignore`).
@@ -96,6 +108,21 @@ pub struct LintArgs {
     /// Apply safe fixes in place (atomically; never to a file that does not parse).
     #[arg(long)]
     pub fix: bool,
+    /// With --fix or --diff, apply unsafe fixes too (the did-you-mean suggestions).
+    #[arg(long)]
+    pub unsafe_fixes: bool,
+    /// Print the fixes as a unified diff and write nothing; exit 1 when there is something to fix.
+    #[arg(long)]
+    pub diff: bool,
+    /// Print the findings and nothing else (no summary, no notes).
+    #[arg(long, short)]
+    pub quiet: bool,
+    /// Exit 0 even when there are findings (a file that cannot be read still exits 3).
+    #[arg(long)]
+    pub exit_zero: bool,
+    /// Write the report to FILE instead of standard output.
+    #[arg(long, value_name = "FILE")]
+    pub output_file: Option<PathBuf>,
     /// Say which walked files were skipped and why.
     #[arg(long, short)]
     pub verbose: bool,

@@ -9,10 +9,8 @@
 // A fuzz harness states its invariants with assertions.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-use std::path::Path;
-
 use phaselint_lint::completion::{complete, enum_value_at, may_be_enum_value};
-use phaselint_lint::config::{Config, Overrides, Settings};
+use phaselint_lint::config::Settings;
 use phaselint_lint::fix::apply_safe_fixes;
 use phaselint_lint::index::SymbolIndex;
 use phaselint_lint::line_index::{ColumnUnit, LineCol};
@@ -40,22 +38,11 @@ fn sample_offsets(text: &str) -> impl Iterator<Item = usize> + '_ {
     (0..=text.len()).step_by(step).chain([text.len()])
 }
 
-fn every_rule() -> Settings {
-    let mut config = Config::defaults(Path::new("."));
-    config
-        .apply(&Overrides {
-            select: Some(vec!["ALL".into()]),
-            ..Overrides::default()
-        })
-        .expect("ALL is a valid selector");
-    config.settings().clone()
-}
-
 /// The analysis of arbitrary bytes, with everything the CLI and the editor
 /// do with one: spans, positions in every unit, fixes, completion, the
 /// symbol index, enum hover and each checkpoint's target digest.
 pub fn analyze(data: &[u8]) {
-    let settings = every_rule();
+    let settings = Settings::all_rules();
     let analysis = analyze_bytes(data, &settings);
     check_findings(&analysis);
     check_positions(&analysis);

@@ -38,7 +38,17 @@ pub struct Settings {
 impl Default for Settings {
     fn default() -> Self {
         Settings {
-            levels: RULES.iter().map(|r| (r.code, RuleLevel::Default)).collect(),
+            levels: RULES
+                .iter()
+                .map(|r| {
+                    let level = if r.default_enabled {
+                        RuleLevel::Default
+                    } else {
+                        RuleLevel::Off
+                    };
+                    (r.code, level)
+                })
+                .collect(),
             long_running_threshold: 15 * 60,
             max_clock_skew: 5 * 60,
             dialect: Dialect::Phaselint,
@@ -47,6 +57,15 @@ impl Default for Settings {
 }
 
 impl Settings {
+    /// Every rule on, off-by-default ones included (`select = ["ALL"]`).
+    pub fn all_rules() -> Self {
+        let mut settings = Settings::default();
+        for level in settings.levels.values_mut() {
+            *level = RuleLevel::Default;
+        }
+        settings
+    }
+
     pub fn is_enabled(&self, code: &str) -> bool {
         self.levels.get(code).is_some_and(|l| *l != RuleLevel::Off)
     }
@@ -113,7 +132,8 @@ pub struct Config {
     include: GlobSet,
     exclude: GlobSet,
     per_file_ignores: Vec<(GlobSet, Vec<String>)>,
-    select: Vec<String>,
+    /// `None`: the default rule set (every rule not off by default).
+    select: Option<Vec<String>>,
     ignore: Vec<String>,
     severity: Vec<(String, Option<Severity>)>,
 }
@@ -129,7 +149,7 @@ impl Config {
             include: globs(DEFAULT_INCLUDE.iter().copied()).unwrap_or_else(|_| GlobSet::empty()),
             exclude: GlobSet::empty(),
             per_file_ignores: Vec::new(),
-            select: vec!["ALL".into()],
+            select: None,
             ignore: Vec::new(),
             severity: Vec::new(),
         };
@@ -201,7 +221,7 @@ impl Config {
         }
         if let Some(select) = file.select {
             check_selectors(&select).map_err(|m| bad("select", m))?;
-            config.select = select;
+            config.select = Some(select);
         }
         if let Some(ignore) = file.ignore {
             check_selectors(&ignore).map_err(|m| bad("ignore", m))?;
@@ -237,7 +257,7 @@ impl Config {
     pub fn apply(&mut self, overrides: &Overrides) -> Result<(), String> {
         if let Some(select) = &overrides.select {
             check_selectors(select).map_err(|m| format!("--select: {m}"))?;
-            self.select = select.clone();
+            self.select = Some(select.clone());
         }
         check_selectors(&overrides.ignore).map_err(|m| format!("--ignore: {m}"))?;
         self.ignore.extend(overrides.ignore.iter().cloned());
@@ -252,7 +272,10 @@ impl Config {
 
     fn resolve_levels(&mut self) {
         for rule in RULES {
-            let selected = most_specific(rule.code, &self.select);
+            let selected = match &self.select {
+                Some(selectors) => most_specific(rule.code, selectors),
+                None => rule.default_enabled.then_some(0),
+            };
             let ignored = most_specific(rule.code, &self.ignore);
             let enabled = match (selected, ignored) {
                 (Some(s), Some(i)) => s > i,

@@ -57,7 +57,7 @@ pub(crate) type FastMap<K, V> = HashMap<K, V, foldhash::fast::RandomState>;
 /// Compares two dotted paths segment by segment, so that a path sorts
 /// directly before its sub-paths and every subtree (`a`, `a.b`, `a.b.c`,
 /// `a.x`) is one contiguous run: `a` < `a.b` < `a.c` < `ab`.
-fn cmp_segments(a: &str, b: &str) -> std::cmp::Ordering {
+pub(crate) fn cmp_segments(a: &str, b: &str) -> std::cmp::Ordering {
     // Byte order with `.` below every other byte is segment order, without
     // splitting: `a` < `a.b` (a prefix first) < `ab` (`.` before `b`).
     let key = |byte: u8| {

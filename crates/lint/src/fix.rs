@@ -3,13 +3,39 @@
 
 use std::collections::BTreeMap;
 
+use crate::Analysis;
+use crate::config::Settings;
 use crate::diagnostic::{Applicability, Diagnostic, Edit};
 
-/// The text with every safe fix applied, or `None` when there is nothing to
-/// apply. Fixes whose edits overlap one already taken are left for the next
-/// run, as ruff does; a file that cannot be loaded (E001/E007) is never
-/// changed.
+/// Which fixes to apply.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum FixMode {
+    /// `--fix`: only fixes that cannot change what the contract means.
+    Safe,
+    /// `--fix --unsafe-fixes`: the did-you-means too.
+    Unsafe,
+}
+
+impl FixMode {
+    fn takes(self, applicability: Applicability) -> bool {
+        applicability == Applicability::Safe || self == FixMode::Unsafe
+    }
+}
+
+/// The safe fixes applied (see `apply_fixes`).
 pub fn apply_safe_fixes(source: &str, diagnostics: &[Diagnostic]) -> Option<(String, usize)> {
+    apply_fixes(source, diagnostics, FixMode::Safe)
+}
+
+/// The text with every fix `mode` takes applied, and how many, or `None`
+/// when there is nothing to apply. Fixes whose edits overlap one already
+/// taken are left for the next run, as ruff does; a file that cannot be
+/// loaded (E001/E007) is never changed.
+pub fn apply_fixes(
+    source: &str,
+    diagnostics: &[Diagnostic],
+    mode: FixMode,
+) -> Option<(String, usize)> {
     if diagnostics
         .iter()
         .any(|d| matches!(d.code, "E001" | "E007"))
@@ -28,7 +54,7 @@ pub fn apply_safe_fixes(source: &str, diagnostics: &[Diagnostic]) -> Option<(Str
     };
     let mut applied = 0;
     for fix in diagnostics.iter().filter_map(|d| d.fix.as_ref()) {
-        if fix.applicability != Applicability::Safe {
+        if !mode.takes(fix.applicability) {
             continue;
         }
         let usable = fix.edits.iter().all(|e| {
@@ -65,10 +91,39 @@ pub fn apply_safe_fixes(source: &str, diagnostics: &[Diagnostic]) -> Option<(Str
     Some((text, applied))
 }
 
+/// A file with its fixes applied, analyzed again.
+pub struct Fixed {
+    pub text: String,
+    /// How many findings the fixes addressed.
+    pub applied: usize,
+    pub analysis: Analysis,
+    /// Checkpoints whose target digest the fixes changed: approvals bound
+    /// to the old digest no longer hold (SPEC §6).
+    pub changed_digests: Vec<String>,
+}
+
+/// Applies `mode`'s fixes to an analyzed file and analyzes the result.
+pub fn fix(analysis: &Analysis, settings: &Settings, mode: FixMode) -> Option<Fixed> {
+    let (text, applied) = apply_fixes(&analysis.source, &analysis.diagnostics, mode)?;
+    let fixed = crate::analyze(&text, settings);
+    let before = crate::resume::target_digests(analysis);
+    let after = crate::resume::target_digests(&fixed);
+    let changed_digests = before
+        .into_iter()
+        .filter(|(id, digest)| !after.iter().any(|(i, d)| i == id && d == digest))
+        .map(|(id, _)| id)
+        .collect();
+    Some(Fixed {
+        text,
+        applied,
+        analysis: fixed,
+        changed_digests,
+    })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::config::Settings;
 
     #[test]
     fn safe_fixes_only_and_never_on_unparsable_files() {
@@ -86,5 +141,21 @@ mod tests {
         let broken = "phases: [\n  risk_class: HIGH\n";
         let analysis = crate::analyze(broken, &Settings::default());
         assert!(apply_safe_fixes(broken, &analysis.diagnostics).is_none());
+    }
+}
+
+#[cfg(test)]
+mod digest_tests {
+    use super::*;
+
+    #[test]
+    fn fixes_that_touch_a_checkpoint_change_its_digest() {
+        let source = "schema_version: '1'\npipeline_id: p\nphases:\n  a:\n    risk_class: HIGH\n  b: {}\ncheckpoint_integrity:\n  - checkpoint_id: after_a\n    phase: a\n  - checkpoint_id: after_b\n    phase: b\n";
+        let settings = Settings::default();
+        let analysis = crate::analyze(source, &settings);
+        let fixed = fix(&analysis, &settings, FixMode::Safe).unwrap();
+        assert!(fixed.text.contains("risk_class: high"));
+        // The phase of `after_a` changed; `after_b`'s did not.
+        assert_eq!(fixed.changed_digests, ["after_a"]);
     }
 }

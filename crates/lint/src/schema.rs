@@ -200,6 +200,9 @@ impl fmt::Display for Path<'_> {
 struct Keys<'n> {
     span: Span,
     found: Vec<(&'static str, &'n Entry)>,
+    /// The keys that unknown keys were suggested to be renamed to: a missing
+    /// one among them is reported by that E003, not again by an E005.
+    renamed: Vec<&'static str>,
 }
 
 impl<'n> Keys<'n> {
@@ -258,10 +261,23 @@ impl Walker<'_> {
     }
 
     fn wrong_type(&mut self, node: &Node, path: &Path<'_>, expected: &str) {
-        let span = if node.as_scalar().is_some() {
-            node.span
-        } else {
-            self.first_line(node.span)
+        self.wrong_type_under(node, None, path, expected);
+    }
+
+    /// A wrong type where the value is written; where nothing is written
+    /// (an implicit null: `phases: { ... }`, `pipeline_id:`), at the key.
+    fn wrong_type_under(
+        &mut self,
+        node: &Node,
+        key: Option<Span>,
+        path: &Path<'_>,
+        expected: &str,
+    ) {
+        let implicit_null = node.is_null() && node.span.start == node.span.end;
+        let span = match key {
+            Some(key) if implicit_null => key,
+            _ if node.as_scalar().is_some() => node.span,
+            _ => self.first_line(node.span),
         };
         self.report(e004_wrong_type::diagnostic(
             span,
@@ -286,6 +302,7 @@ impl Walker<'_> {
                 .collect()
         };
         let mut found: Vec<(&'static str, &'n Entry)> = Vec::with_capacity(entries.len());
+        let mut unknown: Vec<&'n Entry> = Vec::new();
         self.report_duplicates(entries, path);
         for entry in entries {
             match schema.iter().find(|(k, _)| *k == entry.key.text) {
@@ -299,17 +316,33 @@ impl Walker<'_> {
                     }
                     found.push((key, entry));
                 }
-                None => self.report(e003_unknown_key::diagnostic(
-                    &entry.key.text,
-                    entry.key.span,
-                    &path.to_string(),
-                    &valid(),
-                )),
+                None => unknown.push(entry),
             }
+        }
+        // An unknown key most likely means a key the mapping lacks: offer
+        // those first (`max_age_second` for a missing `max_age_seconds`).
+        let mut renamed = Vec::new();
+        for entry in unknown {
+            let valid = valid();
+            let absent = valid
+                .iter()
+                .copied()
+                .filter(|k| !found.iter().any(|(f, _)| f == k));
+            let suggestion = crate::suggest::closest(&entry.key.text, absent)
+                .or_else(|| crate::suggest::closest(&entry.key.text, valid.iter().copied()));
+            renamed.extend(suggestion);
+            self.report(e003_unknown_key::diagnostic(
+                &entry.key.text,
+                entry.key.span,
+                &path.to_string(),
+                suggestion,
+                &valid,
+            ));
         }
         Some(Keys {
             span: node.span,
             found,
+            renamed,
         })
     }
 
@@ -347,6 +380,9 @@ impl Walker<'_> {
     fn require(&mut self, keys: &Keys<'_>, key: &str, path: &Path<'_>) -> bool {
         if keys.entry(key).is_some() {
             return true;
+        }
+        if keys.renamed.contains(&key) {
+            return false;
         }
         let first_line = self.first_line(keys.span);
         self.report(e005_missing_required_key::diagnostic(
@@ -399,8 +435,17 @@ impl Walker<'_> {
         if !self.require(keys, key, path) {
             return None;
         }
-        let node = keys.value(key)?;
-        self.non_empty_string(node, &path.key(key))
+        let entry = keys.entry(key)?;
+        if entry.value.is_null() {
+            self.wrong_type_under(
+                &entry.value,
+                Some(entry.key.span),
+                &path.key(key),
+                "a string",
+            );
+            return None;
+        }
+        self.non_empty_string(&entry.value, &path.key(key))
     }
 
     fn field_path(&mut self, node: &Node, path: &Path<'_>) -> Option<Spanned<FieldPath>> {
@@ -461,12 +506,13 @@ impl Walker<'_> {
         let lowered = text.to_lowercase();
         if let Some(value) = E::parse_canonical(&lowered) {
             let raw = &self.source[node.span.start..node.span.end];
-            self.report(s002_non_canonical_case::diagnostic(
-                raw,
-                value.as_str(),
-                node.span,
-                E::WHAT,
-            ));
+            let mut diagnostic =
+                s002_non_canonical_case::diagnostic(raw, value.as_str(), node.span, E::WHAT);
+            if self.dialect == Dialect::Contextcore {
+                // ContextCore refuses to load the file, so it cannot pass.
+                s002_non_canonical_case::as_contextcore_error(&mut diagnostic);
+            }
+            self.report(diagnostic);
             return Some(Spanned::new(value, node.span));
         }
         let allowed: Vec<&'static str> = E::ALL.iter().map(|(name, _, _)| *name).collect();
@@ -646,13 +692,17 @@ impl Walker<'_> {
 
     fn phase(&mut self, entry: &Entry, path: &Path<'_>) -> Option<Phase> {
         let node = &entry.value;
+        if node.as_mapping().is_none() {
+            self.wrong_type_under(node, Some(entry.key.span), path, "a mapping");
+            return None;
+        }
+        let before_phase = self.diagnostics.len();
         let keys = self.mapping(node, path, PHASE)?;
-        // A misspelled `entry`/`exit` (`exits:`) hides that part's fields.
-        let misspelled_fields = node.as_mapping().is_some_and(|entries| {
-            entries.iter().any(|e| {
-                !PHASE.iter().any(|(k, _)| *k == e.key.text)
-                    && crate::suggest::closest(&e.key.text, ["entry", "exit"]).is_some()
-            })
+        // An unknown or repeated key in the phase's body (a misspelled
+        // `exits:`, a `...` placeholder, a second `exit:`) may hold fields
+        // the model does not see: the field lists are then incomplete.
+        let body_unsure = self.diagnostics[before_phase..].iter().any(|d| {
+            d.code == "E002" || (d.code == "E003" && !d.message.contains("phaselint extension"))
         });
         let mut phase = Phase {
             name: entry.key.text.to_string(),
@@ -684,7 +734,7 @@ impl Walker<'_> {
                 phase.exit_optional = self.fields(&exit_keys, "optional", &here);
             }
         }
-        phase.complete = !misspelled_fields && !self.errors_since(before_fields);
+        phase.complete = !body_unsure && !self.errors_since(before_fields);
         if let Some(duration) = keys.present("expected_duration") {
             let here = path.key("expected_duration");
             let seconds = match duration.as_scalar().map(|s| s.resolve()) {

@@ -22,6 +22,15 @@ impl Suggester {
         }
     }
 
+    /// Whether the budget allows one more suggestion (counting it).
+    pub(crate) fn take(&mut self) -> bool {
+        if self.left == 0 {
+            return false;
+        }
+        self.left -= 1;
+        true
+    }
+
     /// `closest`, while the budget lasts.
     pub(crate) fn closest<'a>(
         &mut self,

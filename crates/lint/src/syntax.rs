@@ -365,6 +365,13 @@ pub fn parse(source: &str, limits: Limits) -> Result<Option<Node>, SyntaxError> 
                 None
             }
             Event::Scalar(text, style, anchor, _tag) => {
+                // An implicit null (`b:` with nothing after it) is written
+                // nowhere; the parser gives it the next token's span.
+                let span = if text.is_empty() && style == ScalarStyle::Plain {
+                    Span::empty(span.start)
+                } else {
+                    span
+                };
                 let node = Node {
                     span,
                     kind: NodeKind::Scalar(Scalar {
@@ -537,6 +544,20 @@ mod tests {
         assert_eq!(&src[b.value.span.start..b.value.span.end], "wörld");
         let a = &entries[0];
         assert_eq!(&src[a.value.span.start..a.value.span.end], "\"héllo\"");
+    }
+
+    #[test]
+    fn implicit_nulls_have_empty_spans() {
+        let src = "phases: { ... }\nb:\nc: 1\n";
+        let root = parse_ok(src);
+        let entries = root.as_mapping().unwrap();
+        let inner = entries[0].value.as_mapping().unwrap();
+        let null = &inner[0].value;
+        assert!(null.is_null());
+        assert_eq!(null.span.start, null.span.end, "{:?}", null.span);
+        let b = &entries[1].value;
+        assert!(b.is_null());
+        assert_eq!(b.span.start, b.span.end, "{:?}", b.span);
     }
 
     #[test]

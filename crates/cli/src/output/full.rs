@@ -1,5 +1,5 @@
-//! Source snippets with labels, rustc style (codespan-reporting). Colour
-//! only on a terminal, and never when `NO_COLOR` is set.
+//! Source snippets with labels, rustc style (codespan-reporting). Colour as
+//! `--color` says (by default on a terminal, unless `NO_COLOR` is set).
 //!
 //! codespan-reporting reads the text through `Excerpt`, which answers lines
 //! and columns from the analysis's own line index (constant time each, so
@@ -7,7 +7,7 @@
 //! line longer than `LONG_LINE` bytes as a window around its label, so one
 //! finding never prints a megabyte.
 
-use std::io::{self, IsTerminal, Write};
+use std::io::{self, Write};
 use std::ops::Range;
 
 use codespan_reporting::diagnostic::{Diagnostic as Snippet, Label, Severity as Level};
@@ -17,7 +17,7 @@ use phaselint_lint::Analysis;
 use phaselint_lint::diagnostic::{Diagnostic, Severity};
 use phaselint_lint::line_index::ColumnUnit;
 
-use super::{Report, summary};
+use super::Report;
 
 /// Lines longer than this are shown as a window around their labels.
 const LONG_LINE: usize = 500;
@@ -26,9 +26,7 @@ const MARGIN: usize = 200;
 /// A label over more lines than this is shown on its first line only.
 const MAX_LABEL_LINES: usize = 20;
 
-pub fn render(report: &Report<'_>, out: &mut impl Write) -> io::Result<()> {
-    let color = std::io::stdout().is_terminal()
-        && std::env::var_os("NO_COLOR").is_none_or(|v| v.is_empty());
+pub fn render(report: &Report<'_>, color: bool, out: &mut impl Write) -> io::Result<()> {
     let config = term::Config::default();
     let mut buffer = if color {
         termcolor::Buffer::ansi()
@@ -51,7 +49,7 @@ pub fn render(report: &Report<'_>, out: &mut impl Write) -> io::Result<()> {
             buffer.clear();
         }
     }
-    summary(report, out)
+    Ok(())
 }
 
 /// One file as codespan-reporting sees it while rendering one finding.

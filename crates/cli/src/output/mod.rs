@@ -14,7 +14,7 @@ use phaselint_lint::rules::rule;
 use phaselint_lint::syntax::Span;
 
 use crate::Format;
-use crate::lint::Linted;
+use crate::lint::{Linted, plural};
 
 pub struct Report<'a> {
     pub files: &'a [Linted],
@@ -51,19 +51,41 @@ pub fn range(file: &Linted, span: Span) -> (LineCol, LineCol) {
     (position(file, span.start), position(file, span.end))
 }
 
-pub fn render(report: &Report<'_>, format: Format) -> io::Result<()> {
-    let stdout = io::stdout();
-    let mut out = io::BufWriter::new(stdout.lock());
-    match format {
-        Format::Full => full::render(report, &mut out)?,
-        Format::Concise => concise::render(report, &mut out)?,
-        Format::Json => json::render(report, &mut out)?,
-        Format::Github => github::render(report, &mut out)?,
+/// How a report is shown: colour, and whether the closing summary line is.
+#[derive(Clone, Copy, Debug)]
+pub struct Style {
+    pub color: bool,
+    pub summary: bool,
+}
+
+/// Writes the report (or `--statistics`) in `format` to `out`.
+pub fn write(
+    report: &Report<'_>,
+    format: Format,
+    statistics: bool,
+    style: Style,
+    out: impl Write,
+) -> io::Result<()> {
+    let mut out = io::BufWriter::new(out);
+    if statistics {
+        write_statistics(report, format, style, &mut out)?;
+    } else {
+        match format {
+            Format::Full => full::render(report, style.color, &mut out)?,
+            Format::Concise => concise::render(report, &mut out)?,
+            Format::Json => json::render(report, &mut out)?,
+            Format::Github => github::render(report, &mut out)?,
+        }
+        if style.summary && matches!(format, Format::Full | Format::Concise) {
+            summary(report, &mut out)?;
+        }
     }
     out.flush()
 }
 
-/// The closing line of the text formats.
+/// The closing line of the text formats: only the counts that are not
+/// zero, in the words a person would use ("Found 1 error and 2 warnings in
+/// 3 files.").
 fn summary(report: &Report<'_>, out: &mut impl Write) -> io::Result<()> {
     let count = |s| {
         report
@@ -71,45 +93,53 @@ fn summary(report: &Report<'_>, out: &mut impl Write) -> io::Result<()> {
             .filter(|(_, d)| d.severity == s)
             .count()
     };
-    let (errors, warnings, infos) = (
-        count(Severity::Error),
-        count(Severity::Warning),
-        count(Severity::Info),
-    );
-    let files = report.files.len();
-    let noun = |n: usize, one: &str, many: &str| format!("{n} {}", if n == 1 { one } else { many });
-    let unread = if report.unreadable == 0 {
-        String::new()
-    } else {
-        format!(
-            "; {} could not be read",
-            noun(report.unreadable, "file", "files")
-        )
-    };
-    if errors + warnings + infos == 0 && report.unreadable == 0 {
-        writeln!(out, "All checks passed ({}).", noun(files, "file", "files"))
-    } else {
-        writeln!(
+    let counts = [
+        (count(Severity::Error), "error", "errors"),
+        (count(Severity::Warning), "warning", "warnings"),
+        (count(Severity::Info), "info", "infos"),
+    ];
+    let parts: Vec<String> = counts
+        .iter()
+        .filter(|(n, _, _)| *n > 0)
+        .map(|&(n, one, many)| plural(n, one, many))
+        .collect();
+    let files = plural(report.files.len(), "file", "files");
+    let unread = plural(report.unreadable, "file", "files");
+    match (parts.as_slice(), report.unreadable) {
+        ([], 0) => writeln!(out, "All checks passed ({files})."),
+        ([], _) => writeln!(
             out,
-            "Found {}, {}, {} in {}{unread}.",
-            noun(errors, "error", "errors"),
-            noun(warnings, "warning", "warnings"),
-            noun(infos, "info", "infos"),
-            noun(files, "file", "files")
-        )
+            "No findings in {files}, but {unread} could not be read."
+        ),
+        (parts, unreadable) => {
+            let found = match parts {
+                [one] => one.clone(),
+                [rest @ .., last] => format!("{} and {last}", rest.join(", ")),
+                [] => String::new(),
+            };
+            let unread = if unreadable == 0 {
+                String::new()
+            } else {
+                format!("; {unread} could not be read")
+            };
+            writeln!(out, "Found {found} in {files}{unread}.")
+        }
     }
 }
 
 /// `--statistics`: findings per rule, most frequent first.
-pub fn statistics(report: &Report<'_>, format: Format) -> io::Result<()> {
+fn write_statistics(
+    report: &Report<'_>,
+    format: Format,
+    style: Style,
+    out: &mut impl Write,
+) -> io::Result<()> {
     let mut counts: BTreeMap<&str, usize> = BTreeMap::new();
     for (_, d) in report.diagnostics() {
         *counts.entry(d.code).or_default() += 1;
     }
     let mut rows: Vec<(&str, usize)> = counts.into_iter().collect();
     rows.sort_by(|a, b| b.1.cmp(&a.1).then(a.0.cmp(b.0)));
-    let stdout = io::stdout();
-    let mut out = io::BufWriter::new(stdout.lock());
     if format == Format::Json {
         let rows: Vec<_> = rows
             .iter()
@@ -122,7 +152,7 @@ pub fn statistics(report: &Report<'_>, format: Format) -> io::Result<()> {
             })
             .collect();
         serde_json::to_writer_pretty(
-            &mut out,
+            &mut *out,
             &serde_json::json!({"version": 1, "statistics": rows}),
         )?;
         writeln!(out)?;
@@ -131,7 +161,9 @@ pub fn statistics(report: &Report<'_>, format: Format) -> io::Result<()> {
             let name = rule(code).map_or("", |r| r.name);
             writeln!(out, "{count:>5}  {code}  {name}")?;
         }
-        summary(report, &mut out)?;
+        if style.summary {
+            summary(report, out)?;
+        }
     }
-    out.flush()
+    Ok(())
 }

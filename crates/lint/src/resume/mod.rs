@@ -30,7 +30,7 @@ pub use report::{
     ScopeDelta, StaleField,
 };
 pub use staleness::{PROVENANCE_KEY, parse_timestamp};
-pub use target::{SUPPRESSED_ERROR_NOTE, Target, target_digest};
+pub use target::{SUPPRESSED_ERROR_NOTE, Target, target_digest, target_digests};
 
 use serde_json::Value;
 

@@ -139,6 +139,45 @@ pub fn target_digest(analysis: &Analysis, checkpoint_id: &str) -> Result<String,
     Target::find(analysis, checkpoint_id).map(|t| t.digest)
 }
 
+/// The target digest of every checkpoint, from one parse: `(id, digest)`
+/// for each checkpoint with an id and a declared phase. Empty when the
+/// contract has an E-code: no approval can be bound to such a contract.
+pub fn target_digests(analysis: &Analysis) -> Vec<(String, String)> {
+    let has_errors = analysis
+        .diagnostics
+        .iter()
+        .chain(&analysis.hidden_errors)
+        .any(|d| d.code.starts_with('E'));
+    if has_errors {
+        return Vec::new();
+    }
+    let Some(root) = crate::syntax::parse(&analysis.source, crate::syntax::Limits::default())
+        .ok()
+        .flatten()
+    else {
+        return Vec::new();
+    };
+    let entries = root.as_mapping().unwrap_or_default();
+    let checkpoints = entries
+        .iter()
+        .find(|e| e.key.text == "checkpoint_integrity")
+        .and_then(|e| e.value.as_sequence())
+        .unwrap_or_default();
+    let text = |node: Option<&Node>| node.and_then(Node::as_scalar).map(|s| s.text.to_string());
+    checkpoints
+        .iter()
+        .enumerate()
+        .filter_map(|(index, item)| {
+            let fields = item.as_mapping()?;
+            let get = |key: &str| fields.iter().find(|e| e.key.text == key).map(|e| &e.value);
+            let id = text(get("checkpoint_id"))?;
+            let phase = text(get("phase"))?;
+            let canonical = canonical_target(&root, index, &phase).ok()?;
+            Some((id, sha256_hex(canonical_json(&canonical).as_bytes())))
+        })
+        .collect()
+}
+
 fn canonical_target(root: &Node, spec_index: usize, phase: &str) -> Result<Value, ResumeError> {
     let entries = root.as_mapping().unwrap_or_default();
     let get = |key: &str| entries.iter().find(|e| e.key.text == key).map(|e| &e.value);

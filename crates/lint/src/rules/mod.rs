@@ -92,6 +92,30 @@ impl<'a> RuleContext<'a> {
         phases
     }
 
+    /// Every field name a phase produces or the caller supplies: what a typo
+    /// in an entry field most likely meant.
+    pub(crate) fn produced_names(&self) -> impl Iterator<Item = &'a str> + use<'a, '_> {
+        let contract = self.contract;
+        contract
+            .phases
+            .iter()
+            .flat_map(|p| p.exit_fields())
+            .map(|f| f.name.value.as_str())
+            .chain(contract.pipeline_inputs.iter().map(|i| i.value.as_str()))
+    }
+
+    /// Whether G303 reports `field`, an `entry.required` field of phase
+    /// `reader`, as never produced and proposes renaming it to a close
+    /// produced name. Another rule must not propose the opposite rename:
+    /// `--unsafe-fixes` would apply both and swap the names.
+    pub(crate) fn renames_unproduced_read(&self, reader: usize, field: &FieldPath) -> bool {
+        self.graph.is_reachable(reader)
+            && !self.graph.is_entry(reader)
+            && !self.is_pipeline_input(field)
+            && self.producers(field, 1).is_empty()
+            && crate::suggest::closest(field.as_str(), self.produced_names()).is_some()
+    }
+
     /// Whether the caller supplies `field` (a `pipeline_inputs` entry covers it).
     pub(crate) fn is_pipeline_input(&self, field: &FieldPath) -> bool {
         self.fields().inputs.any_covering(field)
@@ -168,12 +192,35 @@ impl<'a> FieldLookups<'a> {
 
 pub type Check = fn(&RuleContext<'_>, &mut Vec<Diagnostic>);
 
+/// What fixes a rule's findings can carry (SPEC §3): safe ones `--fix`
+/// applies, unsafe ones (a did-you-mean) only with `--unsafe-fixes`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum FixAvailability {
+    None,
+    Safe,
+    Unsafe,
+}
+
+impl FixAvailability {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            FixAvailability::None => "none",
+            FixAvailability::Safe => "safe",
+            FixAvailability::Unsafe => "unsafe",
+        }
+    }
+}
+
 #[derive(Debug)]
 pub struct Rule {
     pub code: &'static str,
     pub name: &'static str,
     pub family: Family,
     pub default_severity: Severity,
+    /// Off-by-default rules run only when `select` names them (or `ALL`).
+    pub default_enabled: bool,
+    pub fix: FixAvailability,
     /// One line, for `phaselint rule` and completion details.
     pub summary: &'static str,
     /// The rule's page, `rules/CODE.md`, embedded.

@@ -1,11 +1,13 @@
 use crate::diagnostic::{Diagnostic, Severity};
-use crate::rules::{Family, Rule, RuleContext};
+use crate::rules::{Family, FixAvailability, Rule, RuleContext};
 
 pub(crate) static RULE: Rule = Rule {
     code: "C201",
     name: "approval-without-policy",
     family: Family::Checkpoint,
     default_severity: Severity::Error,
+    default_enabled: true,
+    fix: FixAvailability::None,
     summary: "approval_required: true without approval_policy (REQ-10-003)",
     doc: include_str!("../../../../../rules/C201.md"),
     check: Some(check),

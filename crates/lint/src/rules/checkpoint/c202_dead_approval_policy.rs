@@ -1,11 +1,13 @@
 use crate::diagnostic::{Diagnostic, Severity};
-use crate::rules::{Family, Rule, RuleContext};
+use crate::rules::{Family, FixAvailability, Rule, RuleContext};
 
 pub(crate) static RULE: Rule = Rule {
     code: "C202",
     name: "dead-approval-policy",
     family: Family::Checkpoint,
     default_severity: Severity::Warning,
+    default_enabled: true,
+    fix: FixAvailability::None,
     summary: "approval_policy set while approval_required is false",
     doc: include_str!("../../../../../rules/C202.md"),
     check: Some(check),

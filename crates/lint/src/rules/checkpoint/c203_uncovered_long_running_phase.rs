@@ -1,12 +1,14 @@
 use crate::diagnostic::{Diagnostic, Severity};
 use crate::duration::format_seconds;
-use crate::rules::{Family, Rule, RuleContext};
+use crate::rules::{Family, FixAvailability, Rule, RuleContext};
 
 pub(crate) static RULE: Rule = Rule {
     code: "C203",
     name: "uncovered-long-running-phase",
     family: Family::Checkpoint,
     default_severity: Severity::Warning,
+    default_enabled: true,
+    fix: FixAvailability::None,
     summary: "A long-running phase is not covered by any checkpoint",
     doc: include_str!("../../../../../rules/C203.md"),
     check: Some(check),

@@ -1,11 +1,13 @@
 use crate::diagnostic::{Diagnostic, Severity};
-use crate::rules::{Family, Rule, RuleContext};
+use crate::rules::{Family, FixAvailability, Rule, RuleContext};
 
 pub(crate) static RULE: Rule = Rule {
     code: "C204",
     name: "checkpoint-without-staleness-checks",
     family: Family::Checkpoint,
     default_severity: Severity::Info,
+    default_enabled: true,
+    fix: FixAvailability::None,
     summary: "A checkpoint with no staleness checks",
     doc: include_str!("../../../../../rules/C204.md"),
     check: Some(check),

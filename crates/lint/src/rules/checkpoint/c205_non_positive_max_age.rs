@@ -1,11 +1,13 @@
 use crate::diagnostic::{Diagnostic, Severity};
-use crate::rules::{Family, Rule, RuleContext};
+use crate::rules::{Family, FixAvailability, Rule, RuleContext};
 
 pub(crate) static RULE: Rule = Rule {
     code: "C205",
     name: "non-positive-max-age",
     family: Family::Checkpoint,
     default_severity: Severity::Error,
+    default_enabled: true,
+    fix: FixAvailability::None,
     summary: "max_age_seconds is negative (error) or 0 (warning: always stale)",
     doc: include_str!("../../../../../rules/C205.md"),
     check: Some(check),

@@ -1,13 +1,15 @@
 use crate::diagnostic::{Diagnostic, Severity};
 use crate::model::EnumValue;
 use crate::model::{FieldSeverity, Recovery};
-use crate::rules::{Family, Rule, RuleContext};
+use crate::rules::{Family, FixAvailability, Rule, RuleContext};
 
 pub(crate) static RULE: Rule = Rule {
     code: "C206",
     name: "fail-recovery-not-blocking",
     family: Family::Checkpoint,
     default_severity: Severity::Warning,
+    default_enabled: true,
+    fix: FixAvailability::None,
     summary: "recovery: fail with on_stale other than blocking (fail always blocks)",
     doc: include_str!("../../../../../rules/C206.md"),
     check: Some(check),

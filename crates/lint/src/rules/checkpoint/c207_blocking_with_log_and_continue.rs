@@ -1,12 +1,14 @@
 use crate::diagnostic::{Diagnostic, Severity};
 use crate::model::{FieldSeverity, Recovery};
-use crate::rules::{Family, Rule, RuleContext};
+use crate::rules::{Family, FixAvailability, Rule, RuleContext};
 
 pub(crate) static RULE: Rule = Rule {
     code: "C207",
     name: "blocking-with-log-and-continue",
     family: Family::Checkpoint,
     default_severity: Severity::Warning,
+    default_enabled: true,
+    fix: FixAvailability::None,
     summary: "on_stale: blocking with recovery: log_and_continue (contradiction)",
     doc: include_str!("../../../../../rules/C207.md"),
     check: Some(check),

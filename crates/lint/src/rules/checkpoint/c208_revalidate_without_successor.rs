@@ -1,11 +1,13 @@
 use crate::diagnostic::{Diagnostic, Severity};
-use crate::rules::{Family, Rule, RuleContext};
+use crate::rules::{Family, FixAvailability, Rule, RuleContext};
 
 pub(crate) static RULE: Rule = Rule {
     code: "C208",
     name: "revalidate-without-successor",
     family: Family::Checkpoint,
     default_severity: Severity::Info,
+    default_enabled: true,
+    fix: FixAvailability::None,
     summary: "revalidate_entry: true on a phase with no successor",
     doc: include_str!("../../../../../rules/C208.md"),
     check: Some(check),

@@ -1,11 +1,13 @@
 use crate::diagnostic::{Diagnostic, Severity};
-use crate::rules::{Family, Rule, RuleContext};
+use crate::rules::{Family, FixAvailability, Rule, RuleContext};
 
 pub(crate) static RULE: Rule = Rule {
     code: "G301",
     name: "unreachable-phase",
     family: Family::Graph,
     default_severity: Severity::Warning,
+    default_enabled: true,
+    fix: FixAvailability::None,
     summary: "A phase unreachable from every entry phase, or isolated in a graph_topology with edges",
     doc: include_str!("../../../../../rules/G301.md"),
     check: Some(check),

@@ -2,13 +2,15 @@ use std::collections::HashMap;
 
 use crate::diagnostic::{Diagnostic, Severity};
 use crate::graph::EdgeOrigin;
-use crate::rules::{Family, Rule, RuleContext};
+use crate::rules::{Family, FixAvailability, Rule, RuleContext};
 
 pub(crate) static RULE: Rule = Rule {
     code: "G302",
     name: "cycle-without-invariant",
     family: Family::Graph,
     default_severity: Severity::Warning,
+    default_enabled: true,
+    fix: FixAvailability::None,
     summary: "A cycle with no cycle_invariants entry",
     doc: include_str!("../../../../../rules/G302.md"),
     check: Some(check),

@@ -1,6 +1,6 @@
-use crate::diagnostic::{Diagnostic, Severity};
+use crate::diagnostic::{Applicability, Diagnostic, Fix, Severity};
 use crate::graph::Presence;
-use crate::rules::{Family, Rule, RuleContext};
+use crate::rules::{Family, FixAvailability, Rule, RuleContext};
 use crate::suggest::Suggester;
 
 pub(crate) static RULE: Rule = Rule {
@@ -8,6 +8,8 @@ pub(crate) static RULE: Rule = Rule {
     name: "unavailable-entry-field",
     family: Family::Graph,
     default_severity: Severity::Error,
+    default_enabled: true,
+    fix: FixAvailability::Unsafe,
     summary: "An entry-required field is produced on no path (error) or only on some (warning)",
     doc: include_str!("../../../../../rules/G303.md"),
     check: Some(check),
@@ -47,10 +49,17 @@ fn check(ctx: &RuleContext<'_>, out: &mut Vec<Diagnostic>) {
                     let mut help = String::from(
                         "produce it in an earlier phase's exit.required, list it in pipeline_inputs, or move it to entry.enrichment",
                     );
+                    let mut fix = None;
                     if producers.is_empty()
-                        && let Some(close) = suggester.closest(name.as_str(), produced_names(ctx))
+                        && let Some(close) = suggester.closest(name.as_str(), ctx.produced_names())
                     {
                         help = format!("did you mean `{close}`? otherwise {help}");
+                        fix = Some(Fix::replace(
+                            format!("Replace with `{close}`"),
+                            Applicability::Unsafe,
+                            field.name.span,
+                            close,
+                        ));
                     }
                     let mut diagnostic = RULE
                         .diagnostic(
@@ -58,6 +67,7 @@ fn check(ctx: &RuleContext<'_>, out: &mut Vec<Diagnostic>) {
                             format!("`{name}` is required on entry to `{}`, but no path before it produces it", phase.name),
                         )
                         .with_help(help);
+                    diagnostic.fix = fix;
                     for &producer in &producers {
                         let producer = &contract.phases[producer];
                         diagnostic = diagnostic.with_related(
@@ -99,16 +109,4 @@ fn check(ctx: &RuleContext<'_>, out: &mut Vec<Diagnostic>) {
             }
         }
     }
-}
-
-/// Every field name a phase produces or the caller supplies: what a typo in
-/// an entry field most likely meant.
-fn produced_names<'a>(ctx: &'a RuleContext<'_>) -> impl Iterator<Item = &'a str> {
-    let contract = ctx.contract;
-    contract
-        .phases
-        .iter()
-        .flat_map(|p| p.exit_fields())
-        .map(|f| f.name.value.as_str())
-        .chain(contract.pipeline_inputs.iter().map(|i| i.value.as_str()))
 }

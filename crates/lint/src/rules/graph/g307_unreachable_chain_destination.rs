@@ -1,11 +1,13 @@
 use crate::diagnostic::{Diagnostic, Severity};
-use crate::rules::{Family, Rule, RuleContext};
+use crate::rules::{Family, FixAvailability, Rule, RuleContext};
 
 pub(crate) static RULE: Rule = Rule {
     code: "G307",
     name: "unreachable-chain-destination",
     family: Family::Graph,
     default_severity: Severity::Warning,
+    default_enabled: true,
+    fix: FixAvailability::None,
     summary: "A chain's destination is not reachable from its source through its waypoints in order",
     doc: include_str!("../../../../../rules/G307.md"),
     check: Some(check),

@@ -1,12 +1,14 @@
 use crate::diagnostic::{Diagnostic, Severity};
 use crate::graph::EdgeOrigin;
-use crate::rules::{Family, Rule, RuleContext};
+use crate::rules::{Family, FixAvailability, Rule, RuleContext};
 
 pub(crate) static RULE: Rule = Rule {
     code: "G308",
     name: "chain-field-dropped",
     family: Family::Graph,
     default_severity: Severity::Warning,
+    default_enabled: true,
+    fix: FixAvailability::None,
     summary: "A chain whose field is dropped on every path from source to destination",
     doc: include_str!("../../../../../rules/G308.md"),
     check: Some(check),

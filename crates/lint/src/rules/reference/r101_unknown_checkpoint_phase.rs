@@ -1,11 +1,13 @@
 use crate::diagnostic::{Diagnostic, Severity};
-use crate::rules::{Family, Rule, RuleContext};
+use crate::rules::{Family, FixAvailability, Rule, RuleContext};
 
 pub(crate) static RULE: Rule = Rule {
     code: "R101",
     name: "unknown-checkpoint-phase",
     family: Family::Reference,
     default_severity: Severity::Error,
+    default_enabled: true,
+    fix: FixAvailability::Unsafe,
     summary: "A checkpoint's phase is not a declared phase",
     doc: include_str!("../../../../../rules/R101.md"),
     check: Some(check),

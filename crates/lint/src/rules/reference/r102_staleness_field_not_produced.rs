@@ -1,5 +1,5 @@
-use crate::diagnostic::{Diagnostic, Severity};
-use crate::rules::{Family, Rule, RuleContext};
+use crate::diagnostic::{Applicability, Diagnostic, Fix, Severity};
+use crate::rules::{Family, FixAvailability, Rule, RuleContext};
 use crate::suggest::Suggester;
 
 pub(crate) static RULE: Rule = Rule {
@@ -7,6 +7,8 @@ pub(crate) static RULE: Rule = Rule {
     name: "staleness-field-not-produced",
     family: Family::Reference,
     default_severity: Severity::Warning,
+    default_enabled: true,
+    fix: FixAvailability::Unsafe,
     summary: "A staleness field is not an exit field of the checkpoint's phase (REQ-10-010)",
     doc: include_str!("../../../../../rules/R102.md"),
     check: Some(check),
@@ -36,7 +38,14 @@ fn check(ctx: &RuleContext<'_>, out: &mut Vec<Diagnostic>) {
             );
             let exits = phase.exit_fields().map(|f| f.name.value.as_str());
             out.push(match suggester.closest(field.value.as_str(), exits) {
-                Some(name) => diagnostic.with_help(format!("did you mean `{name}`?")),
+                Some(name) => diagnostic
+                    .with_help(format!("did you mean `{name}`?"))
+                    .with_fix(Fix::replace(
+                        format!("Replace with `{name}`"),
+                        Applicability::Unsafe,
+                        field.span,
+                        name,
+                    )),
                 None => diagnostic.with_help(format!(
                     "declare `{}` under `phases.{}.exit` or watch a field the phase produces",
                     field.value, phase.name

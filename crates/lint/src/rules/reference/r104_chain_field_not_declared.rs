@@ -1,7 +1,7 @@
-use crate::diagnostic::{Diagnostic, Severity};
+use crate::diagnostic::{Applicability, Diagnostic, Fix, Severity};
 use crate::field_path::FieldPath;
 use crate::model::{Endpoint, Field, Phase, Spanned};
-use crate::rules::{Family, Rule, RuleContext};
+use crate::rules::{Family, FixAvailability, Rule, RuleContext};
 use crate::suggest::Suggester;
 
 pub(crate) static RULE: Rule = Rule {
@@ -9,15 +9,20 @@ pub(crate) static RULE: Rule = Rule {
     name: "chain-field-not-declared",
     family: Family::Reference,
     default_severity: Severity::Warning,
-    summary: "A chain's field is not declared at its endpoint (source: exit; destination: entry)",
+    default_enabled: true,
+    fix: FixAvailability::Unsafe,
+    summary: "A chain's field is not declared at its endpoint (source: an exit field; destination: any field)",
     doc: include_str!("../../../../../rules/R104.md"),
     check: Some(check),
 };
 
-/// Which side of its endpoint phase a chain field must be declared on.
+/// Where a chain field must be declared: the source phase must produce it
+/// (an exit field); the destination phase must declare it anywhere, entry
+/// or exit, as ContextCore checks a chain against one context snapshot and
+/// real chains name a field the destination writes.
 enum Side {
     Exit,
-    Entry,
+    Anywhere,
 }
 
 fn check(ctx: &RuleContext<'_>, out: &mut Vec<Diagnostic>) {
@@ -29,7 +34,7 @@ fn check(ctx: &RuleContext<'_>, out: &mut Vec<Diagnostic>) {
             .map_or("(unnamed)", |c| c.value.as_str());
         let endpoints = [
             (&chain.source, Side::Exit),
-            (&chain.destination, Side::Entry),
+            (&chain.destination, Side::Anywhere),
         ];
         for (endpoint, side) in endpoints {
             let Some(Endpoint {
@@ -49,7 +54,7 @@ fn check(ctx: &RuleContext<'_>, out: &mut Vec<Diagnostic>) {
             }
             let declared = match side {
                 Side::Exit => ctx.produces(index, &field.value),
-                Side::Entry => ctx.declares(index, &field.value),
+                Side::Anywhere => ctx.declares(index, &field.value),
             };
             if declared {
                 continue;
@@ -66,7 +71,7 @@ fn undeclared(
     side: Side,
     suggester: &mut Suggester,
 ) -> Diagnostic {
-    let (declared, message, place): (Vec<&Field>, _, _) = match side {
+    let (candidates, message, place): (Vec<&Field>, _, _) = match side {
         Side::Exit => (
             phase.exit_fields().collect(),
             format!(
@@ -75,27 +80,37 @@ fn undeclared(
             ),
             format!("`phases.{}.exit`", phase.name),
         ),
-        Side::Entry => (
-            phase.entry_fields().collect(),
+        Side::Anywhere => (
+            phase.all_fields().collect(),
             format!(
-                "chain `{chain}` ends with `{}`, which phase `{}` does not declare on entry",
+                "chain `{chain}` ends with `{}`, which phase `{}` neither reads nor writes",
                 field.value, phase.name
             ),
+            // Enrichment is read when present and never required, so
+            // declaring it there cannot make the field unavailable (G303).
             format!(
-                "`phases.{}.entry.required` or `entry.enrichment`",
+                "`phases.{}.entry.enrichment` (if it reads the field) or `exit.optional` (if it writes it)",
                 phase.name
             ),
         ),
     };
-    let help = match suggester.closest(
+    let suggestion = suggester.closest(
         field.value.as_str(),
-        declared.iter().map(|f| f.name.value.as_str()),
-    ) {
-        Some(name) => format!(
-            "did you mean `{name}`? otherwise add `{}` to {place}",
-            field.value
-        ),
-        None => format!("add `{}` to {place}", field.value),
-    };
-    RULE.diagnostic(field.span, message).with_help(help)
+        candidates.iter().map(|f| f.name.value.as_str()),
+    );
+    let diagnostic = RULE.diagnostic(field.span, message);
+    match suggestion {
+        Some(name) => diagnostic
+            .with_help(format!(
+                "did you mean `{name}`? otherwise declare `{}` in {place}",
+                field.value
+            ))
+            .with_fix(Fix::replace(
+                format!("Replace with `{name}`"),
+                Applicability::Unsafe,
+                field.span,
+                name,
+            )),
+        None => diagnostic.with_help(format!("declare `{}` in {place}", field.value)),
+    }
 }

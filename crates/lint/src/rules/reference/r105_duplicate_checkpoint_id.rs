@@ -1,11 +1,13 @@
 use crate::diagnostic::{Diagnostic, Severity};
-use crate::rules::{Family, Rule, RuleContext};
+use crate::rules::{Family, FixAvailability, Rule, RuleContext};
 
 pub(crate) static RULE: Rule = Rule {
     code: "R105",
     name: "duplicate-checkpoint-id",
     family: Family::Reference,
     default_severity: Severity::Error,
+    default_enabled: true,
+    fix: FixAvailability::None,
     summary: "Two checkpoints share a checkpoint_id",
     doc: include_str!("../../../../../rules/R105.md"),
     check: Some(check),

@@ -1,11 +1,13 @@
 use crate::diagnostic::{Diagnostic, Severity};
-use crate::rules::{Family, Rule, RuleContext};
+use crate::rules::{Family, FixAvailability, Rule, RuleContext};
 
 pub(crate) static RULE: Rule = Rule {
     code: "R106",
     name: "duplicate-chain-id",
     family: Family::Reference,
     default_severity: Severity::Error,
+    default_enabled: true,
+    fix: FixAvailability::None,
     summary: "Two propagation chains share a chain_id",
     doc: include_str!("../../../../../rules/R106.md"),
     check: Some(check),

@@ -1,11 +1,13 @@
 use crate::diagnostic::{Diagnostic, Severity};
-use crate::rules::{Family, Rule, RuleContext};
+use crate::rules::{Family, FixAvailability, Rule, RuleContext};
 
 pub(crate) static RULE: Rule = Rule {
     code: "R107",
     name: "unknown-source-phase",
     family: Family::Reference,
     default_severity: Severity::Error,
+    default_enabled: true,
+    fix: FixAvailability::Unsafe,
     summary: "A field's source_phase names an unknown phase",
     doc: include_str!("../../../../../rules/R107.md"),
     check: Some(check),

@@ -2,7 +2,7 @@ use std::collections::HashSet;
 
 use crate::diagnostic::{Diagnostic, Severity};
 use crate::model::Spanned;
-use crate::rules::{Family, Rule, RuleContext};
+use crate::rules::{Family, FixAvailability, Rule, RuleContext};
 use crate::suggest::Suggester;
 
 pub(crate) static RULE: Rule = Rule {
@@ -10,6 +10,8 @@ pub(crate) static RULE: Rule = Rule {
     name: "unknown-graph-node",
     family: Family::Reference,
     default_severity: Severity::Error,
+    default_enabled: true,
+    fix: FixAvailability::Unsafe,
     summary: "graph_topology names an unknown node, or a node without a phase",
     doc: include_str!("../../../../../rules/R108.md"),
     check: Some(check),

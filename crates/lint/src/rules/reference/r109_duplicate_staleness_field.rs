@@ -1,11 +1,13 @@
 use crate::diagnostic::{Diagnostic, Severity};
-use crate::rules::{Family, Rule, RuleContext};
+use crate::rules::{Family, FixAvailability, Rule, RuleContext};
 
 pub(crate) static RULE: Rule = Rule {
     code: "R109",
     name: "duplicate-staleness-field",
     family: Family::Reference,
     default_severity: Severity::Warning,
+    default_enabled: true,
+    fix: FixAvailability::None,
     summary: "The same staleness field twice in one checkpoint",
     doc: include_str!("../../../../../rules/R109.md"),
     check: Some(check),

@@ -1,5 +1,5 @@
 use crate::diagnostic::{Diagnostic, Severity};
-use crate::rules::{Family, Rule};
+use crate::rules::{Family, FixAvailability, Rule};
 use crate::syntax::Span;
 
 pub(crate) static RULE: Rule = Rule {
@@ -7,6 +7,8 @@ pub(crate) static RULE: Rule = Rule {
     name: "yaml-syntax-error",
     family: Family::Schema,
     default_severity: Severity::Error,
+    default_enabled: true,
+    fix: FixAvailability::None,
     summary: "The file is not valid YAML",
     doc: include_str!("../../../../../rules/E001.md"),
     check: None,

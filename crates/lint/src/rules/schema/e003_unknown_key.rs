@@ -1,6 +1,5 @@
 use crate::diagnostic::{Applicability, Diagnostic, Fix, Severity};
-use crate::rules::{Family, Rule};
-use crate::suggest::closest;
+use crate::rules::{Family, FixAvailability, Rule};
 use crate::syntax::Span;
 
 pub(crate) static RULE: Rule = Rule {
@@ -8,14 +7,24 @@ pub(crate) static RULE: Rule = Rule {
     name: "unknown-key",
     family: Family::Schema,
     default_severity: Severity::Error,
+    default_enabled: true,
+    fix: FixAvailability::Unsafe,
     summary: "A key the contract format does not define at this level",
     doc: include_str!("../../../../../rules/E003.md"),
     check: None,
 };
 
-pub(crate) fn diagnostic(key: &str, span: Span, path: &str, valid: &[&'static str]) -> Diagnostic {
+/// `suggestion` is the valid key the unknown one most likely means (the
+/// caller prefers keys the mapping lacks); `valid` lists them all.
+pub(crate) fn diagnostic(
+    key: &str,
+    span: Span,
+    path: &str,
+    suggestion: Option<&str>,
+    valid: &[&'static str],
+) -> Diagnostic {
     let diagnostic = RULE.diagnostic(span, format!("unknown key `{key}` in {path}"));
-    match closest(key, valid.iter().copied()) {
+    match suggestion {
         Some(suggestion) => diagnostic
             .with_help(format!("did you mean `{suggestion}`?"))
             .with_fix(Fix::replace(

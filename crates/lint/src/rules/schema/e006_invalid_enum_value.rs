@@ -1,5 +1,5 @@
 use crate::diagnostic::{Applicability, Diagnostic, Fix, Severity};
-use crate::rules::{Family, Rule};
+use crate::rules::{Family, FixAvailability, Rule};
 use crate::suggest::closest;
 use crate::syntax::Span;
 
@@ -8,6 +8,8 @@ pub(crate) static RULE: Rule = Rule {
     name: "invalid-enum-value",
     family: Family::Schema,
     default_severity: Severity::Error,
+    default_enabled: true,
+    fix: FixAvailability::Unsafe,
     summary: "A value that is not one of the allowed values",
     doc: include_str!("../../../../../rules/E006.md"),
     check: None,

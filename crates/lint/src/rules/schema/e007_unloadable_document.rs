@@ -1,5 +1,5 @@
 use crate::diagnostic::{Diagnostic, Severity};
-use crate::rules::{Family, Rule};
+use crate::rules::{Family, FixAvailability, Rule};
 use crate::syntax::Span;
 
 pub(crate) static RULE: Rule = Rule {
@@ -7,6 +7,8 @@ pub(crate) static RULE: Rule = Rule {
     name: "unloadable-document",
     family: Family::Schema,
     default_severity: Severity::Error,
+    default_enabled: true,
+    fix: FixAvailability::None,
     summary: "Not a mapping at the root, not UTF-8, or over a size, depth or alias limit",
     doc: include_str!("../../../../../rules/E007.md"),
     check: None,

@@ -1,5 +1,5 @@
 use crate::diagnostic::{Applicability, Diagnostic, Fix, Severity};
-use crate::rules::{Family, Rule};
+use crate::rules::{Family, FixAvailability, Rule};
 use crate::syntax::Span;
 
 pub(crate) static RULE: Rule = Rule {
@@ -7,6 +7,8 @@ pub(crate) static RULE: Rule = Rule {
     name: "unused-suppression",
     family: Family::Schema,
     default_severity: Severity::Info,
+    default_enabled: true,
+    fix: FixAvailability::Safe,
     summary: "A suppression comment that silenced nothing",
     doc: include_str!("../../../../../rules/S001.md"),
     check: None,

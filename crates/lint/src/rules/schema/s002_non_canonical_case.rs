@@ -1,5 +1,5 @@
 use crate::diagnostic::{Applicability, Diagnostic, Fix, Severity};
-use crate::rules::{Family, Rule};
+use crate::rules::{Family, FixAvailability, Rule};
 use crate::syntax::Span;
 
 pub(crate) static RULE: Rule = Rule {
@@ -7,6 +7,8 @@ pub(crate) static RULE: Rule = Rule {
     name: "non-canonical-case",
     family: Family::Schema,
     default_severity: Severity::Warning,
+    default_enabled: true,
+    fix: FixAvailability::Safe,
     summary: "An enum value written in non-canonical case",
     doc: include_str!("../../../../../rules/S002.md"),
     check: None,
@@ -28,4 +30,13 @@ pub(crate) fn diagnostic(raw: &str, canonical: &str, span: Span, what: &str) -> 
         span,
         raw.to_lowercase(),
     ))
+}
+
+/// Under `dialect = "contextcore"` the file would not load: an error.
+pub(crate) fn as_contextcore_error(diagnostic: &mut Diagnostic) {
+    diagnostic.severity = Severity::Error;
+    diagnostic.help = Some(
+        "ContextCore rejects values that are not lower case, so this file would fail to load; apply the fix (`phaselint lint --fix`)"
+            .into(),
+    );
 }
