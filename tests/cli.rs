@@ -72,6 +72,7 @@ fn full_format_without_a_terminal_has_no_colour() {
        = suggestion: Replace with `retrieve`
 
     Found 1 error in 1 file.
+    [*] 1 fixable with `--fix --unsafe-fixes` (did-you-mean guesses: preview them with `--diff --unsafe-fixes`).
     ");
 }
 
@@ -292,6 +293,7 @@ fn statistics_count_findings_per_rule() {
         4  S002  non-canonical-case
         2  C203  uncovered-long-running-phase
     Found 6 warnings in 4 files.
+    [*] 4 fixable with `--fix`.
     ");
 }
 
@@ -526,11 +528,20 @@ fn rule_lists_every_rule_and_prints_pages() {
     let out = phaselint(&repo(), &["rule"]);
     assert_eq!(code(&out), 0);
     let text = stdout(&out);
-    assert_eq!(text.lines().count(), 1 + phaselint_rule_count());
-    assert!(
-        text.contains("C203   uncovered-long-running-phase"),
-        "{text}"
-    );
+    let table: Vec<&str> = text.lines().take_while(|l| !l.is_empty()).collect();
+    assert_eq!(table.len(), 1 + phaselint_rule_count());
+    // Default level and fix availability side by side.
+    for row in [
+        "C203   uncovered-long-running-phase           warning     -      ",
+        "S002   non-canonical-case                     warning     safe   ",
+        "R101   unknown-checkpoint-phase               error       unsafe ",
+        "G304   dead-write                             off (info)  unsafe ",
+    ] {
+        assert!(
+            table.iter().any(|l| l.starts_with(row)),
+            "{row:?} in\n{text}"
+        );
+    }
     let page = phaselint(&repo(), &["rule", "c203"]);
     assert_eq!(code(&page), 0);
     assert_eq!(
@@ -601,4 +612,209 @@ fn fix_applies_safe_fixes_in_place_and_leaves_broken_files_alone() {
         })
         .collect();
     assert!(leftovers.is_empty(), "no temporary files left behind");
+}
+
+/// The R101 fixture with its typo: a did-you-mean, so an unsafe fix.
+const R101_FAIL: &str = "fixtures/R101/fail.contract.yaml";
+
+#[test]
+fn unsafe_fixes_are_previewed_by_diff_and_applied_only_on_request() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    let original = std::fs::read_to_string(repo().join(R101_FAIL)).unwrap();
+    write(root, "x.contract.yaml", &original);
+
+    // --diff without --unsafe-fixes: nothing safe to do, and it says what is held back.
+    let safe = phaselint(root, &["lint", "--diff", "x.contract.yaml"]);
+    assert_eq!(code(&safe), 0, "{}", stderr(&safe));
+    assert_eq!(stdout(&safe), "");
+    assert!(
+        stderr(&safe).contains("no safe fixes; 1 did-you-mean fix with --unsafe-fixes"),
+        "{}",
+        stderr(&safe)
+    );
+
+    // --diff --unsafe-fixes: a unified diff, exit 1, the file untouched.
+    let diff = phaselint(
+        root,
+        &["lint", "--diff", "--unsafe-fixes", "x.contract.yaml"],
+    );
+    assert_eq!(code(&diff), 1);
+    insta::assert_snapshot!(stdout(&diff), @r"
+    --- x.contract.yaml
+    +++ x.contract.yaml
+    @@ -22,7 +22,7 @@
+             - name: final_answer
+     checkpoint_integrity:
+       - checkpoint_id: post_retrieval
+    -    phase: retreive
+    +    phase: retrieve
+         on_resume:
+           staleness_checks:
+             - field: retrieved_context
+    ");
+    assert_eq!(
+        std::fs::read_to_string(root.join("x.contract.yaml")).unwrap(),
+        original
+    );
+
+    // The summary says the fix exists and how to get it.
+    let lint = stdout(&phaselint(root, &["lint", "x.contract.yaml"]));
+    assert!(
+        lint.ends_with("Found 1 error in 1 file.\n[*] 1 fixable with `--fix --unsafe-fixes` (did-you-mean guesses: preview them with `--diff --unsafe-fixes`).\n"),
+        "{lint}"
+    );
+
+    // --fix alone leaves a guess alone; with --unsafe-fixes it applies it,
+    // and says that the checkpoint's target digest changed.
+    let fix = phaselint(root, &["lint", "--fix", "x.contract.yaml"]);
+    assert_eq!(code(&fix), 1);
+    assert_eq!(
+        std::fs::read_to_string(root.join("x.contract.yaml")).unwrap(),
+        original
+    );
+    let fix = phaselint(
+        root,
+        &["lint", "--fix", "--unsafe-fixes", "x.contract.yaml"],
+    );
+    assert_eq!(code(&fix), 0, "{}{}", stdout(&fix), stderr(&fix));
+    assert_eq!(
+        std::fs::read_to_string(root.join("x.contract.yaml")).unwrap(),
+        original.replace("phase: retreive", "phase: retrieve")
+    );
+    assert!(
+        stderr(&fix).contains("fixed 1 finding in 1 file"),
+        "{}",
+        stderr(&fix)
+    );
+    // Nothing left: --diff says so and passes.
+    let again = phaselint(
+        root,
+        &["lint", "--diff", "--unsafe-fixes", "x.contract.yaml"],
+    );
+    assert_eq!(code(&again), 0);
+    assert!(
+        stderr(&again).contains("nothing to fix"),
+        "{}",
+        stderr(&again)
+    );
+}
+
+#[test]
+fn quiet_exit_zero_output_file_and_colour() {
+    let root = repo();
+    // --quiet: the findings, no summary.
+    let quiet = stdout(&phaselint(
+        &root,
+        &["lint", "--quiet", "--format", "concise", R101_FAIL],
+    ));
+    assert_eq!(quiet.lines().count(), 1, "{quiet}");
+    assert!(
+        quiet.starts_with("fixtures/R101/fail.contract.yaml:25:12: R101"),
+        "{quiet}"
+    );
+    // --exit-zero: errors are printed, the exit is 0.
+    let zero = phaselint(&root, &["lint", "--exit-zero", R101_FAIL]);
+    assert_eq!(code(&zero), 0);
+    assert!(stdout(&zero).contains("error[R101]"));
+    // An unreadable file is still no verdict.
+    assert_eq!(
+        code(&phaselint(
+            &root,
+            &["lint", "--exit-zero", "fixtures/nope.contract.yaml"]
+        )),
+        3
+    );
+    // --output-file: the report goes to the file, never coloured.
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("report.txt");
+    let written = phaselint(
+        &root,
+        &[
+            "lint",
+            "--color",
+            "always",
+            "--output-file",
+            file.to_str().unwrap(),
+            R101_FAIL,
+        ],
+    );
+    assert_eq!(code(&written), 1);
+    assert_eq!(stdout(&written), "");
+    let report = std::fs::read_to_string(&file).unwrap();
+    assert!(
+        report.starts_with("error[R101]: checkpoint phase `retreive`"),
+        "{report}"
+    );
+    // --color always colours a pipe; never and auto (not a terminal) do not.
+    let coloured = stdout(&phaselint(&root, &["lint", "--color", "always", R101_FAIL]));
+    assert!(coloured.contains("\u{1b}["), "{coloured}");
+    for choice in ["never", "auto"] {
+        let plain = stdout(&phaselint(&root, &["lint", "--color", choice, R101_FAIL]));
+        assert!(!plain.contains('\u{1b}'), "--color {choice}: {plain}");
+    }
+}
+
+#[test]
+fn a_directory_without_contracts_says_so() {
+    let dir = tempfile::tempdir().unwrap();
+    write(dir.path(), "pipeline.yaml", "schema_version: '1'\n");
+    let out = phaselint(dir.path(), &["lint", "."]);
+    assert_eq!(code(&out), 0);
+    assert!(
+        stderr(&out).contains(
+            "no contract files found under .; phaselint lints `*.contract.yaml` by default, see `include`"
+        ),
+        "{}",
+        stderr(&out)
+    );
+}
+
+#[test]
+fn fixes_that_change_a_checkpoint_say_its_approvals_no_longer_hold() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    // R102's did-you-mean renames a staleness field: part of the checkpoint
+    // an approval is bound to.
+    let contract = "\
+schema_version: '1'
+pipeline_id: p
+phases:
+  retrieve: { exit: { required: [{ name: retrieved_context }] } }
+  generate: { entry: { required: [{ name: retrieved_context }] } }
+checkpoint_integrity:
+  - checkpoint_id: after_retrieval
+    phase: retrieve
+    on_resume:
+      staleness_checks: [{ field: retrieved_contxt, max_age_seconds: 600 }]
+";
+    write(root, "x.contract.yaml", contract);
+    let diff = phaselint(
+        root,
+        &["lint", "--diff", "--unsafe-fixes", "x.contract.yaml"],
+    );
+    assert_eq!(code(&diff), 1);
+    assert!(
+        stderr(&diff).contains(
+            "these fixes would change checkpoint `after_retrieval` in x.contract.yaml: approvals bound to its old target digest would no longer hold"
+        ),
+        "{}",
+        stderr(&diff)
+    );
+    let fix = phaselint(
+        root,
+        &["lint", "--fix", "--unsafe-fixes", "x.contract.yaml"],
+    );
+    assert_eq!(code(&fix), 0, "{}{}", stdout(&fix), stderr(&fix));
+    assert!(
+        stderr(&fix).contains(
+            "the fixes changed checkpoint `after_retrieval` in x.contract.yaml: approvals bound to its old target digest no longer hold (run `phaselint approve` again)"
+        ),
+        "{}",
+        stderr(&fix)
+    );
+    assert_eq!(
+        std::fs::read_to_string(root.join("x.contract.yaml")).unwrap(),
+        contract.replace("retrieved_contxt", "retrieved_context")
+    );
 }

@@ -611,6 +611,28 @@ fn completion_and_code_actions() {
         !s001_titles.iter().any(|t| t.starts_with("Suppress S001")),
         "{s001_titles:?}"
     );
+    assert_eq!(actions[0]["isPreferred"], true);
+    assert_eq!(actions[1].get("isPreferred"), None);
+    // A did-you-mean is an unsafe fix: offered, preferred (one closest
+    // name), and its title says it is a guess.
+    let (r101, r101_text) = fixture("R101/fail.contract.yaml");
+    lsp.open(&r101, &r101_text);
+    lsp.diagnostics(&r101, 1);
+    let (rl, rc) = pos(&r101_text, "phase: retreive");
+    let rc = rc + 7;
+    let r101_actions = lsp.code_actions(&r101, rl, rc, json!({"diagnostics": []}));
+    assert_eq!(
+        action_titles(&r101_actions),
+        [
+            "Replace with `retrieve` (R101, unsafe fix)",
+            "Suppress R101 on this line"
+        ]
+    );
+    assert_eq!(r101_actions[0]["isPreferred"], true);
+    assert_eq!(
+        r101_actions[0]["edit"]["changes"][&r101][0]["newText"],
+        "retrieve"
+    );
     let suppress = &actions[1]["edit"]["changes"][uri][0];
     assert_eq!(suppress["newText"], "  # phaselint: disable=S002");
     assert_eq!(

@@ -1951,3 +1951,95 @@ fn unreadable_harness_grant_gives_no_verdict() {
         "cannot read the harness grant `harness/checkpoint-after_generate.md.granted`",
     );
 }
+
+#[test]
+fn next_steps_for_a_stale_blocking_field_never_propose_acknowledging_it() {
+    let dir = temp();
+    let mut context = fresh();
+    stamp(&mut context, "draft", "2026-03-01T09:00:00Z");
+    stamp(&mut context, "review.verdict", "2026-03-01T09:00:00Z");
+    let ctx = write_json(dir.path(), "ctx.json", &context);
+    let contract = pipeline();
+    let steps = |checkpoint: &str, mode: &str| {
+        let run = phaselint(
+            dir.path(),
+            &[
+                "resume-check",
+                "--contract",
+                &contract,
+                "--checkpoint",
+                checkpoint,
+                "--context",
+                &ctx,
+                "--now",
+                NOW,
+                "--mode",
+                mode,
+            ],
+        );
+        let at = run.stdout.find("What to do next:").unwrap();
+        (run.code, run.stdout[at..].to_string())
+    };
+    // Strict: `review.verdict` blocks whatever is approved. Refresh or
+    // recover it; an acknowledgement would change nothing, so none is proposed.
+    let (code, strict) = steps("review_by_human", "strict");
+    assert_eq!(code, 1, "{strict}");
+    assert!(
+        strict.contains("refresh `review.verdict` (re_generate)"),
+        "{strict}"
+    );
+    assert!(strict.contains("or pass --recover-with CMD"), "{strict}");
+    assert!(!strict.contains("--ack"), "{strict}");
+    assert!(!strict.contains("--interactive"), "{strict}");
+    assert!(
+        strict.contains("then get an approval bound to this checkpoint"),
+        "{strict}"
+    );
+    // With auto_if_fresh, the refreshed field is all it takes.
+    let (_, auto) = steps("review_auto", "strict");
+    assert!(
+        auto.contains(
+            "then no approval is needed: with the blocking fields fresh, auto_if_fresh grants it"
+        ),
+        "{auto}"
+    );
+    assert!(!auto.contains("phaselint approve"), "{auto}");
+    // Permissive: the stale field does not block, and the approval that
+    // would let the run resume must acknowledge it.
+    let (code, permissive) = steps("review_auto", "permissive");
+    assert_eq!(code, 2, "{permissive}");
+    assert!(permissive.contains(" --ack draft "), "{permissive}");
+
+    // `approve --ack` of that field records it, and warns that in strict
+    // mode it will not unblock.
+    let approve = phaselint(
+        dir.path(),
+        &[
+            "approve",
+            "--contract",
+            &contract,
+            "--checkpoint",
+            "review_auto",
+            "--by",
+            "scheduler",
+            "--policy",
+            "orchestrator",
+            "--ack",
+            "draft",
+            "--now",
+            "2026-03-01T11:00:00Z",
+        ],
+    );
+    assert_eq!(approve.code, 0, "{}", approve.stderr);
+    assert_eq!(
+        approve.json()["stale_fields_acknowledged"],
+        json!(["draft"])
+    );
+    assert!(
+        approve.stderr.contains(
+            "warning: `draft` is a blocking staleness check of checkpoint `review_auto`: the approval records the acknowledgement, but if the field is stale it still blocks the resume"
+        ),
+        "{}",
+        approve.stderr
+    );
+}

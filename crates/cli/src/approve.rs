@@ -99,6 +99,12 @@ fn approve(args: &ApproveArgs) -> Result<(), NoVerdict> {
         .iter()
         .filter_map(|c| c.field.as_ref().map(|f| f.value.as_str()))
         .collect();
+    let blocking = |field: &str| {
+        on_resume
+            .staleness_checks
+            .iter()
+            .any(|c| c.blocks() && c.field.as_ref().is_some_and(|f| f.value.as_str() == field))
+    };
     let mut acks: Vec<String> = Vec::new();
     for ack in &args.ack {
         let ack = ack.trim();
@@ -120,9 +126,16 @@ fn approve(args: &ApproveArgs) -> Result<(), NoVerdict> {
                 }
             )));
         }
-        if !acks.iter().any(|a| a == ack) {
-            acks.push(ack.to_string());
+        if acks.iter().any(|a| a == ack) {
+            continue;
         }
+        if blocking(ack) {
+            eprintln!(
+                "phaselint: warning: `{ack}` is a blocking staleness check of checkpoint `{}`: the approval records the acknowledgement, but if the field is stale it still blocks the resume; refresh it, or recover it with `resume-check --recover-with`",
+                target.checkpoint_id
+            );
+        }
+        acks.push(ack.to_string());
     }
     let irreversible = target
         .phase

@@ -8,7 +8,7 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
 
 use phaselint_lint::config::{Config, Overrides};
-use phaselint_lint::diagnostic::Severity;
+use phaselint_lint::diagnostic::{Applicability, Severity};
 use phaselint_lint::fix::{self, FixMode};
 use phaselint_lint::input::{self, Bound};
 use phaselint_lint::{Analysis, analyze_bytes, analyze_file};
@@ -119,16 +119,17 @@ pub fn run(args: &LintArgs) -> u8 {
 
     let report = Report::new(&linted, unreadable);
     let style = output::Style {
-        color: match args.color {
-            ColorChoice::Always => true,
-            ColorChoice::Never => false,
-            // Never into a file, whatever stdout is.
-            ColorChoice::Auto => {
-                args.output_file.is_none()
-                    && std::io::stdout().is_terminal()
-                    && std::env::var_os("NO_COLOR").is_none_or(|v| v.is_empty())
-            }
-        },
+        // A report file is read later, by tools or in an editor: never
+        // coloured, whatever --color says of the terminal.
+        color: args.output_file.is_none()
+            && match args.color {
+                ColorChoice::Always => true,
+                ColorChoice::Never => false,
+                ColorChoice::Auto => {
+                    std::io::stdout().is_terminal()
+                        && std::env::var_os("NO_COLOR").is_none_or(|v| v.is_empty())
+                }
+            },
         summary: !args.quiet,
     };
     let printed = match &args.output_file {
@@ -195,7 +196,7 @@ fn print_diff(
     mode: FixMode,
 ) -> u8 {
     let mut out = String::new();
-    let (mut fixes, mut files, mut unreadable) = (0, 0, 0);
+    let (mut fixes, mut files, mut unreadable, mut held_back) = (0, 0, 0, 0);
     for (target, result) in targets.iter().zip(results) {
         let analysis = match result {
             Ok((analysis, other_kind)) if !(target.walked && *other_kind) => analysis,
@@ -209,6 +210,17 @@ fn print_diff(
                 continue;
             }
         };
+        if mode == FixMode::Safe {
+            held_back += analysis
+                .diagnostics
+                .iter()
+                .filter(|d| {
+                    d.fix
+                        .as_ref()
+                        .is_some_and(|f| f.applicability == Applicability::Unsafe)
+                })
+                .count();
+        }
         let settings = target.config.settings_for(&absolute(&target.path));
         let Some(fixed) = fix::fix(analysis, &settings, mode) else {
             continue;
@@ -242,16 +254,21 @@ fn print_diff(
         return exit::NO_VERDICT;
     }
     if !args.quiet {
-        let unsafe_note = if mode == FixMode::Safe {
-            " (add --unsafe-fixes for the did-you-mean fixes)"
-        } else {
-            ""
-        };
-        eprintln!(
-            "phaselint: would fix {} in {}{unsafe_note}",
-            plural(fixes, "finding", "findings"),
-            plural(files, "file", "files")
-        );
+        let guesses = plural(held_back, "did-you-mean fix", "did-you-mean fixes");
+        match (fixes, held_back) {
+            (0, 0) => eprintln!("phaselint: nothing to fix"),
+            (0, _) => eprintln!("phaselint: no safe fixes; {guesses} with --unsafe-fixes"),
+            (_, held_back) => eprintln!(
+                "phaselint: would fix {} in {}{}",
+                plural(fixes, "finding", "findings"),
+                plural(files, "file", "files"),
+                if held_back > 0 {
+                    format!("; {guesses} more with --unsafe-fixes")
+                } else {
+                    String::new()
+                }
+            ),
+        }
     }
     if unreadable > 0 {
         exit::NO_VERDICT

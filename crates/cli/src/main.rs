@@ -120,7 +120,7 @@ pub struct LintArgs {
     /// Exit 0 even when there are findings (a file that cannot be read still exits 3).
     #[arg(long)]
     pub exit_zero: bool,
-    /// Write the report to FILE instead of standard output.
+    /// Write the report to FILE instead of standard output (never coloured).
     #[arg(long, value_name = "FILE")]
     pub output_file: Option<PathBuf>,
     /// Say which walked files were skipped and why.

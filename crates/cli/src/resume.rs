@@ -797,20 +797,45 @@ fn next_steps(report: &ResumeReport, args: &ResumeCheckArgs) -> Vec<String> {
                 "human" => "human",
                 _ => "human|orchestrator",
             };
+            // In strict mode a stale blocking field blocks whatever is
+            // approved (SPEC §6): it is refreshed or recovered (above), and
+            // once fresh it needs no acknowledgement. Elsewhere it does not
+            // block, and the approval must acknowledge it.
+            let blocked_by_staleness = report.mode == Mode::Strict
+                && report.stale_fields.iter().any(|s| s.is_stale && s.blocking);
             let acks: String = denial
                 .stale_fields
                 .iter()
+                .filter(|f| {
+                    !blocked_by_staleness
+                        || !report
+                            .stale_fields
+                            .iter()
+                            .any(|s| s.field == **f && s.is_stale && s.blocking)
+                })
                 .map(|f| format!(" --ack {f}"))
                 .collect();
-            steps.push(format!(
-                "get an approval bound to this checkpoint: phaselint approve --contract {} --checkpoint {} --by NAME --policy {policy}{acks} --output approval.json, then pass --approvals approval.json",
-                args.contract.display(),
-                denial.checkpoint_id
-            ));
-            if !args.interactive && denial.required_policy != "orchestrator" {
+            if blocked_by_staleness && denial.required_policy == "auto_if_fresh" {
                 steps.push(
-                    "or run the check with --interactive on a terminal to approve it now".into(),
+                    "then no approval is needed: with the blocking fields fresh, auto_if_fresh grants it"
+                        .into(),
                 );
+            } else {
+                steps.push(format!(
+                    "{}get an approval bound to this checkpoint: phaselint approve --contract {} --checkpoint {} --by NAME --policy {policy}{acks} --output approval.json, then pass --approvals approval.json",
+                    if blocked_by_staleness { "then " } else { "" },
+                    args.contract.display(),
+                    denial.checkpoint_id
+                ));
+                if !args.interactive
+                    && !blocked_by_staleness
+                    && denial.required_policy != "orchestrator"
+                {
+                    steps.push(
+                        "or run the check with --interactive on a terminal to approve it now"
+                            .into(),
+                    );
+                }
             }
         }
     }

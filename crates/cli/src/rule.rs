@@ -2,7 +2,7 @@
 
 use std::io::Write;
 
-use phaselint_lint::rules::{RULES, rule};
+use phaselint_lint::rules::{FixAvailability, RULES, rule};
 
 use crate::exit;
 
@@ -11,19 +11,29 @@ pub fn run(code: Option<&str>) -> u8 {
     let Some(code) = code else {
         let _ = writeln!(
             stdout,
-            "{:<6} {:<38} {:<8} summary",
-            "code", "name", "default"
+            "{:<6} {:<38} {:<11} {:<6} summary",
+            "code", "name", "default", "fix"
         );
         for rule in RULES {
+            let default = if rule.default_enabled {
+                rule.default_severity.as_str().to_string()
+            } else {
+                format!("off ({})", rule.default_severity.as_str())
+            };
+            let fix = match rule.fix {
+                FixAvailability::None => "-",
+                available => available.as_str(),
+            };
             let _ = writeln!(
                 stdout,
-                "{:<6} {:<38} {:<8} {}",
-                rule.code,
-                rule.name,
-                rule.default_severity.as_str(),
-                rule.summary
+                "{:<6} {:<38} {default:<11} {fix:<6} {}",
+                rule.code, rule.name, rule.summary
             );
         }
+        let _ = writeln!(
+            stdout,
+            "\nfix: `safe` fixes are applied by `phaselint lint --fix`; `unsafe` ones (did-you-mean guesses) also need `--unsafe-fixes`.\noff: turned on by `select` (a code, a prefix or \"ALL\")."
+        );
         return exit::SUCCESS;
     };
     match rule(code).or_else(|| RULES.iter().copied().find(|r| r.name == code)) {

@@ -337,6 +337,18 @@ impl StalenessCheck {
             .as_ref()
             .map_or(FieldSeverity::Blocking, |s| s.value)
     }
+
+    /// Whether the field, once stale, blocks the resume: whatever is
+    /// approved or acknowledged, only refreshing it unblocks (SPEC §6).
+    pub fn blocks(&self) -> bool {
+        stale_field_blocks(self.on_stale(), self.recovery.as_ref().map(|r| r.value))
+    }
+}
+
+/// `on_stale: blocking` blocks, and `recovery: fail` blocks whatever
+/// `on_stale` says.
+pub fn stale_field_blocks(on_stale: FieldSeverity, recovery: Option<Recovery>) -> bool {
+    on_stale == FieldSeverity::Blocking || recovery == Some(Recovery::Fail)
 }
 
 #[derive(Clone, Debug, PartialEq)]

@@ -45,7 +45,9 @@ impl Suggester {
     }
 }
 
-/// The candidate closest to `name`, if it is close enough to be a likely typo.
+/// The candidate closest to `name`, if it is close enough to be a likely
+/// typo and no other candidate is as close: a tie is a coin toss, and a
+/// guess offered as a fix (and preferred in the editor) must not be one.
 pub fn closest<'a, I>(name: &str, candidates: I) -> Option<&'a str>
 where
     I: IntoIterator<Item = &'a str>,
@@ -56,6 +58,7 @@ where
     let lowered = name.to_ascii_lowercase();
     let name_chars = name.chars().count();
     let mut best: Option<(usize, &'a str)> = None;
+    let mut tied = false;
     for candidate in candidates {
         if candidate == name || candidate.len() > LONGEST_NAME {
             continue;
@@ -78,10 +81,18 @@ where
             } else {
                 distance
             };
-            if best.is_none_or(|(d, _)| score < d) {
-                best = Some((score, candidate));
+            match best {
+                Some((d, _)) if score > d => {}
+                Some((d, other)) if score == d => tied |= other != candidate,
+                _ => {
+                    best = Some((score, candidate));
+                    tied = false;
+                }
             }
         }
+    }
+    if tied {
+        return None;
     }
     best.map(|(_, c)| c)
 }
@@ -89,6 +100,19 @@ where
 #[cfg(test)]
 mod tests {
     use super::closest;
+
+    #[test]
+    fn a_tie_is_no_suggestion() {
+        // `draft` is one edit from both: no guess.
+        assert_eq!(closest("draft", ["drafts", "drift"]), None);
+        // The same name twice (declared by two phases) is no tie.
+        assert_eq!(closest("drafft", ["draft", "draft"]), Some("draft"));
+        // A closer candidate after a tie wins.
+        assert_eq!(
+            closest("draftzz", ["draftxx", "draftyy", "draftz"]),
+            Some("draftz")
+        );
+    }
 
     #[test]
     fn typos_and_prefixes() {

@@ -8,7 +8,7 @@ mod json;
 use std::collections::BTreeMap;
 use std::io::{self, Write};
 
-use phaselint_lint::diagnostic::{Diagnostic, Severity};
+use phaselint_lint::diagnostic::{Applicability, Diagnostic, Severity};
 use phaselint_lint::line_index::{ColumnUnit, LineCol};
 use phaselint_lint::rules::rule;
 use phaselint_lint::syntax::Span;
@@ -122,8 +122,36 @@ fn summary(report: &Report<'_>, out: &mut impl Write) -> io::Result<()> {
             } else {
                 format!("; {unread} could not be read")
             };
-            writeln!(out, "Found {found} in {files}{unread}.")
+            writeln!(out, "Found {found} in {files}{unread}.")?;
+            fixable(report, out)
         }
+    }
+}
+
+/// How many findings `--fix` would fix, as ruff says it: a fix nobody hears
+/// of is never applied.
+fn fixable(report: &Report<'_>, out: &mut impl Write) -> io::Result<()> {
+    let count = |applicability| {
+        report
+            .diagnostics()
+            .filter(|(_, d)| {
+                d.fix
+                    .as_ref()
+                    .is_some_and(|f| f.applicability == applicability)
+            })
+            .count()
+    };
+    match (count(Applicability::Safe), count(Applicability::Unsafe)) {
+        (0, 0) => Ok(()),
+        (safe, 0) => writeln!(out, "[*] {safe} fixable with `--fix`."),
+        (0, guesses) => writeln!(
+            out,
+            "[*] {guesses} fixable with `--fix --unsafe-fixes` (did-you-mean guesses: preview them with `--diff --unsafe-fixes`)."
+        ),
+        (safe, guesses) => writeln!(
+            out,
+            "[*] {safe} fixable with `--fix`, {guesses} more with `--fix --unsafe-fixes` (did-you-mean guesses: preview them with `--diff --unsafe-fixes`)."
+        ),
     }
 }
 

@@ -110,7 +110,7 @@ impl Evaluation {
 
     /// `recovery: fail` blocks whatever `on_stale` says.
     pub fn blocks(&self) -> bool {
-        self.severity == FieldSeverity::Blocking || self.recovery == Some(Recovery::Fail)
+        crate::model::stale_field_blocks(self.severity, self.recovery)
     }
 
     pub fn missing_provenance(&self) -> bool {

@@ -49,11 +49,18 @@ pub fn code_actions(
                 .map(|e| TextEdit::new(positions.range(e.span), e.replacement.clone()))
                 .collect();
             actions.push(CodeActionOrCommand::CodeAction(CodeAction {
-                title: format!("{} ({})", fix.title, d.code),
+                title: match fix.applicability {
+                    Applicability::Safe => format!("{} ({})", fix.title, d.code),
+                    Applicability::Unsafe => format!("{} ({}, unsafe fix)", fix.title, d.code),
+                },
                 kind: Some(CodeActionKind::QUICKFIX),
                 diagnostics: Some(vec![lsp.clone()]),
                 edit: Some(edit(edits)),
-                is_preferred: Some(fix.applicability == Applicability::Safe),
+                // A finding has one fix at most, and a did-you-mean is
+                // offered only when one name is closest (no tie): it is
+                // the action to take, safe or not. Unsafe ones say so in
+                // the title, as the editor applies them without --diff.
+                is_preferred: Some(true),
                 ..CodeAction::default()
             }));
         }

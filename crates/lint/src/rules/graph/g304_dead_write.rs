@@ -59,19 +59,20 @@ fn check(ctx: &RuleContext<'_>, out: &mut Vec<Diagnostic>) {
         unread.sort_by(|a, b| {
             crate::field_path::cmp_segments(a.name.value.as_str(), b.name.value.as_str())
         });
-        let mut reported: Vec<&Field> = Vec::new();
+        // Each reported field with how many of its sub-paths it stands for.
+        let mut reported: Vec<(&Field, usize)> = Vec::new();
         for field in unread {
-            if reported
-                .last()
-                .is_some_and(|parent| parent.name.value.covers(&field.name.value))
+            if let Some((parent, folded)) = reported.last_mut()
+                && parent.name.value.covers(&field.name.value)
             {
+                *folded += 1;
                 continue;
             }
-            reported.push(field);
+            reported.push((field, 0));
         }
-        reported.sort_by_key(|f| f.name.span.start);
-        for field in reported {
-            out.push(dead_write(ctx, i, field, &mut suggester));
+        reported.sort_by_key(|(f, _)| f.name.span.start);
+        for (field, folded) in reported {
+            out.push(dead_write(ctx, i, field, folded, &mut suggester));
         }
     }
 }
@@ -80,6 +81,7 @@ fn dead_write(
     ctx: &RuleContext<'_>,
     phase: usize,
     field: &Field,
+    sub_paths: usize,
     suggester: &mut Suggester,
 ) -> Diagnostic {
     let contract = ctx.contract;
@@ -91,8 +93,11 @@ fn dead_write(
             contract.phases[phase].name
         ),
     );
-    let help =
-        "read it in a later phase's entry, name it in a propagation chain, or remove it from exit";
+    let help = if sub_paths == 0 {
+        "read it in a later phase's entry, name it in a propagation chain, or remove it from exit"
+    } else {
+        "read it in a later phase's entry, name it in a propagation chain, or remove it and its declared sub-paths from exit"
+    };
     match close_read(ctx, phase, name, suggester) {
         Some((reader, read)) => diagnostic
             .with_help(format!(

@@ -43,7 +43,7 @@ fn check(ctx: &RuleContext<'_>, out: &mut Vec<Diagnostic>) {
                     ),
                 )
                 .with_related(from_phase.span, "previous stop")
-                .with_help("reorder the chain's stops to follow the pipeline, or add the missing graph_topology edge"),
+                .with_help("remove or reorder the chain's stops so they follow the pipeline, or add the missing graph_topology edge"),
             );
             break;
         }

@@ -51,7 +51,11 @@ fn unknown_phase(
             if listed.is_empty() {
                 listed.push("(none)");
             }
-            diagnostic.with_help(format!("declared phases: {}{more}", listed.join(", ")))
+            diagnostic.with_help(format!(
+                "name a declared phase ({}{more}), or declare `{}` under `phases`",
+                listed.join(", "),
+                name.value
+            ))
         }
     }
 }

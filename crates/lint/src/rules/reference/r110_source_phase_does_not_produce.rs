@@ -95,7 +95,7 @@ fn check(ctx: &RuleContext<'_>, out: &mut Vec<Diagnostic>) {
                 producer.name
             ),
             None => format!(
-                "add `{name}` to `phases.{}.exit`, or set `source_phase` to the phase that does produce it{every}",
+                "no phase declares `{name}` in its exit: add it to `phases.{}.exit`, or remove `source_phase`{every} if the value comes from outside the pipeline",
                 producer.name
             ),
         };

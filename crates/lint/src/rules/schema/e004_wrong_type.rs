@@ -15,7 +15,38 @@ pub(crate) static RULE: Rule = Rule {
 };
 
 pub(crate) fn diagnostic(span: Span, path: &str, expected: &str, found: &str) -> Diagnostic {
-    RULE.diagnostic(span, format!("{path} must be {expected}, found {found}"))
+    let diagnostic = RULE.diagnostic(span, format!("{path} must be {expected}, found {found}"));
+    match how_to_write(path, expected, found) {
+        Some(help) => diagnostic.with_help(help),
+        None => diagnostic,
+    }
+}
+
+/// How to write a value of the expected type, in YAML a person types.
+fn how_to_write(path: &str, expected: &str, found: &str) -> Option<&'static str> {
+    let field_entry = [".required[", ".optional[", ".enrichment["]
+        .iter()
+        .any(|list| path.contains(list));
+    Some(match (expected, found) {
+        ("a string", "an integer" | "a number" | "a boolean") => {
+            "quote the value (`'0.2'`): unquoted, YAML reads it as a number or boolean"
+        }
+        ("a string", "null") => "write the value after the colon",
+        (_, "null") if expected.starts_with("a mapping") => {
+            "write `{}` for an empty mapping, or its keys indented under it"
+        }
+        (_, "a string") if field_entry && expected.starts_with("a mapping") => {
+            "write the field as a mapping: `- name: answer`, not `- answer`"
+        }
+        (_, _) if expected.starts_with("a mapping") => {
+            "write `key: value` lines indented under it, or `{ key: value }`"
+        }
+        ("a list", _) => "write `- item` lines, or `[a, b]`",
+        ("an integer", _) => "write a whole number, without quotes",
+        ("a number", _) => "write a number, without quotes",
+        ("true or false", _) => "write `true` or `false`, without quotes",
+        _ => return None,
+    })
 }
 
 pub(crate) fn invalid(span: Span, path: &str, problem: &str) -> Diagnostic {
