@@ -22,10 +22,6 @@ pub enum Dialect {
     Contextcore,
 }
 
-/// Codes that can never be turned off: a file that cannot be read as YAML
-/// must never pass (SPEC §5).
-const ALWAYS_ON: &[&str] = &["E001", "E007"];
-
 /// The settings one analysis runs with.
 #[derive(Clone, Debug)]
 pub struct Settings {
@@ -292,7 +288,7 @@ impl Config {
                     level = overridden.map_or(RuleLevel::Off, RuleLevel::Set);
                 }
             }
-            if ALWAYS_ON.contains(&rule.code) {
+            if rule.always_on {
                 level = RuleLevel::Set(Severity::Error);
             }
             self.base.levels.insert(rule.code, level);
@@ -306,8 +302,7 @@ impl Config {
         for (set, codes) in &self.per_file_ignores {
             if set.is_match(relative) || set.is_match(file) {
                 for rule in RULES {
-                    if !ALWAYS_ON.contains(&rule.code) && most_specific(rule.code, codes).is_some()
-                    {
+                    if !rule.always_on && most_specific(rule.code, codes).is_some() {
                         settings.levels.insert(rule.code, RuleLevel::Off);
                     }
                 }

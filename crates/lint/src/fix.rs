@@ -38,7 +38,7 @@ pub fn apply_fixes(
 ) -> Option<(String, usize)> {
     if diagnostics
         .iter()
-        .any(|d| matches!(d.code, "E001" | "E007"))
+        .any(|d| crate::rules::is_always_on(d.code))
     {
         return None;
     }

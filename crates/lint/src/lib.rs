@@ -70,9 +70,7 @@ impl Analysis {
 
     /// Whether the YAML itself could not be read (E001 or E007).
     pub fn is_unreadable(&self) -> bool {
-        self.diagnostics
-            .iter()
-            .any(|d| matches!(d.code, "E001" | "E007"))
+        self.diagnostics.iter().any(|d| rules::is_always_on(d.code))
     }
 }
 

@@ -106,11 +106,10 @@ fn directives(source: &str, index: &LineIndex, strings: &[Span]) -> Vec<Suppress
     found
 }
 
-/// Whether a finding of `code` can be silenced by a suppression comment:
-/// not one saying the file cannot be loaded (a file that cannot be read
-/// never passes), and not an unused suppression (removing it is the fix).
+/// Whether a finding of `code` can be silenced by a suppression comment,
+/// as its rule declares (`Rule::suppressible`).
 pub fn can_be_suppressed(code: &str) -> bool {
-    !matches!(code, "E001" | "E007" | "S001")
+    crate::rules::rule(code).is_none_or(|rule| rule.suppressible)
 }
 
 /// The edits that add a code to the suppression comment on a line, or a
@@ -199,7 +198,7 @@ pub(crate) fn apply(
     let mut used = vec![false; suppressions.len()];
     diagnostics.retain(|d| {
         // A file that cannot be read as YAML must never pass (SPEC §5).
-        if matches!(d.code, "E001" | "E007") {
+        if !can_be_suppressed(d.code) {
             return true;
         }
         let line = index.line_of(d.span.start);
@@ -237,7 +236,7 @@ pub(crate) fn apply(
                     "`{}` in a suppression comment is not a phaselint rule code",
                     s.code
                 );
-            } else if matches!(s.code.as_str(), "E001" | "E007") {
+            } else if known.is_some_and(|r| r.always_on) {
                 diagnostic.message = format!(
                     "{} cannot be suppressed: a file that cannot be loaded never passes",
                     s.code

@@ -4,6 +4,7 @@
 
 mod checkpoint;
 mod graph;
+pub mod page;
 mod reference;
 pub(crate) mod schema;
 
@@ -212,6 +213,28 @@ impl FixAvailability {
     }
 }
 
+/// What a rule reads that a schema error can take away. A rule whose need
+/// does not hold is not run: it would report what the error explains.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Need {
+    /// Every phase's fields as written (no schema error in a phase body).
+    CompleteFields,
+    /// `graph_topology`'s edges as written.
+    CompleteTopology,
+}
+
+impl Need {
+    fn holds(self, contract: &Contract) -> bool {
+        match self {
+            Need::CompleteFields => contract.fields_complete(),
+            Need::CompleteTopology => contract.topology_complete(),
+        }
+    }
+}
+
+/// A rule, declared once: everything the registry, configuration,
+/// suppression, the fixer, `phaselint rule` and the generated parts of its
+/// page need to know.
 #[derive(Debug)]
 pub struct Rule {
     pub code: &'static str,
@@ -221,6 +244,18 @@ pub struct Rule {
     /// Off-by-default rules run only when `select` names them (or `ALL`).
     pub default_enabled: bool,
     pub fix: FixAvailability,
+    pub needs: &'static [Need],
+    /// A rule that reports at more than one level: each level and when.
+    /// Empty for a rule with one level, `default_severity`.
+    pub levels: &'static [(Severity, &'static str)],
+    /// Where its diagnostic points, in words, for the page.
+    pub points_at: &'static str,
+    /// Cannot be turned off, downgraded or suppressed: a file that cannot be
+    /// loaded never passes (SPEC §5).
+    pub always_on: bool,
+    /// A suppression comment can silence it (not E001/E007, and not S001,
+    /// whose fix removes the comment).
+    pub suppressible: bool,
     /// One line, for `phaselint rule` and completion details.
     pub summary: &'static str,
     /// The rule's page, `rules/CODE.md`, embedded.
@@ -272,6 +307,12 @@ pub static RULES: &[&Rule] = &[
     &graph::g308_chain_field_dropped::RULE,
 ];
 
+/// Whether a finding of `code` says the file cannot be loaded: its rule is
+/// always on (E001, E007), and such a file never passes.
+pub fn is_always_on(code: &str) -> bool {
+    rule(code).is_some_and(|r| r.always_on)
+}
+
 pub fn rule(code: &str) -> Option<&'static Rule> {
     RULES
         .iter()
@@ -284,6 +325,7 @@ pub(crate) fn run(context: &RuleContext<'_>, out: &mut Vec<Diagnostic>) {
     for rule in RULES {
         if let Some(check) = rule.check
             && context.settings.is_enabled(rule.code)
+            && rule.needs.iter().all(|need| need.holds(context.contract))
         {
             check(context, out);
         }

@@ -1,5 +1,5 @@
 use crate::diagnostic::{Diagnostic, Severity};
-use crate::rules::{Family, FixAvailability, Rule, RuleContext};
+use crate::rules::{Family, FixAvailability, Need, Rule, RuleContext};
 
 pub(crate) static RULE: Rule = Rule {
     code: "C208",
@@ -8,16 +8,17 @@ pub(crate) static RULE: Rule = Rule {
     default_severity: Severity::Info,
     default_enabled: true,
     fix: FixAvailability::None,
+    needs: &[Need::CompleteTopology],
+    levels: &[],
+    points_at: "the `checkpoint_id` value",
+    always_on: false,
+    suppressible: true,
     summary: "revalidate_entry: true on a phase with no successor",
     doc: include_str!("../../../../../rules/C208.md"),
     check: Some(check),
 };
 
 fn check(ctx: &RuleContext<'_>, out: &mut Vec<Diagnostic>) {
-    // A schema error in graph_topology changed the edges: stay silent.
-    if !ctx.contract.topology_complete() {
-        return;
-    }
     for spec in &ctx.contract.checkpoints {
         let Some(revalidate) = spec.on_resume.revalidate_entry.as_ref().filter(|r| r.value) else {
             continue;

@@ -1,5 +1,5 @@
 use crate::diagnostic::{Diagnostic, Severity};
-use crate::rules::{Family, FixAvailability, Rule, RuleContext};
+use crate::rules::{Family, FixAvailability, Need, Rule, RuleContext};
 
 pub(crate) static RULE: Rule = Rule {
     code: "G301",
@@ -8,16 +8,17 @@ pub(crate) static RULE: Rule = Rule {
     default_severity: Severity::Warning,
     default_enabled: true,
     fix: FixAvailability::None,
+    needs: &[Need::CompleteTopology],
+    levels: &[],
+    points_at: "the phase's name",
+    always_on: false,
+    suppressible: true,
     summary: "A phase unreachable from every entry phase, or isolated in a graph_topology with edges",
     doc: include_str!("../../../../../rules/G301.md"),
     check: Some(check),
 };
 
 fn check(ctx: &RuleContext<'_>, out: &mut Vec<Diagnostic>) {
-    // A schema error in graph_topology changed the edges: stay silent.
-    if !ctx.contract.topology_complete() {
-        return;
-    }
     let graph = ctx.graph;
     // Every phase has an incoming edge: nothing can start. One finding on
     // the first phase says so, rather than one per phase.

@@ -2,7 +2,7 @@ use std::collections::HashMap;
 
 use crate::diagnostic::{Diagnostic, Severity};
 use crate::graph::EdgeOrigin;
-use crate::rules::{Family, FixAvailability, Rule, RuleContext};
+use crate::rules::{Family, FixAvailability, Need, Rule, RuleContext};
 
 pub(crate) static RULE: Rule = Rule {
     code: "G302",
@@ -11,16 +11,17 @@ pub(crate) static RULE: Rule = Rule {
     default_severity: Severity::Warning,
     default_enabled: true,
     fix: FixAvailability::None,
+    needs: &[Need::CompleteTopology],
+    levels: &[],
+    points_at: "the `to` value of the edge that closes the cycle",
+    always_on: false,
+    suppressible: true,
     summary: "A cycle with no cycle_invariants entry",
     doc: include_str!("../../../../../rules/G302.md"),
     check: Some(check),
 };
 
 fn check(ctx: &RuleContext<'_>, out: &mut Vec<Diagnostic>) {
-    // A schema error in graph_topology changed the edges: stay silent.
-    if !ctx.contract.topology_complete() {
-        return;
-    }
     let contract = ctx.contract;
     let invariants = contract
         .topology

@@ -1,6 +1,6 @@
 use crate::diagnostic::{Applicability, Diagnostic, Fix, Severity};
 use crate::graph::Presence;
-use crate::rules::{Family, FixAvailability, Rule, RuleContext};
+use crate::rules::{Family, FixAvailability, Need, Rule, RuleContext};
 use crate::suggest::Suggester;
 
 pub(crate) static RULE: Rule = Rule {
@@ -10,17 +10,20 @@ pub(crate) static RULE: Rule = Rule {
     default_severity: Severity::Error,
     default_enabled: true,
     fix: FixAvailability::Unsafe,
+    needs: &[Need::CompleteFields, Need::CompleteTopology],
+    levels: &[
+        (Severity::Error, "when no path produces the field"),
+        (Severity::Warning, "when only some paths do"),
+    ],
+    points_at: "the field's `name` value",
+    always_on: false,
+    suppressible: true,
     summary: "An entry-required field is produced on no path (error) or only on some (warning)",
     doc: include_str!("../../../../../rules/G303.md"),
     check: Some(check),
 };
 
 fn check(ctx: &RuleContext<'_>, out: &mut Vec<Diagnostic>) {
-    // A schema error removed fields or edges: what looks unavailable or
-    // unread may only be what the error explains.
-    if !ctx.contract.fields_complete() || !ctx.contract.topology_complete() {
-        return;
-    }
     let contract = ctx.contract;
     let graph = ctx.graph;
     let mut suggester = Suggester::new();

@@ -1,7 +1,7 @@
 use crate::diagnostic::{Applicability, Diagnostic, Fix, Severity};
 use crate::field_path::{FieldIndex, FieldPath};
 use crate::model::Field;
-use crate::rules::{Family, FixAvailability, Rule, RuleContext};
+use crate::rules::{Family, FixAvailability, Need, Rule, RuleContext};
 use crate::suggest::Suggester;
 
 pub(crate) static RULE: Rule = Rule {
@@ -11,17 +11,17 @@ pub(crate) static RULE: Rule = Rule {
     default_severity: Severity::Info,
     default_enabled: false,
     fix: FixAvailability::Unsafe,
+    needs: &[Need::CompleteFields, Need::CompleteTopology],
+    levels: &[],
+    points_at: "the field's `name` value",
+    always_on: false,
+    suppressible: true,
     summary: "An exit field of a non-terminal phase that nothing later reads, chains or watches (off by default)",
     doc: include_str!("../../../../../rules/G304.md"),
     check: Some(check),
 };
 
 fn check(ctx: &RuleContext<'_>, out: &mut Vec<Diagnostic>) {
-    // A schema error removed fields or edges: what looks unavailable or
-    // unread may only be what the error explains.
-    if !ctx.contract.fields_complete() || !ctx.contract.topology_complete() {
-        return;
-    }
     let contract = ctx.contract;
     let graph = ctx.graph;
     // Fields that chains name or staleness checks watch count as read.

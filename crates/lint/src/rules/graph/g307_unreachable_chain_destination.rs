@@ -1,5 +1,5 @@
 use crate::diagnostic::{Diagnostic, Severity};
-use crate::rules::{Family, FixAvailability, Rule, RuleContext};
+use crate::rules::{Family, FixAvailability, Need, Rule, RuleContext};
 
 pub(crate) static RULE: Rule = Rule {
     code: "G307",
@@ -8,16 +8,17 @@ pub(crate) static RULE: Rule = Rule {
     default_severity: Severity::Warning,
     default_enabled: true,
     fix: FixAvailability::None,
+    needs: &[Need::CompleteTopology],
+    levels: &[],
+    points_at: "the stop's `phase` value that cannot be reached",
+    always_on: false,
+    suppressible: true,
     summary: "A chain's destination is not reachable from its source through its waypoints in order",
     doc: include_str!("../../../../../rules/G307.md"),
     check: Some(check),
 };
 
 fn check(ctx: &RuleContext<'_>, out: &mut Vec<Diagnostic>) {
-    // A schema error in graph_topology changed the edges: stay silent.
-    if !ctx.contract.topology_complete() {
-        return;
-    }
     let contract = ctx.contract;
     for (c, chain) in contract.chains.iter().enumerate() {
         let Some(stops) = super::resolved_stops(contract, chain) else {

@@ -1,6 +1,6 @@
 use crate::diagnostic::{Diagnostic, Severity};
 use crate::graph::EdgeOrigin;
-use crate::rules::{Family, FixAvailability, Rule, RuleContext};
+use crate::rules::{Family, FixAvailability, Need, Rule, RuleContext};
 
 pub(crate) static RULE: Rule = Rule {
     code: "G308",
@@ -9,6 +9,11 @@ pub(crate) static RULE: Rule = Rule {
     default_severity: Severity::Warning,
     default_enabled: true,
     fix: FixAvailability::None,
+    needs: &[Need::CompleteTopology],
+    levels: &[],
+    points_at: "the `chain_id` value",
+    always_on: false,
+    suppressible: true,
     summary: "A chain whose field is dropped on every path from source to destination",
     doc: include_str!("../../../../../rules/G308.md"),
     check: Some(check),
@@ -19,10 +24,6 @@ pub(crate) static RULE: Rule = Rule {
 const NAMED_EDGES_FOR: usize = 50;
 
 fn check(ctx: &RuleContext<'_>, out: &mut Vec<Diagnostic>) {
-    // A schema error in graph_topology changed the edges: stay silent.
-    if !ctx.contract.topology_complete() {
-        return;
-    }
     let contract = ctx.contract;
     let Some(topology) = &contract.topology else {
         return;
