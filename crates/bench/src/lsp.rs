@@ -21,6 +21,10 @@ pub struct LspFigures {
     /// median, and the median over the edits of latency / reference.
     pub reference: Duration,
     pub ratio: f64,
+    /// `didOpen` of the same text under a new name to its first
+    /// `publishDiagnostics`: the median over `opens` documents.
+    pub open_p50: Duration,
+    pub opens: usize,
     /// Resident memory after opening and editing, and its high-water mark.
     pub rss_kib: Option<u64>,
     pub peak_rss_kib: Option<u64>,
@@ -192,6 +196,19 @@ pub fn measure(
         latencies.push(latency);
         references.push(took);
     }
+    // Opening: each time a new document, so nothing is cached or debounced
+    // from an earlier version; closed again so memory stays comparable.
+    let opens = 20;
+    let mut open_latencies = Vec::with_capacity(opens);
+    for k in 0..opens {
+        let other = format!("file:///tmp/phaselint-bench-open-{k}.contract.yaml");
+        let started = Instant::now();
+        client.send(json!({"jsonrpc": "2.0", "method": "textDocument/didOpen", "params": {"textDocument": {"uri": other, "languageId": "yaml", "version": 1, "text": text}}}))?;
+        client.published(&other, 1)?;
+        open_latencies.push(started.elapsed());
+        client.send(json!({"jsonrpc": "2.0", "method": "textDocument/didClose", "params": {"textDocument": {"uri": other}}}))?;
+    }
+    open_latencies.sort();
     latencies.sort();
     references.sort();
     ratios.sort_by(f64::total_cmp);
@@ -205,6 +222,8 @@ pub fn measure(
         edits,
         reference: percentile(&references, 50.0),
         ratio: ratios.get(ratios.len() / 2).copied().unwrap_or(f64::NAN),
+        open_p50: percentile(&open_latencies, 50.0),
+        opens,
         rss_kib,
         peak_rss_kib,
     })

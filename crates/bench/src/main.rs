@@ -153,6 +153,7 @@ fn lsp_command(args: &[String]) -> Result<(), String> {
         generate::contract(phases, false),
         20,
     ));
+    let mut opening = Vec::new();
     for (label, text, edits) in documents {
         eprintln!("phaselint-bench: lsp: {label}, {edits} edits");
         let figures = phaselint_bench::lsp::measure(&phaselint, &text, edits, || {
@@ -179,6 +180,37 @@ fn lsp_command(args: &[String]) -> Result<(), String> {
             figures.ratio,
             kib(figures.rss_kib),
             kib(figures.peak_rss_kib),
+        );
+        // The analysis the server runs on open, alone and in this process.
+        let mut analyses: Vec<Duration> = (0..figures.opens)
+            .map(|_| {
+                let started = Instant::now();
+                drop(std::hint::black_box(phaselint_lint::analyze(
+                    &text,
+                    &Settings::default(),
+                )));
+                started.elapsed()
+            })
+            .collect();
+        analyses.sort();
+        opening.push((
+            label,
+            figures.opens,
+            figures.open_p50,
+            analyses[analyses.len() / 2],
+        ));
+    }
+    println!();
+    println!(
+        "| document | opens | didOpen → diagnostics (p50, client-side) | analysis alone (p50, in process) | difference |"
+    );
+    println!("|---|---|---|---|---|");
+    for (label, opens, open, analysis) in opening {
+        println!(
+            "| {label} | {opens} | {} | {} | {} |",
+            ms(open),
+            ms(analysis),
+            ms(open.saturating_sub(analysis))
         );
     }
     Ok(())

@@ -5,8 +5,8 @@
 //! strictly in arrival order (tower-lsp's concurrent handlers could
 //! otherwise reorder them, its issue #284). Handlers never wait for
 //! analysis of other documents: diagnostics are computed in a background
-//! task after a short debounce and published under a lock that keeps them
-//! in version order.
+//! task (after a short debounce for edits; at once on open) and published
+//! under a lock that keeps them in version order.
 
 use std::future::Future;
 use std::panic::AssertUnwindSafe;
@@ -30,6 +30,13 @@ use phaselint_lint::model::Contract;
 /// millisecond is not worth holding back; a large one is.
 const DEBOUNCE_MIN: Duration = Duration::from_millis(1);
 const DEBOUNCE_MAX: Duration = Duration::from_millis(8);
+
+/// Whether an analysis waits for edits to settle.
+#[derive(Clone, Copy)]
+enum Wait {
+    None,
+    Debounce,
+}
 
 pub struct Server {
     client: Client,
@@ -60,18 +67,25 @@ impl Server {
         lock(&self.state)
     }
 
-    /// Analyzes and publishes `uri` once `version` has been quiet for the debounce.
-    fn schedule(&self, uri: Uri, version: i32) {
+    /// Analyzes and publishes `uri` once `version` has been quiet for the
+    /// debounce; `Wait::None` (an open, a configuration reload) analyzes
+    /// at once, as no burst of keystrokes is under way.
+    fn schedule(&self, uri: Uri, version: i32, wait: Wait) {
         let client = self.client.clone();
         let state = self.state.clone();
         let publishing = self.publishing.clone();
-        let debounce = lock(&self.state)
-            .documents
-            .get(&uri)
-            .and_then(|d| d.analysis_time)
-            .map_or(DEBOUNCE_MAX, |t| (t / 2).clamp(DEBOUNCE_MIN, DEBOUNCE_MAX));
+        let debounce = match wait {
+            Wait::None => Duration::ZERO,
+            Wait::Debounce => lock(&self.state)
+                .documents
+                .get(&uri)
+                .and_then(|d| d.analysis_time)
+                .map_or(DEBOUNCE_MAX, |t| (t / 2).clamp(DEBOUNCE_MIN, DEBOUNCE_MAX)),
+        };
         tokio::spawn(async move {
-            tokio::time::sleep(debounce).await;
+            if !debounce.is_zero() {
+                tokio::time::sleep(debounce).await;
+            }
             let analyzed = match analyzed(&state, &uri, Some(version)).await {
                 Ok(Some(analyzed)) => analyzed,
                 Ok(None) => return,
@@ -643,7 +657,7 @@ impl Server {
             );
             error
         };
-        self.schedule(document.uri, document.version);
+        self.schedule(document.uri, document.version, Wait::None);
         self.report_config_error(error).await;
     }
 
@@ -675,7 +689,7 @@ impl Server {
                 .await;
             return;
         }
-        self.schedule(uri, version);
+        self.schedule(uri, version, Wait::Debounce);
     }
 
     async fn close(&self, params: DidCloseTextDocumentParams) {
@@ -710,7 +724,7 @@ impl Server {
             self.report_config_error(Some(error)).await;
         }
         for (uri, version, _) in open {
-            self.schedule(uri, version);
+            self.schedule(uri, version, Wait::None);
         }
     }
 }
