@@ -11,6 +11,7 @@ use phaselint_lint::resume::{ApprovalRecord, ApproverKind, Target};
 use crate::atomic_write::write_atomically;
 use crate::exit;
 use crate::resume::{NoVerdict, ask_yes_no, load_contract, parse_now};
+use crate::{ClockArgs, ConfigArgs};
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
 pub enum ApproverArg {
@@ -40,21 +41,16 @@ pub struct ApproveArgs {
     /// Free-form justification.
     #[arg(long, value_name = "TEXT")]
     pub notes: Option<String>,
-    /// The approval time, RFC 3339 [default: the clock].
-    #[arg(long, value_name = "RFC3339")]
-    pub now: Option<String>,
+    #[command(flatten)]
+    pub clock: ClockArgs,
     /// Write the record to FILE (atomically) instead of standard output.
     #[arg(long, value_name = "FILE")]
     pub output: Option<PathBuf>,
     /// Confirm approving a checkpoint whose phase has irreversible side effects.
     #[arg(long)]
     pub confirm_irreversible: bool,
-    /// Use this configuration file instead of discovering one.
-    #[arg(long, value_name = "FILE", conflicts_with = "no_config")]
-    pub config: Option<PathBuf>,
-    /// Ignore every configuration file.
-    #[arg(long)]
-    pub no_config: bool,
+    #[command(flatten)]
+    pub configuration: ConfigArgs,
 }
 
 pub fn run(args: &ApproveArgs) -> u8 {
@@ -68,8 +64,12 @@ pub fn run(args: &ApproveArgs) -> u8 {
 }
 
 fn approve(args: &ApproveArgs) -> Result<(), NoVerdict> {
-    let now = parse_now(args.now.as_deref())?;
-    let (analysis, _) = load_contract(&args.contract, args.config.as_deref(), args.no_config)?;
+    let now = parse_now(args.clock.now.as_deref())?;
+    let (analysis, _) = load_contract(
+        &args.contract,
+        args.configuration.config.as_deref(),
+        args.configuration.no_config,
+    )?;
     let target = Target::find(&analysis, &args.checkpoint).map_err(|e| NoVerdict(e.to_string()))?;
     if args.by.trim().is_empty() {
         return Err(NoVerdict("--by must name the approver".into()));

@@ -310,13 +310,13 @@ struct ConfigCache {
 
 impl ConfigCache {
     fn new(args: &LintArgs, overrides: Overrides) -> Self {
-        let fixed = if let Some(path) = &args.config {
+        let fixed = if let Some(path) = &args.configuration.config {
             Some(
                 Config::load(path)
                     .map_err(|e| e.to_string())
                     .and_then(|c| finish(c, &overrides)),
             )
-        } else if args.no_config {
+        } else if args.configuration.no_config {
             let cwd = std::env::current_dir().unwrap_or_else(|_| PathBuf::from("."));
             Some(finish(Config::defaults(&cwd), &overrides))
         } else {

@@ -71,6 +71,25 @@ pub enum ColorChoice {
     Never,
 }
 
+/// Where configuration comes from; shared by every subcommand that reads it.
+#[derive(clap::Args, Debug, Default)]
+pub struct ConfigArgs {
+    /// Use this configuration file instead of discovering one.
+    #[arg(long, value_name = "FILE", conflicts_with = "no_config")]
+    pub config: Option<PathBuf>,
+    /// Ignore every configuration file.
+    #[arg(long)]
+    pub no_config: bool,
+}
+
+/// The time a resume decision is made at; shared by `resume-check` and `approve`.
+#[derive(clap::Args, Debug, Default)]
+pub struct ClockArgs {
+    /// The time to use, RFC 3339 with `Z` or an offset [default: the clock].
+    #[arg(long, value_name = "RFC3339")]
+    pub now: Option<String>,
+}
+
 #[derive(clap::Args)]
 pub struct LintArgs {
     /// Files or directories to lint; `-` reads standard input. Defaults to the current directory.
@@ -90,12 +109,8 @@ pub struct LintArgs {
     /// Set a rule's level: CODE=error|warning|info|off. Repeatable.
     #[arg(long, value_name = "CODE=LEVEL")]
     pub severity: Vec<String>,
-    /// Use this configuration file instead of discovering one.
-    #[arg(long, value_name = "FILE", conflicts_with = "no_config")]
-    pub config: Option<PathBuf>,
-    /// Ignore every configuration file.
-    #[arg(long)]
-    pub no_config: bool,
+    #[command(flatten)]
+    pub configuration: ConfigArgs,
     /// The name to report and to match configuration against for `-`.
     #[arg(long, value_name = "NAME")]
     pub stdin_filename: Option<PathBuf>,

@@ -22,6 +22,7 @@ use phaselint_lint::resume::{
 use phaselint_lint::{Analysis, analyze_file};
 
 use crate::exit;
+use crate::{ClockArgs, ConfigArgs};
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
 pub enum ModeArg {
@@ -52,9 +53,8 @@ pub struct ResumeCheckArgs {
     /// The context to resume with, JSON or YAML; `-` reads standard input.
     #[arg(long, value_name = "FILE|-")]
     pub context: PathBuf,
-    /// The resume time, RFC 3339 with `Z` or an offset [default: the clock].
-    #[arg(long, value_name = "RFC3339")]
-    pub now: Option<String>,
+    #[command(flatten)]
+    pub clock: ClockArgs,
     #[arg(long, value_enum, default_value = "strict")]
     pub mode: ModeArg,
     /// The phase the run resumes into [default: the graph successors of the checkpoint's phase].
@@ -78,12 +78,8 @@ pub struct ResumeCheckArgs {
     pub interactive: bool,
     #[arg(long, value_enum, default_value = "human")]
     pub format: ResumeFormat,
-    /// Use this configuration file (for max_clock_skew) instead of discovering one.
-    #[arg(long, value_name = "FILE", conflicts_with = "no_config")]
-    pub config: Option<PathBuf>,
-    /// Ignore every configuration file.
-    #[arg(long)]
-    pub no_config: bool,
+    #[command(flatten)]
+    pub configuration: ConfigArgs,
 }
 
 /// A failure that leaves no verdict (exit 3), with what to tell the user.
@@ -142,9 +138,12 @@ pub fn run(args: &ResumeCheckArgs) -> u8 {
 }
 
 fn check(args: &ResumeCheckArgs) -> Result<ResumeReport, NoVerdict> {
-    let now = parse_now(args.now.as_deref())?;
-    let (analysis, settings) =
-        load_contract(&args.contract, args.config.as_deref(), args.no_config)?;
+    let now = parse_now(args.clock.now.as_deref())?;
+    let (analysis, settings) = load_contract(
+        &args.contract,
+        args.configuration.config.as_deref(),
+        args.configuration.no_config,
+    )?;
     let stdin_context = args.context.as_os_str() == "-";
     if args.recover_with.is_some() && stdin_context {
         return Err(NoVerdict(
