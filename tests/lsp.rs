@@ -515,15 +515,40 @@ fn hover_definition_references_rename_symbols() {
         "textDocument/documentSymbol",
         json!({"textDocument": {"uri": uri}}),
     );
-    let names: Vec<&str> = symbols
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|s| s["name"].as_str().unwrap())
-        .collect();
+    // Nested as the YAML nests it, in document order (the chain is written
+    // before the checkpoint), each selection on the name.
+    fn outline(symbols: &Value, depth: usize, out: &mut Vec<String>) {
+        for s in symbols.as_array().into_iter().flatten() {
+            out.push(format!(
+                "{}{} ({})",
+                "  ".repeat(depth),
+                s["name"].as_str().unwrap(),
+                s["detail"].as_str().unwrap_or("")
+            ));
+            outline(&s["children"], depth + 1, out);
+        }
+    }
+    let mut lines = Vec::new();
+    outline(&symbols, 0, &mut lines);
     assert_eq!(
-        names,
-        ["retrieve", "generate", "after_retrieve", "docs_flow"]
+        lines,
+        [
+            "retrieve (Fetch the documents)",
+            "  docs (exit required)",
+            "generate ()",
+            "  docs (entry required)",
+            "  answer (exit required)",
+            "docs_flow (chain retrieve → generate)",
+            "  retrieve.docs ()",
+            "  generate.docs ()",
+            "after_retrieve (checkpoint after `retrieve`)",
+            "  docs (staleness check)",
+        ]
+    );
+    let (l, c) = pos(CONTRACT, "docs_flow");
+    assert_eq!(
+        symbols[2]["selectionRange"]["start"],
+        json!({"line": l, "character": c})
     );
     lsp.shutdown_and_exit();
 }
@@ -1031,5 +1056,44 @@ fn configuration_changes_republish_open_documents() {
         json!({"changes": [{"uri": uri_of(&config), "type": 2}]}),
     );
     assert_eq!(codes(&lsp.diagnostics(&uri, 1)), ["S002"]);
+    lsp.shutdown_and_exit();
+}
+
+#[test]
+fn hover_in_plain_text_and_on_a_field_with_a_finding() {
+    // A client that lists only plain text (eglot without markdown-mode).
+    let mut lsp = Lsp::start();
+    lsp.initialize_with(json!({"textDocument": {"hover": {"contentFormat": ["plaintext"]}}}));
+    let (uri, text) = fixture("G303/fail.contract.yaml");
+    lsp.open(&uri, &text);
+    lsp.diagnostics(&uri, 1);
+    let (l, c) = pos(&text, "- name: citations");
+    let hover = lsp.at("textDocument/hover", &uri, l, c + 9, json!({}));
+    assert_eq!(hover["contents"]["kind"], "plaintext");
+    let value = hover["contents"]["value"].as_str().unwrap();
+    // The finding, then what the field is, then the rule's page; no Markdown.
+    assert!(
+        value.starts_with("G303: `citations` is required on entry to `review`"),
+        "{value}"
+    );
+    assert!(value.contains("field `citations`"), "{value}");
+    assert!(value.contains("produced by: none"), "{value}");
+    assert!(value.contains("consumed by: `review`"), "{value}");
+    assert!(value.contains("G303: unavailable-entry-field"), "{value}");
+    assert!(!value.contains("**") && !value.contains("```"), "{value}");
+    lsp.shutdown_and_exit();
+
+    // A client that lists Markdown gets it.
+    let mut lsp = Lsp::start();
+    lsp.initialize_with(
+        json!({"textDocument": {"hover": {"contentFormat": ["markdown", "plaintext"]}}}),
+    );
+    lsp.open(&uri, &text);
+    lsp.diagnostics(&uri, 1);
+    let hover = lsp.at("textDocument/hover", &uri, l, c + 9, json!({}));
+    assert_eq!(hover["contents"]["kind"], "markdown");
+    let value = hover["contents"]["value"].as_str().unwrap();
+    assert!(value.starts_with("**G303**"), "{value}");
+    assert!(value.contains("**field `citations`**"), "{value}");
     lsp.shutdown_and_exit();
 }

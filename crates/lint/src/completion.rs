@@ -283,6 +283,10 @@ pub fn complete(source: &str, offset: usize, contract: Option<&Contract>) -> Vec
             if key == "field" && path.starts_with(&["checkpoint_integrity"]) {
                 return checkpoint_exit_fields(contract, offset);
             }
+            if key == "field" && path.starts_with(&["propagation_chains"]) {
+                let source = path.get(1) == Some(&"source");
+                return endpoint_fields(contract, offset, source);
+            }
             if BOOLEAN_VALUED.contains(&key) {
                 return ["true", "false"]
                     .into_iter()
@@ -372,6 +376,39 @@ fn checkpoint_exit_fields(contract: Option<&Contract>, offset: usize) -> Vec<Com
             item
         })
         .collect()
+}
+
+/// The fields a chain endpoint around `offset` can name: what R104 accepts,
+/// the exit fields of a source's phase, any field of a later stop's phase.
+fn endpoint_fields(contract: Option<&Contract>, offset: usize, source: bool) -> Vec<Completion> {
+    let Some(contract) = contract else {
+        return Vec::new();
+    };
+    let stop = contract
+        .chains
+        .iter()
+        .flat_map(|c| c.stops())
+        .filter(|e| e.span.start <= offset)
+        .max_by_key(|e| e.span.start);
+    let Some(phase) = stop
+        .and_then(|e| e.phase.as_ref())
+        .and_then(|p| contract.phase(&p.value))
+    else {
+        return Vec::new();
+    };
+    let item = |f: &crate::model::Field, how: &str| {
+        let mut item = Completion::new(f.name.value.as_str(), CompletionKind::Field);
+        item.detail = Some(format!("{how} field of `{}`", phase.name));
+        item.documentation = f.description.as_ref().map(|d| d.value.clone());
+        item
+    };
+    let mut items: Vec<Completion> = phase.exit_fields().map(|f| item(f, "exit")).collect();
+    if !source {
+        items.extend(phase.entry_fields().map(|f| item(f, "entry")));
+    }
+    let mut seen = std::collections::HashSet::new();
+    items.retain(|i| seen.insert(i.label.clone()));
+    items
 }
 
 /// Whether the word around `offset` is spelled like some enum value: the
@@ -590,6 +627,41 @@ checkpoint_integrity:
         assert!(severity[0].documentation.is_some());
         let recovery = complete_at("x:\n  on_stale: blocking\n  recovery: re|");
         assert_eq!(recovery.len(), 4);
+    }
+
+    #[test]
+    fn a_chain_endpoint_field_completes_from_its_phase() {
+        let text = "\
+schema_version: '1'
+pipeline_id: p
+phases:
+  retrieve:
+    exit: { required: [{ name: docs }], optional: [{ name: scores }] }
+  generate:
+    entry: { required: [{ name: docs }] }
+    exit: { required: [{ name: answer }] }
+propagation_chains:
+  - chain_id: c
+    source:
+      phase: retrieve
+      field: docs
+    destination:
+      phase: generate
+      field: answer
+";
+        let analysis = crate::analyze(text, &Settings::default());
+        let contract = analysis.contract.as_deref();
+        let at = |needle: &str| {
+            let offset = text.find(needle).unwrap() + needle.len();
+            labels(&complete(text, offset, contract))
+                .into_iter()
+                .map(str::to_string)
+                .collect::<Vec<_>>()
+        };
+        // A source names what its phase produces; a destination anything
+        // its phase declares (R104).
+        assert_eq!(at("phase: retrieve\n      field: "), ["docs", "scores"]);
+        assert_eq!(at("phase: generate\n      field: "), ["answer", "docs"]);
     }
 
     #[test]

@@ -160,6 +160,7 @@ impl Server {
             analyzed,
             unit: state.unit.unit(),
             last_contract,
+            markdown: state.hover_markdown,
         }))
     }
 
@@ -257,6 +258,8 @@ struct Snapshot {
     analyzed: Arc<Analyzed>,
     unit: ColumnUnit,
     last_contract: Option<Arc<Contract>>,
+    /// The client renders Markdown in hovers.
+    markdown: bool,
 }
 
 impl Snapshot {
@@ -416,7 +419,12 @@ impl LanguageServer for Server {
         self.on_document("textDocument/hover", &at.text_document.uri, |s| {
             let positions = s.positions();
             let offset = positions.offset(at.position);
-            Ok(handlers::hover::hover(&s.analyzed, &positions, offset))
+            Ok(handlers::hover::hover(
+                &s.analyzed,
+                &positions,
+                offset,
+                s.markdown,
+            ))
         })
         .await
     }
@@ -548,9 +556,19 @@ impl Server {
         } else {
             Encoding::Utf16
         };
+        // Markdown unless the client lists hover formats without it (eglot
+        // without markdown-mode shows `**R101**` as written).
+        let hover_markdown = params
+            .capabilities
+            .text_document
+            .as_ref()
+            .and_then(|t| t.hover.as_ref())
+            .and_then(|h| h.content_format.as_ref())
+            .is_none_or(|formats| formats.contains(&MarkupKind::Markdown));
         {
             let mut state = self.state();
             state.unit = encoding;
+            state.hover_markdown = hover_markdown;
             // Registration is a request the client must answer; send it
             // only to clients that say they take it.
             state.watch_config_files = params

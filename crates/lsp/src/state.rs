@@ -134,6 +134,8 @@ impl Document {
 pub struct State {
     pub documents: HashMap<Uri, Document>,
     pub unit: Encoding,
+    /// Hovers in Markdown (the client lists it, or says nothing); plain text otherwise.
+    pub hover_markdown: bool,
     /// Set by the client's `initializationOptions.configPath`.
     pub config_override: Option<PathBuf>,
     configs: HashMap<PathBuf, Arc<Config>>,

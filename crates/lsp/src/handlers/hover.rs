@@ -6,51 +6,93 @@ use std::fmt::Write;
 use phaselint_lint::completion::{enum_value_at, may_be_enum_value};
 use phaselint_lint::index::Symbol;
 use phaselint_lint::rules::rule;
+use phaselint_lint::syntax::Span;
 use tower_lsp_server::ls_types::{Hover, HoverContents, MarkupContent, MarkupKind};
 
 use crate::state::{Analyzed, Positions};
 
-pub fn hover(analyzed: &Analyzed, positions: &Positions<'_>, offset: usize) -> Option<Hover> {
+/// The hover at `offset`: a finding (with its rule's page) and, on a name,
+/// what the name is (a phase's fields, a field's producers and consumers);
+/// Markdown, or plain text for a client that does not render it.
+pub fn hover(
+    analyzed: &Analyzed,
+    positions: &Positions<'_>,
+    offset: usize,
+    markdown: bool,
+) -> Option<Hover> {
     let analysis = &analyzed.analysis;
-    let (text, span) = if let Some(d) = analysis
+    let finding = analysis
         .diagnostics
         .iter()
-        .find(|d| d.span.start <= offset && offset <= d.span.end)
-    {
-        let doc = rule(d.code).map_or("", |r| r.doc);
-        (
-            format!("**{}**: {}\n\n---\n\n{doc}", d.code, d.message),
-            d.span,
-        )
-    } else if let Some(occurrence) = analyzed.index.at(offset) {
-        let text = match &occurrence.symbol {
-            Symbol::Phase { name, .. } => phase_summary(analyzed, name)?,
-            Symbol::Field { name, .. } => field_summary(analyzed, name),
-        };
-        (text, occurrence.span)
-    } else if may_be_enum_value(&analysis.source, offset) {
-        // Parsed again only for a word that could be an enum value: the
-        // tree is not kept, and a large document takes a while to parse.
-        let document = phaselint_lint::syntax::parse(
-            &analysis.source,
-            phaselint_lint::syntax::Limits::default(),
-        )
-        .ok()??;
-        let (what, value, meaning) = enum_value_at(&document, offset)?;
-        (
-            format!("`{value}` ({what})\n\n{meaning}"),
-            phaselint_lint::syntax::Span::empty(offset),
-        )
+        .find(|d| d.span.start <= offset && offset <= d.span.end);
+    let occurrence = analyzed.index.at(offset);
+    let summary = occurrence.and_then(|o| match &o.symbol {
+        Symbol::Phase { name, .. } => phase_summary(analyzed, name),
+        Symbol::Field { name, .. } => Some(field_summary(analyzed, name)),
+    });
+    let (text, span) = match (finding, summary) {
+        (Some(d), summary) => {
+            let doc = rule(d.code).map_or("", |r| r.doc);
+            // The finding first; what the name is stays in view under it.
+            let about = summary.map_or_else(String::new, |s| format!("{s}\n---\n\n"));
+            (
+                format!("**{}**: {}\n\n---\n\n{about}{doc}", d.code, d.message),
+                d.span,
+            )
+        }
+        (None, Some(summary)) => (summary, occurrence.map_or(Span::empty(offset), |o| o.span)),
+        (None, None) if may_be_enum_value(&analysis.source, offset) => {
+            // Parsed again only for a word that could be an enum value: the
+            // tree is not kept, and a large document takes a while to parse.
+            let document = phaselint_lint::syntax::parse(
+                &analysis.source,
+                phaselint_lint::syntax::Limits::default(),
+            )
+            .ok()??;
+            let (what, value, meaning) = enum_value_at(&document, offset)?;
+            (
+                format!("`{value}` ({what})\n\n{meaning}"),
+                Span::empty(offset),
+            )
+        }
+        (None, None) => return None,
+    };
+    let (kind, value) = if markdown {
+        (MarkupKind::Markdown, text)
     } else {
-        return None;
+        (MarkupKind::PlainText, plain(&text))
     };
     Some(Hover {
-        contents: HoverContents::Markup(MarkupContent {
-            kind: MarkupKind::Markdown,
-            value: text,
-        }),
+        contents: HoverContents::Markup(MarkupContent { kind, value }),
         range: (span.end > span.start).then(|| positions.range(span)),
     })
+}
+
+/// Markdown as a plain-text client shows it best: no emphasis markers, no
+/// code fences, headings as their text; inline code keeps its backticks,
+/// which read as quotes.
+fn plain(markdown: &str) -> String {
+    let mut out = String::with_capacity(markdown.len());
+    let mut in_code = false;
+    for line in markdown.lines() {
+        if line.trim_start().starts_with("```") {
+            in_code = !in_code;
+            continue;
+        }
+        if in_code {
+            out.push_str(line);
+        } else {
+            let heading = line.trim_start_matches('#');
+            let line = if heading.len() < line.len() && heading.starts_with(' ') {
+                heading.trim_start()
+            } else {
+                line
+            };
+            out.push_str(&line.replace("**", ""));
+        }
+        out.push('\n');
+    }
+    out
 }
 
 fn field_list(fields: impl Iterator<Item = String>) -> String {

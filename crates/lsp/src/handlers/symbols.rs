@@ -5,6 +5,9 @@ use tower_lsp_server::ls_types::{DocumentSymbol, SymbolKind};
 
 use crate::state::{Analyzed, Positions};
 
+/// The most symbols nested under phases, checkpoints and chains.
+const MAX_NESTED_SYMBOLS: usize = 10_000;
+
 #[allow(deprecated)] // `DocumentSymbol::deprecated` must still be written.
 fn symbol(
     positions: &Positions<'_>,
@@ -35,24 +38,77 @@ fn symbol(
     }
 }
 
+/// Phases with their fields, checkpoints with their watched fields, chains
+/// with their stops: nested as the YAML nests them, in document order.
 pub fn document_symbols(analyzed: &Analyzed, positions: &Positions<'_>) -> Vec<DocumentSymbol> {
     let Some(contract) = analyzed.analysis.contract.as_deref() else {
         return Vec::new();
     };
-    let mut symbols = Vec::new();
+    // An outline of a generated contract with 100,000 fields is of no use
+    // in an editor, and its answer would cost the server hundreds of MB:
+    // past the bound, only phases, checkpoints and chains are listed.
+    let children: usize = contract
+        .phases
+        .iter()
+        .map(|p| p.all_fields().count())
+        .sum::<usize>()
+        + contract
+            .checkpoints
+            .iter()
+            .map(|c| c.on_resume.staleness_checks.len())
+            .sum::<usize>()
+        + contract
+            .chains
+            .iter()
+            .map(|c| c.stops().count())
+            .sum::<usize>();
+    let nested = children <= MAX_NESTED_SYMBOLS;
+    // (start, symbol): sorted by where they are written.
+    let mut symbols: Vec<(usize, DocumentSymbol)> = Vec::new();
     for phase in &contract.phases {
         let detail = phase
             .description
             .as_ref()
             .map(|d| d.value.trim().to_string());
-        symbols.push(symbol(
-            positions,
-            &phase.name,
-            detail,
-            SymbolKind::MODULE,
-            phase.span,
-            phase.name_span,
-            Vec::new(),
+        let lists = [
+            (&phase.entry_required, "entry required"),
+            (&phase.entry_enrichment, "entry enrichment"),
+            (&phase.exit_required, "exit required"),
+            (&phase.exit_optional, "exit optional"),
+        ];
+        let mut fields: Vec<(usize, DocumentSymbol)> = lists
+            .into_iter()
+            .flat_map(|(fields, how)| fields.iter().map(move |f| (f, how)))
+            .map(|(field, how)| {
+                (
+                    field.span.start,
+                    symbol(
+                        positions,
+                        field.name.value.as_str(),
+                        Some(how.to_string()),
+                        SymbolKind::FIELD,
+                        field.span,
+                        field.name.span,
+                        Vec::new(),
+                    ),
+                )
+            })
+            .collect();
+        fields.sort_by_key(|(start, _)| *start);
+        if !nested {
+            fields.clear();
+        }
+        symbols.push((
+            phase.name_span.start,
+            symbol(
+                positions,
+                &phase.name,
+                detail,
+                SymbolKind::MODULE,
+                phase.span,
+                phase.name_span,
+                fields.into_iter().map(|(_, s)| s).collect(),
+            ),
         ));
     }
     for spec in &contract.checkpoints {
@@ -64,14 +120,35 @@ pub fn document_symbols(analyzed: &Analyzed, positions: &Positions<'_>) -> Vec<D
             .phase
             .as_ref()
             .map(|p| format!("checkpoint after `{}`", p.value));
-        symbols.push(symbol(
-            positions,
-            name,
-            detail,
-            SymbolKind::EVENT,
-            spec.span,
-            name_span,
-            Vec::new(),
+        let watched = spec
+            .on_resume
+            .staleness_checks
+            .iter()
+            .filter(|_| nested)
+            .filter_map(|check| {
+                let field = check.field.as_ref()?;
+                Some(symbol(
+                    positions,
+                    field.value.as_str(),
+                    Some("staleness check".into()),
+                    SymbolKind::FIELD,
+                    check.span,
+                    field.span,
+                    Vec::new(),
+                ))
+            })
+            .collect();
+        symbols.push((
+            spec.span.start,
+            symbol(
+                positions,
+                name,
+                detail,
+                SymbolKind::EVENT,
+                spec.span,
+                name_span,
+                watched,
+            ),
         ));
     }
     for chain in &contract.chains {
@@ -85,15 +162,36 @@ pub fn document_symbols(analyzed: &Analyzed, positions: &Positions<'_>) -> Vec<D
             .map(|p| p.value.as_str())
             .collect();
         let detail = Some(format!("chain {}", route.join(" → ")));
-        symbols.push(symbol(
-            positions,
-            name,
-            detail,
-            SymbolKind::INTERFACE,
-            chain.span,
-            name_span,
-            Vec::new(),
+        let stops = chain
+            .stops()
+            .filter(|_| nested)
+            .filter_map(|stop| {
+                let phase = stop.phase.as_ref()?;
+                let field = stop.field.as_ref().map_or("", |f| f.value.as_str());
+                Some(symbol(
+                    positions,
+                    &format!("{}.{field}", phase.value),
+                    None,
+                    SymbolKind::FIELD,
+                    stop.span,
+                    phase.span,
+                    Vec::new(),
+                ))
+            })
+            .collect();
+        symbols.push((
+            chain.span.start,
+            symbol(
+                positions,
+                name,
+                detail,
+                SymbolKind::INTERFACE,
+                chain.span,
+                name_span,
+                stops,
+            ),
         ));
     }
-    symbols
+    symbols.sort_by_key(|(start, _)| *start);
+    symbols.into_iter().map(|(_, s)| s).collect()
 }
