@@ -434,6 +434,20 @@ fn hover_definition_references_rename_symbols() {
             && on_field.contains("consumed by: `generate`"),
         "{on_field}"
     );
+    // Keys: their type, default and meaning, from the format's table.
+    let on_key = hover(&mut lsp, "max_age_seconds", 3);
+    assert!(
+        on_key.starts_with("**`max_age_seconds`** (Staleness check): integer"),
+        "{on_key}"
+    );
+    assert!(on_key.contains("Required."), "{on_key}");
+    let on_key = hover(&mut lsp, "recovery: re_retrieve", 1);
+    assert!(
+        on_key.contains("What to do about a stale field."),
+        "{on_key}"
+    );
+    let on_key = hover(&mut lsp, "description: Fetch", 2);
+    assert!(on_key.contains("(Phase)"), "{on_key}");
     let on_enum = hover(&mut lsp, "re_retrieve", 2);
     assert!(
         on_enum.contains("`re_retrieve` (recovery strategy)"),

@@ -212,6 +212,10 @@ fn rule_pages_headers_configuration_and_the_index_are_generated() {
         &repo().join("rules/README.md"),
         &phaselint_lint::rules::page::index(),
     );
+    generated(
+        &repo().join("docs/contract-format.md"),
+        &phaselint_lint::format::reference(),
+    );
     // The project README's count is prose, so it is checked, not generated.
     let readme = std::fs::read_to_string(repo().join("README.md")).unwrap();
     assert!(

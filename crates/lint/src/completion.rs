@@ -3,7 +3,8 @@
 //! is read from the text's indentation, because the text being typed is
 //! rarely valid YAML; names come from the last contract that parsed.
 
-use crate::model::{Contract, enum_values_for_key};
+use crate::format::{EnumKind, ValueType};
+use crate::model::Contract;
 use crate::syntax::{Node, NodeKind};
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -173,7 +174,7 @@ pub fn cursor_context(source: &str, offset: usize) -> CursorContext {
                 // otherwise a scalar item of the list's key.
                 let mut item_path: Vec<&str> = path.iter().map(String::as_str).collect();
                 item_path.push("-");
-                if crate::schema::keys_at(&item_path).is_some() {
+                if crate::format::mapping_at(&item_path).is_some() {
                     path.push("-".to_string());
                     CursorPosition::Key {
                         prefix: typed.to_string(),
@@ -195,21 +196,7 @@ pub fn cursor_context(source: &str, offset: usize) -> CursorContext {
     CursorContext { path, position }
 }
 
-const PHASE_VALUED: &[&str] = &[
-    "phase",
-    "source_phase",
-    "from",
-    "to",
-    "node",
-    "sources",
-    "nodes",
-];
-const BOOLEAN_VALUED: &[&str] = &[
-    "revalidate_entry",
-    "approval_required",
-    "long_running",
-    "required",
-];
+/// What real contracts write as a field's `type`.
 const TYPES: &[&str] = &["str", "int", "float", "bool", "list", "dict", "any"];
 
 /// Completions at `offset`. `contract` supplies phase and field names; pass
@@ -240,31 +227,38 @@ pub fn complete(source: &str, offset: usize, contract: Option<&Contract>) -> Vec
                     })
                     .collect();
             }
-            let Some(keys) = crate::schema::keys_at(&path) else {
+            let Some(mapping) = crate::format::mapping_at(&path) else {
                 return Vec::new();
             };
             // A key the mapping already has would be a duplicate (E002).
             let present = sibling_keys(source, offset);
-            keys.into_iter()
-                .filter(|(key, _)| !present.contains(key))
-                .map(|(key, extension)| {
-                    let mut item = Completion::new(key, CompletionKind::Key);
-                    item.insert_text = Some(format!("{key}: "));
-                    if extension {
-                        item.detail = Some("phaselint extension".into());
+            mapping
+                .keys
+                .iter()
+                .filter(|key| !present.contains(&key.name))
+                .map(|key| {
+                    let mut item = Completion::new(key.name, CompletionKind::Key);
+                    item.insert_text = Some(format!("{}: ", key.name));
+                    let mut detail = key.value.describe();
+                    if key.extension {
+                        detail.push_str(" (phaselint extension)");
                     }
+                    item.detail = Some(detail);
+                    item.documentation = Some(key.description.to_string());
                     item
                 })
                 .collect()
         }
         CursorPosition::Value { key, .. } => {
             let key = key.as_str();
-            let enum_key = if path.last() == Some(&"merge_policy") {
-                "merge_policy"
-            } else {
-                key
+            let value_type = crate::format::value_type_at(&path, key);
+            // A list item's value is of the list's item type.
+            let value_type: Option<&ValueType> = match value_type {
+                Some(ValueType::List(item)) => Some(item),
+                other => other,
             };
-            if let Some((what, values)) = enum_values_for_key(enum_key) {
+            if let Some(ValueType::Enum(kind)) = value_type {
+                let (what, values) = kind.values();
                 return values
                     .into_iter()
                     .map(|(value, doc)| {
@@ -275,9 +269,7 @@ pub fn complete(source: &str, offset: usize, contract: Option<&Contract>) -> Vec
                     })
                     .collect();
             }
-            if PHASE_VALUED.contains(&key) && !path.starts_with(&["phases"])
-                || key == "source_phase"
-            {
+            if matches!(value_type, Some(ValueType::PhaseName)) {
                 return phase_names();
             }
             if key == "field" && path.starts_with(&["checkpoint_integrity"]) {
@@ -287,13 +279,14 @@ pub fn complete(source: &str, offset: usize, contract: Option<&Contract>) -> Vec
                 let source = path.get(1) == Some(&"source");
                 return endpoint_fields(contract, offset, source);
             }
-            if BOOLEAN_VALUED.contains(&key) {
+            if matches!(value_type, Some(ValueType::Bool)) {
                 return ["true", "false"]
                     .into_iter()
                     .map(|v| Completion::new(v, CompletionKind::Value))
                     .collect();
             }
-            if key == "type" {
+            if key == "type" && crate::format::mapping_at(&path).is_some_and(|m| m.name == "Field")
+            {
                 return TYPES
                     .iter()
                     .map(|t| Completion::new(*t, CompletionKind::Value))
@@ -444,50 +437,91 @@ pub fn may_be_enum_value(source: &str, offset: usize) -> bool {
     }
     let word = source[start..end].to_ascii_lowercase();
     !word.is_empty()
-        && crate::model::ENUM_KEYS.iter().any(|key| {
-            enum_values_for_key(key)
-                .is_some_and(|(_, values)| values.iter().any(|(v, _)| *v == word))
-        })
+        && EnumKind::ALL
+            .iter()
+            .any(|kind| kind.values().1.iter().any(|(v, _)| *v == word))
 }
 
-/// The enum value under `offset`: (what it is, the value, its meaning).
+/// The key under `offset`: the keys from the root to its mapping (`-` for
+/// list items), and the key itself.
+pub fn key_at(document: &Node, offset: usize) -> Option<(Vec<&str>, &str)> {
+    let mut path = Vec::new();
+    let mut node = document;
+    loop {
+        match &node.kind {
+            NodeKind::Mapping(entries) => {
+                if let Some(entry) = entries
+                    .iter()
+                    .find(|e| e.key.span.start <= offset && offset <= e.key.span.end)
+                {
+                    return Some((path, entry.key.text.as_str()));
+                }
+                let entry = entries
+                    .iter()
+                    .find(|e| e.value.span.start <= offset && offset <= e.value.span.end)?;
+                path.push(entry.key.text.as_str());
+                node = &entry.value;
+            }
+            NodeKind::Sequence(items) => {
+                node = items
+                    .iter()
+                    .find(|n| n.span.start <= offset && offset <= n.span.end)?;
+                path.push("-");
+            }
+            NodeKind::Scalar(_) => return None,
+        }
+    }
+}
+
+/// The enum value under `offset`: (what it is, the value, its meaning),
+/// by the format's type of the key at that path.
 pub fn enum_value_at(
     document: &Node,
     offset: usize,
 ) -> Option<(&'static str, &'static str, &'static str)> {
-    fn walk<'a>(
-        node: &'a Node,
-        parent_key: Option<&'a str>,
-        offset: usize,
-    ) -> Option<(&'a str, &'a str)> {
+    /// The keys from the root to the scalar under `offset` (`-` for list
+    /// items), and its text.
+    fn walk<'a>(node: &'a Node, path: &mut Vec<&'a str>, offset: usize) -> Option<&'a str> {
         match &node.kind {
-            NodeKind::Mapping(entries) => entries.iter().find_map(|e| {
-                let span = e.value.span;
-                if span.start <= offset && offset <= span.end {
-                    match &e.value.kind {
-                        NodeKind::Scalar(s) => {
-                            let key = if parent_key == Some("merge_policy") {
-                                "merge_policy"
-                            } else {
-                                e.key.text.as_str()
-                            };
-                            Some((key, s.text.as_str()))
-                        }
-                        _ => walk(&e.value, Some(&e.key.text), offset),
-                    }
-                } else {
-                    None
+            NodeKind::Mapping(entries) => {
+                let entry = entries
+                    .iter()
+                    .find(|e| e.value.span.start <= offset && offset <= e.value.span.end)?;
+                path.push(&entry.key.text);
+                match &entry.value.kind {
+                    NodeKind::Scalar(s) => Some(s.text.as_str()),
+                    _ => walk(&entry.value, path, offset),
                 }
-            }),
-            NodeKind::Sequence(items) => items
-                .iter()
-                .find(|n| n.span.start <= offset && offset <= n.span.end)
-                .and_then(|n| walk(n, parent_key, offset)),
+            }
+            NodeKind::Sequence(items) => {
+                let item = items
+                    .iter()
+                    .find(|n| n.span.start <= offset && offset <= n.span.end)?;
+                path.push("-");
+                match &item.kind {
+                    NodeKind::Scalar(s) => Some(s.text.as_str()),
+                    _ => walk(item, path, offset),
+                }
+            }
             NodeKind::Scalar(_) => None,
         }
     }
-    let (key, text) = walk(document, None, offset)?;
-    let (what, values) = enum_values_for_key(key)?;
+    let mut path = Vec::new();
+    let text = walk(document, &mut path, offset)?;
+    // A list item's type is the list's item type.
+    let (key, parent) = match path.split_last()? {
+        (&"-", rest) => {
+            let (key, parent) = rest.split_last()?;
+            (*key, parent)
+        }
+        (key, parent) => (*key, parent),
+    };
+    let value_type = crate::format::value_type_at(parent, key)?;
+    let kind = match value_type {
+        ValueType::Enum(kind) | ValueType::List(ValueType::Enum(kind)) => *kind,
+        _ => return None,
+    };
+    let (what, values) = kind.values();
     let lowered = text.to_lowercase();
     values
         .into_iter()
@@ -625,8 +659,37 @@ checkpoint_integrity:
         );
         assert_eq!(labels(&severity), ["blocking", "warning", "advisory"]);
         assert!(severity[0].documentation.is_some());
-        let recovery = complete_at("x:\n  on_stale: blocking\n  recovery: re|");
+        let recovery = complete_at(
+            "checkpoint_integrity:\n  - checkpoint_id: k\n    on_resume:\n      staleness_checks:\n        - on_stale: blocking\n          recovery: re|",
+        );
         assert_eq!(recovery.len(), 4);
+        // By where the key is, not by its name alone: `recovery` under an
+        // unknown key is not the format's.
+        assert!(complete_at("x:\n  recovery: re|").is_empty());
+        let merge = complete_at(
+            "graph_topology:\n  merge_points:\n    - node: m\n      merge_policy:\n        answer: |",
+        );
+        assert_eq!(
+            labels(&merge),
+            [
+                "required_from_any",
+                "required_from_all",
+                "prefer_latest",
+                "union_all"
+            ]
+        );
+        // Keys carry their type and description from the format.
+        let keys =
+            complete_at("checkpoint_integrity:\n  - checkpoint_id: k\n    on_resume:\n      |");
+        let approval = keys.iter().find(|k| k.label == "approval_policy").unwrap();
+        assert_eq!(
+            approval.detail.as_deref(),
+            Some("`human` | `orchestrator` | `human_or_orchestrator` | `auto_if_fresh`")
+        );
+        assert_eq!(
+            approval.documentation.as_deref(),
+            Some("Who may approve the resume.")
+        );
     }
 
     #[test]

@@ -9,6 +9,7 @@ pub mod diagnostic;
 pub mod duration;
 pub mod field_path;
 pub mod fix;
+pub mod format;
 pub mod graph;
 pub mod index;
 pub mod input;

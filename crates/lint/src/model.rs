@@ -93,42 +93,6 @@ enum_value!(MergePolicy, "merge policy", {
     UnionAll = "union_all" => "Combine the values of all branches.",
 });
 
-/// One key for each enum `enum_values_for_key` knows, so every enum's
-/// values can be listed.
-pub const ENUM_KEYS: &[&str] = &[
-    "severity",
-    "recovery",
-    "approval_policy",
-    "side_effects",
-    "risk_class",
-    "checkpoint_mode",
-    "merge_policy",
-];
-
-/// The allowed values of the enum a key takes, with their meanings; `None`
-/// for keys that are not enums. `merge_policy` entries are keyed by field
-/// name, so callers ask for them as `merge_policy`.
-pub fn enum_values_for_key(key: &str) -> Option<(&'static str, Vec<(&'static str, &'static str)>)> {
-    fn values<E: EnumValue>() -> Option<(&'static str, Vec<(&'static str, &'static str)>)> {
-        Some((
-            E::WHAT,
-            E::ALL.iter().map(|&(name, _, doc)| (name, doc)).collect(),
-        ))
-    }
-    match key {
-        "severity" | "on_stale" | "on_below" | "on_unevaluated" | "on_below_threshold" => {
-            values::<FieldSeverity>()
-        }
-        "recovery" => values::<Recovery>(),
-        "approval_policy" => values::<ApprovalPolicy>(),
-        "side_effects" => values::<SideEffects>(),
-        "risk_class" => values::<RiskClass>(),
-        "checkpoint_mode" => values::<CheckpointMode>(),
-        "merge_policy" => values::<MergePolicy>(),
-        _ => None,
-    }
-}
-
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct Contract {
     pub schema_version: Option<Spanned<String>>,

@@ -16,127 +16,11 @@ use crate::rules::schema::{
 };
 use crate::syntax::{Entry, Node, NodeKind, Resolved, Span};
 
-#[derive(Clone, Copy, PartialEq, Eq)]
-enum KeyKind {
-    Core,
-    /// A phaselint extension (SPEC §2 "(ext)"), an error in the contextcore dialect.
-    Extension,
-}
-use KeyKind::{Core, Extension};
-
-type Schema = &'static [(&'static str, KeyKind)];
-
-const ROOT: Schema = &[
-    ("schema_version", Core),
-    ("pipeline_id", Core),
-    ("description", Core),
-    ("phases", Core),
-    ("propagation_chains", Core),
-    ("checkpoint_integrity", Core),
-    ("graph_topology", Core),
-    ("checkpoint_mode", Extension),
-    ("checkpoint_mode_authorization", Extension),
-    ("pipeline_inputs", Extension),
-];
-const PHASE: Schema = &[
-    ("description", Core),
-    ("entry", Core),
-    ("exit", Core),
-    ("long_running", Extension),
-    ("expected_duration", Extension),
-    ("side_effects", Extension),
-    ("risk_class", Extension),
-];
-const ENTRY: Schema = &[("required", Core), ("enrichment", Core)];
-const EXIT: Schema = &[("required", Core), ("optional", Core)];
-const FIELD: Schema = &[
-    ("name", Core),
-    ("type", Core),
-    ("severity", Core),
-    ("default", Core),
-    ("description", Core),
-    ("source_phase", Core),
-    ("constraints", Core),
-    ("quality", Core),
-    ("evaluation", Core),
-];
-const QUALITY: Schema = &[
-    ("metric", Core),
-    ("threshold", Core),
-    ("on_below", Core),
-    ("description", Core),
-];
-const EVALUATION: Schema = &[
-    ("required", Core),
-    ("policy", Core),
-    ("threshold", Core),
-    ("evaluator", Core),
-    ("on_unevaluated", Core),
-    ("on_below_threshold", Core),
-];
-const CHAIN: Schema = &[
-    ("chain_id", Core),
-    ("description", Core),
-    ("source", Core),
-    ("waypoints", Core),
-    ("destination", Core),
-    ("severity", Core),
-    ("verification", Core),
-];
-const ENDPOINT: Schema = &[("phase", Core), ("field", Core)];
-const CHECKPOINT: Schema = &[
-    ("checkpoint_id", Core),
-    ("phase", Core),
-    ("on_resume", Core),
-];
-const ON_RESUME: Schema = &[
-    ("revalidate_entry", Core),
-    ("staleness_checks", Core),
-    ("approval_required", Core),
-    ("approval_policy", Core),
-];
-const STALENESS: Schema = &[
-    ("field", Core),
-    ("max_age_seconds", Core),
-    ("on_stale", Core),
-    ("recovery", Core),
-    ("description", Core),
-];
-const AUTHORIZATION: Schema = &[
-    ("authorized_by", Core),
-    ("reason", Core),
-    ("trust_tier", Core),
-];
-const TOPOLOGY: Schema = &[
-    ("graph_id", Core),
-    ("description", Core),
-    ("nodes", Core),
-    ("edges", Core),
-    ("merge_points", Core),
-    ("cycle_invariants", Core),
-];
-const TOPOLOGY_NODE: Schema = &[
-    ("requires", Core),
-    ("produces", Core),
-    ("optional", Core),
-    ("description", Core),
-];
-const EDGE: Schema = &[
-    ("from", Core),
-    ("to", Core),
-    ("condition", Core),
-    ("preserves", Core),
-    ("drops", Core),
-    ("description", Core),
-];
-const MERGE_POINT: Schema = &[("node", Core), ("sources", Core), ("merge_policy", Core)];
-const CYCLE_INVARIANT: Schema = &[
-    ("cycle_id", Core),
-    ("nodes", Core),
-    ("max_iterations", Core),
-    ("invariant_fields", Core),
-    ("description", Core),
-];
+use crate::format::{
+    AUTHORIZATION, CHAIN, CHECKPOINT, CYCLE_INVARIANT, EDGE, ENDPOINT, ENTRY, EVALUATION, EXIT,
+    FIELD, MERGE_POINT, Mapping, ON_RESUME, PHASE, QUALITY, ROOT, STALENESS, TOPOLOGY,
+    TOPOLOGY_NODE,
+};
 
 /// Where a value sits, rendered only when a message needs it.
 #[derive(Clone, Copy)]
@@ -198,11 +82,8 @@ impl fmt::Display for Path<'_> {
 /// The known keys of one mapping, the last occurrence of each (as YAML
 /// loaders keep it).
 struct Keys<'n> {
-    span: Span,
+    spec: &'static Mapping,
     found: Vec<(&'static str, &'n Entry)>,
-    /// The keys that unknown keys were suggested to be renamed to: a missing
-    /// one among them is reported by that E003, not again by an E005.
-    renamed: Vec<&'static str>,
 }
 
 impl<'n> Keys<'n> {
@@ -287,7 +168,15 @@ impl Walker<'_> {
         ));
     }
 
-    fn mapping<'n>(&mut self, node: &'n Node, path: &Path<'_>, schema: Schema) -> Option<Keys<'n>> {
+    /// A mapping of the format: reports its duplicate keys (E002), unknown
+    /// keys (E003, with a rename to the likeliest key) and missing required
+    /// keys (E005), all from the format's table.
+    fn mapping<'n>(
+        &mut self,
+        node: &'n Node,
+        path: &Path<'_>,
+        spec: &'static Mapping,
+    ) -> Option<Keys<'n>> {
         let Some(entries) = node.as_mapping() else {
             self.wrong_type(node, path, "a mapping");
             return None;
@@ -295,26 +184,26 @@ impl Walker<'_> {
         let dialect = self.dialect;
         // Only an unknown key's message needs the list, so build it then.
         let valid = || -> Vec<&'static str> {
-            schema
+            spec.keys
                 .iter()
-                .filter(|(_, kind)| *kind == Core || dialect == Dialect::Phaselint)
-                .map(|(k, _)| *k)
+                .filter(|k| !k.extension || dialect == Dialect::Phaselint)
+                .map(|k| k.name)
                 .collect()
         };
         let mut found: Vec<(&'static str, &'n Entry)> = Vec::with_capacity(entries.len());
         let mut unknown: Vec<&'n Entry> = Vec::new();
         self.report_duplicates(entries, path);
         for entry in entries {
-            match schema.iter().find(|(k, _)| *k == entry.key.text) {
-                Some(&(key, kind)) => {
-                    if kind == Extension && self.dialect == Dialect::Contextcore {
+            match spec.key(&entry.key.text) {
+                Some(key) => {
+                    if key.extension && self.dialect == Dialect::Contextcore {
                         self.report(e003_unknown_key::extension_in_contextcore_dialect(
-                            key,
+                            key.name,
                             entry.key.span,
                             &path.to_string(),
                         ));
                     }
-                    found.push((key, entry));
+                    found.push((key.name, entry));
                 }
                 None => unknown.push(entry),
             }
@@ -339,11 +228,20 @@ impl Walker<'_> {
                 &valid,
             ));
         }
-        Some(Keys {
-            span: node.span,
-            found,
-            renamed,
-        })
+        // A missing key that an unknown one was suggested to become is
+        // that E003's finding, not also an E005.
+        for key in spec.keys.iter().filter(|k| k.required) {
+            if found.iter().any(|(f, _)| *f == key.name) || renamed.contains(&key.name) {
+                continue;
+            }
+            let first_line = self.first_line(node.span);
+            self.report(e005_missing_required_key::diagnostic(
+                first_line,
+                &path.to_string(),
+                key.name,
+            ));
+        }
+        Some(Keys { spec, found })
     }
 
     fn report_duplicates(&mut self, entries: &[Entry], path: &Path<'_>) {
@@ -375,22 +273,6 @@ impl Walker<'_> {
                 ));
             }
         }
-    }
-
-    fn require(&mut self, keys: &Keys<'_>, key: &str, path: &Path<'_>) -> bool {
-        if keys.entry(key).is_some() {
-            return true;
-        }
-        if keys.renamed.contains(&key) {
-            return false;
-        }
-        let first_line = self.first_line(keys.span);
-        self.report(e005_missing_required_key::diagnostic(
-            first_line,
-            &path.to_string(),
-            key,
-        ));
-        false
     }
 
     fn string(&mut self, node: &Node, path: &Path<'_>) -> Option<Spanned<String>> {
@@ -432,9 +314,6 @@ impl Walker<'_> {
         key: &str,
         path: &Path<'_>,
     ) -> Option<Spanned<String>> {
-        if !self.require(keys, key, path) {
-            return None;
-        }
         let entry = keys.entry(key)?;
         if entry.value.is_null() {
             self.wrong_type_under(
@@ -536,18 +415,26 @@ impl Walker<'_> {
         self.enum_node(node, &path.key(key))
     }
 
-    /// An optional list: absent or null is empty.
+    /// An optional list: absent or null is empty. Fewer items than the
+    /// format's minimum is reported (E004) and the items are kept.
     fn list<'n>(&mut self, keys: &Keys<'n>, key: &str, path: &Path<'_>) -> &'n [Node] {
         let Some(node) = keys.present(key) else {
             return &[];
         };
-        match node.as_sequence() {
-            Some(items) => items,
-            None => {
-                self.wrong_type(node, &path.key(key), "a list");
-                &[]
-            }
+        let Some(items) = node.as_sequence() else {
+            self.wrong_type(node, &path.key(key), "a list");
+            return &[];
+        };
+        if let Some((least, why)) = keys.spec.key(key).and_then(|k| k.min_items)
+            && items.len() < least
+        {
+            self.report(e004_wrong_type::invalid(
+                node.span,
+                &path.key(key).to_string(),
+                &format!("needs at least {least} {key} ({why})"),
+            ));
         }
+        items
     }
 
     fn string_list(&mut self, keys: &Keys<'_>, key: &str, path: &Path<'_>) -> Vec<Spanned<String>> {
@@ -581,13 +468,13 @@ impl Walker<'_> {
             span: root.span,
             ..Contract::default()
         };
-        let Some(keys) = self.mapping(root, &path, ROOT) else {
+        let Some(keys) = self.mapping(root, &path, &ROOT) else {
             return contract;
         };
         contract.schema_version = self.required_string(&keys, "schema_version", &path);
         contract.pipeline_id = self.required_string(&keys, "pipeline_id", &path);
         contract.description = self.opt_string(&keys, "description", &path);
-        if self.require(&keys, "phases", &path)
+        if keys.entry("phases").is_some()
             && let Some(node) = keys.value("phases")
             && let Some(phases) = self.phases(node, &path.key("phases"))
         {
@@ -634,7 +521,7 @@ impl Walker<'_> {
         contract.checkpoint_mode = self.enum_value(&keys, "checkpoint_mode", &path);
         if let Some(node) = keys.present("checkpoint_mode_authorization") {
             let here = path.key("checkpoint_mode_authorization");
-            if let Some(auth) = self.mapping(node, &here, AUTHORIZATION) {
+            if let Some(auth) = self.mapping(node, &here, &AUTHORIZATION) {
                 contract.checkpoint_mode_authorization = Some(Authorization {
                     span: node.span,
                     authorized_by: self.required_string(&auth, "authorized_by", &here),
@@ -697,7 +584,7 @@ impl Walker<'_> {
             return None;
         }
         let before_phase = self.diagnostics.len();
-        let keys = self.mapping(node, path, PHASE)?;
+        let keys = self.mapping(node, path, &PHASE)?;
         // An unknown or repeated key in the phase's body (a misspelled
         // `exits:`, a `...` placeholder, a second `exit:`) may hold fields
         // the model does not see: the field lists are then incomplete.
@@ -722,14 +609,14 @@ impl Walker<'_> {
         let before_fields = self.diagnostics.len();
         if let Some(entry_node) = keys.present("entry") {
             let here = path.key("entry");
-            if let Some(entry_keys) = self.mapping(entry_node, &here, ENTRY) {
+            if let Some(entry_keys) = self.mapping(entry_node, &here, &ENTRY) {
                 phase.entry_required = self.fields(&entry_keys, "required", &here);
                 phase.entry_enrichment = self.fields(&entry_keys, "enrichment", &here);
             }
         }
         if let Some(exit_node) = keys.present("exit") {
             let here = path.key("exit");
-            if let Some(exit_keys) = self.mapping(exit_node, &here, EXIT) {
+            if let Some(exit_keys) = self.mapping(exit_node, &here, &EXIT) {
                 phase.exit_required = self.fields(&exit_keys, "required", &here);
                 phase.exit_optional = self.fields(&exit_keys, "optional", &here);
             }
@@ -767,8 +654,8 @@ impl Walker<'_> {
     }
 
     fn field(&mut self, node: &Node, path: &Path<'_>) -> Option<Field> {
-        let keys = self.mapping(node, path, FIELD)?;
-        let name = if self.require(&keys, "name", path) {
+        let keys = self.mapping(node, path, &FIELD)?;
+        let name = if keys.entry("name").is_some() {
             keys.value("name")
                 .and_then(|n| self.field_path(n, &path.key("name")))
         } else {
@@ -791,7 +678,7 @@ impl Walker<'_> {
         });
         let quality = keys.present("quality").and_then(|n| {
             let here = path.key("quality");
-            let q = self.mapping(n, &here, QUALITY)?;
+            let q = self.mapping(n, &here, &QUALITY)?;
             Some(Box::new(Quality {
                 metric: self.opt_string(&q, "metric", &here),
                 threshold: self.number(&q, "threshold", &here),
@@ -801,7 +688,7 @@ impl Walker<'_> {
         });
         let evaluation = keys.present("evaluation").and_then(|n| {
             let here = path.key("evaluation");
-            let e = self.mapping(n, &here, EVALUATION)?;
+            let e = self.mapping(n, &here, &EVALUATION)?;
             Some(Box::new(Evaluation {
                 required: self.bool(&e, "required", &here),
                 policy: self.opt_string(&e, "policy", &here),
@@ -826,9 +713,9 @@ impl Walker<'_> {
     }
 
     fn endpoint(&mut self, node: &Node, path: &Path<'_>) -> Option<Endpoint> {
-        let keys = self.mapping(node, path, ENDPOINT)?;
+        let keys = self.mapping(node, path, &ENDPOINT)?;
         let phase = self.required_string(&keys, "phase", path);
-        let field = if self.require(&keys, "field", path) {
+        let field = if keys.entry("field").is_some() {
             keys.value("field")
                 .and_then(|n| self.field_path(n, &path.key("field")))
         } else {
@@ -842,9 +729,9 @@ impl Walker<'_> {
     }
 
     fn chain(&mut self, node: &Node, path: &Path<'_>) -> Option<Chain> {
-        let keys = self.mapping(node, path, CHAIN)?;
+        let keys = self.mapping(node, path, &CHAIN)?;
         let chain_id = self.required_string(&keys, "chain_id", path);
-        let source = if self.require(&keys, "source", path) {
+        let source = if keys.entry("source").is_some() {
             keys.value("source")
                 .and_then(|n| self.endpoint(n, &path.key("source")))
         } else {
@@ -857,7 +744,7 @@ impl Walker<'_> {
             .enumerate()
             .filter_map(|(i, n)| self.endpoint(n, &here.index(i)))
             .collect();
-        let destination = if self.require(&keys, "destination", path) {
+        let destination = if keys.entry("destination").is_some() {
             keys.value("destination")
                 .and_then(|n| self.endpoint(n, &path.key("destination")))
         } else {
@@ -876,13 +763,13 @@ impl Walker<'_> {
     }
 
     fn checkpoint(&mut self, node: &Node, path: &Path<'_>) -> Option<CheckpointSpec> {
-        let keys = self.mapping(node, path, CHECKPOINT)?;
+        let keys = self.mapping(node, path, &CHECKPOINT)?;
         let checkpoint_id = self.required_string(&keys, "checkpoint_id", path);
         let phase = self.required_string(&keys, "phase", path);
         let mut on_resume = OnResume::default();
         if let Some(n) = keys.present("on_resume") {
             let here = path.key("on_resume");
-            if let Some(r) = self.mapping(n, &here, ON_RESUME) {
+            if let Some(r) = self.mapping(n, &here, &ON_RESUME) {
                 on_resume.span = Some(n.span);
                 on_resume.revalidate_entry = self.bool(&r, "revalidate_entry", &here);
                 on_resume.approval_required = self.bool(&r, "approval_required", &here);
@@ -904,14 +791,14 @@ impl Walker<'_> {
     }
 
     fn staleness_check(&mut self, node: &Node, path: &Path<'_>) -> Option<StalenessCheck> {
-        let keys = self.mapping(node, path, STALENESS)?;
-        let field = if self.require(&keys, "field", path) {
+        let keys = self.mapping(node, path, &STALENESS)?;
+        let field = if keys.entry("field").is_some() {
             keys.value("field")
                 .and_then(|n| self.field_path(n, &path.key("field")))
         } else {
             None
         };
-        let max_age_seconds = if self.require(&keys, "max_age_seconds", path) {
+        let max_age_seconds = if keys.entry("max_age_seconds").is_some() {
             match keys.value("max_age_seconds") {
                 Some(n) if n.is_null() => {
                     self.wrong_type(
@@ -937,7 +824,7 @@ impl Walker<'_> {
     }
 
     fn topology(&mut self, node: &Node, path: &Path<'_>) -> Option<GraphTopology> {
-        let keys = self.mapping(node, path, TOPOLOGY)?;
+        let keys = self.mapping(node, path, &TOPOLOGY)?;
         let mut topology = GraphTopology {
             span: node.span,
             graph_id: self.opt_string(&keys, "graph_id", path),
@@ -960,7 +847,7 @@ impl Walker<'_> {
                             description: None,
                         };
                         if !entry.value.is_null()
-                            && let Some(k) = self.mapping(&entry.value, &node_path, TOPOLOGY_NODE)
+                            && let Some(k) = self.mapping(&entry.value, &node_path, &TOPOLOGY_NODE)
                         {
                             topology_node.requires =
                                 self.field_path_list(&k, "requires", &node_path);
@@ -981,7 +868,7 @@ impl Walker<'_> {
         let before_edges = self.diagnostics.len();
         for (i, item) in self.list(&keys, "edges", path).iter().enumerate() {
             let here = edges.index(i);
-            let Some(k) = self.mapping(item, &here, EDGE) else {
+            let Some(k) = self.mapping(item, &here, &EDGE) else {
                 continue;
             };
             let from = self.required_string(&k, "from", &here);
@@ -1003,25 +890,15 @@ impl Walker<'_> {
         let merges = path.key("merge_points");
         for (i, item) in self.list(&keys, "merge_points", path).iter().enumerate() {
             let here = merges.index(i);
-            let Some(k) = self.mapping(item, &here, MERGE_POINT) else {
+            let Some(k) = self.mapping(item, &here, &MERGE_POINT) else {
                 continue;
             };
             let node_name = self.required_string(&k, "node", &here);
-            let sources = if self.require(&k, "sources", &here) {
+            let sources = if k.entry("sources").is_some() {
                 self.string_list(&k, "sources", &here)
             } else {
                 Vec::new()
             };
-            if let Some(list) = k.value("sources").and_then(Node::as_sequence)
-                && list.len() < 2
-            {
-                let span = k.value("sources").map_or(item.span, |n| n.span);
-                self.report(e004_wrong_type::invalid(
-                    span,
-                    &here.key("sources").to_string(),
-                    "needs at least 2 sources (a merge joins two or more branches)",
-                ));
-            }
             let mut merge_policy = Vec::new();
             if let Some(policy) = k.present("merge_policy") {
                 let policy_path = here.key("merge_policy");
@@ -1061,25 +938,15 @@ impl Walker<'_> {
             .enumerate()
         {
             let here = cycles.index(i);
-            let Some(k) = self.mapping(item, &here, CYCLE_INVARIANT) else {
+            let Some(k) = self.mapping(item, &here, &CYCLE_INVARIANT) else {
                 continue;
             };
             let cycle_id = self.required_string(&k, "cycle_id", &here);
-            let nodes = if self.require(&k, "nodes", &here) {
+            let nodes = if k.entry("nodes").is_some() {
                 self.string_list(&k, "nodes", &here)
             } else {
                 Vec::new()
             };
-            if let Some(list) = k.value("nodes").and_then(Node::as_sequence)
-                && list.len() < 2
-            {
-                let span = k.value("nodes").map_or(item.span, |n| n.span);
-                self.report(e004_wrong_type::invalid(
-                    span,
-                    &here.key("nodes").to_string(),
-                    "needs at least 2 nodes (a cycle runs through two or more phases)",
-                ));
-            }
             let max_iterations = self.int(&k, "max_iterations", &here);
             if let Some(max) = &max_iterations
                 && max.value < 1
@@ -1115,44 +982,4 @@ pub fn looks_like_context_contract(root: &Node) -> bool {
         }),
         _ => false,
     }
-}
-
-/// The keys valid in the mapping at `path`, where `path` names the keys
-/// from the root and `-` stands for a list item: `["phases", "plan",
-/// "exit", "required", "-"]` is a field. `(key, is_extension)` pairs.
-pub(crate) fn keys_at(path: &[&str]) -> Option<Vec<(&'static str, bool)>> {
-    let schema = match path {
-        [] => ROOT,
-        ["phases", _] => PHASE,
-        ["phases", _, "entry"] => ENTRY,
-        ["phases", _, "exit"] => EXIT,
-        ["phases", _, "entry" | "exit", _, "-"] => FIELD,
-        ["phases", _, "entry" | "exit", _, "-", "quality"] => QUALITY,
-        ["phases", _, "entry" | "exit", _, "-", "evaluation"] => EVALUATION,
-        ["propagation_chains", "-"] => CHAIN,
-        ["propagation_chains", "-", "source" | "destination"] => ENDPOINT,
-        ["propagation_chains", "-", "waypoints", "-"] => ENDPOINT,
-        ["checkpoint_integrity", "-"] => CHECKPOINT,
-        ["checkpoint_integrity", "-", "on_resume"] => ON_RESUME,
-        [
-            "checkpoint_integrity",
-            "-",
-            "on_resume",
-            "staleness_checks",
-            "-",
-        ] => STALENESS,
-        ["checkpoint_mode_authorization"] => AUTHORIZATION,
-        ["graph_topology"] => TOPOLOGY,
-        ["graph_topology", "nodes", _] => TOPOLOGY_NODE,
-        ["graph_topology", "edges", "-"] => EDGE,
-        ["graph_topology", "merge_points", "-"] => MERGE_POINT,
-        ["graph_topology", "cycle_invariants", "-"] => CYCLE_INVARIANT,
-        _ => return None,
-    };
-    Some(
-        schema
-            .iter()
-            .map(|&(k, kind)| (k, kind == Extension))
-            .collect(),
-    )
 }

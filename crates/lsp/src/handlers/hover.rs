@@ -3,7 +3,8 @@
 
 use std::fmt::Write;
 
-use phaselint_lint::completion::{enum_value_at, may_be_enum_value};
+use phaselint_lint::completion::{enum_value_at, key_at, may_be_enum_value};
+use phaselint_lint::format;
 use phaselint_lint::index::Symbol;
 use phaselint_lint::rules::rule;
 use phaselint_lint::syntax::Span;
@@ -41,21 +42,7 @@ pub fn hover(
             )
         }
         (None, Some(summary)) => (summary, occurrence.map_or(Span::empty(offset), |o| o.span)),
-        (None, None) if may_be_enum_value(&analysis.source, offset) => {
-            // Parsed again only for a word that could be an enum value: the
-            // tree is not kept, and a large document takes a while to parse.
-            let document = phaselint_lint::syntax::parse(
-                &analysis.source,
-                phaselint_lint::syntax::Limits::default(),
-            )
-            .ok()??;
-            let (what, value, meaning) = enum_value_at(&document, offset)?;
-            (
-                format!("`{value}` ({what})\n\n{meaning}"),
-                Span::empty(offset),
-            )
-        }
-        (None, None) => return None,
+        (None, None) => key_or_enum_value(&analysis.source, offset)?,
     };
     let (kind, value) = if markdown {
         (MarkupKind::Markdown, text)
@@ -66,6 +53,45 @@ pub fn hover(
         contents: HoverContents::Markup(MarkupContent { kind, value }),
         range: (span.end > span.start).then(|| positions.range(span)),
     })
+}
+
+/// A key of the format (its type, default and meaning), or an enum value.
+/// The document is parsed again: the tree is not kept, and a large one
+/// takes a while, so only for a word that is a key or could be an enum value.
+fn key_or_enum_value(source: &str, offset: usize) -> Option<(String, Span)> {
+    let is_word = |c: char| c.is_ascii_alphanumeric() || c == '_';
+    let offset = offset.min(source.len());
+    if !source.is_char_boundary(offset) {
+        return None;
+    }
+    let start = source[..offset]
+        .char_indices()
+        .rev()
+        .take_while(|&(_, c)| is_word(c))
+        .last()
+        .map_or(offset, |(i, _)| i);
+    let end = source[offset..]
+        .char_indices()
+        .find(|&(_, c)| !is_word(c))
+        .map_or(source.len(), |(i, _)| offset + i);
+    let word = &source[start..end];
+    let may_be_key = format::MAPPINGS
+        .iter()
+        .any(|m| m.keys.iter().any(|k| k.name == word));
+    if !may_be_key && !may_be_enum_value(source, offset) {
+        return None;
+    }
+    let document =
+        phaselint_lint::syntax::parse(source, phaselint_lint::syntax::Limits::default()).ok()??;
+    if may_be_key && let Some((path, key)) = key_at(&document, offset) {
+        let text = format::key_documentation(&path, key)?;
+        return Some((text, Span::new(start, end)));
+    }
+    let (what, value, meaning) = enum_value_at(&document, offset)?;
+    Some((
+        format!("`{value}` ({what})\n\n{meaning}"),
+        Span::empty(offset),
+    ))
 }
 
 /// Markdown as a plain-text client shows it best: no emphasis markers, no
