@@ -15,11 +15,12 @@ use std::process::ExitCode;
 use clap::{Parser, Subcommand, ValueEnum};
 
 /// Exit codes, the same for every subcommand (SPEC §5).
+/// Exit codes, the same for every subcommand (SPEC §5); a resume decision's
+/// own comes from `Decision::exit_code`.
 pub mod exit {
     pub const SUCCESS: u8 = 0;
     pub const FINDINGS: u8 = 1;
-    pub const DENIED: u8 = 2;
-    pub const NO_VERDICT: u8 = 3;
+    pub const NO_VERDICT: u8 = phaselint_lint::resume::NO_VERDICT_EXIT;
 }
 
 #[derive(Parser)]

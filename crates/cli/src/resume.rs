@@ -15,9 +15,8 @@ use phaselint_lint::input::{self, Bound};
 use phaselint_lint::line_index::ColumnUnit;
 use phaselint_lint::model::EnumValue;
 use phaselint_lint::resume::{
-    self, ApprovalQuestion, ApprovalSource, AttemptOutcome, Decision, DocumentFormat, FieldStatus,
-    Mode, Operator, Recoverer, RecoveryOutcome, RecoveryRequest, ResumeReport, ResumeRequest,
-    Timestamp,
+    self, ApprovalQuestion, ApprovalSource, AttemptOutcome, DocumentFormat, FieldStatus, Mode,
+    Operator, Recoverer, RecoveryOutcome, RecoveryRequest, ResumeReport, ResumeRequest, Timestamp,
 };
 use phaselint_lint::{Analysis, analyze_file};
 
@@ -106,11 +105,7 @@ pub fn run(args: &ResumeCheckArgs) -> u8 {
                 eprintln!("phaselint: error: cannot write output: {e}");
                 return exit::NO_VERDICT;
             }
-            match report.decision {
-                Decision::Resume => exit::SUCCESS,
-                Decision::Blocked => exit::FINDINGS,
-                Decision::Denied => exit::DENIED,
-            }
+            report.decision.exit_code()
         }
         Err(NoVerdict(message)) => {
             eprintln!("phaselint: error: {message}");
@@ -163,7 +158,11 @@ fn check(args: &ResumeCheckArgs) -> Result<ResumeReport, NoVerdict> {
         });
     }
     if let Some(dir) = &args.harness_dir {
-        approvals.extend(harness_sources(dir, &args.checkpoint)?);
+        approvals.extend(resume::harness_sources(
+            &resume::DiskSentinels,
+            dir,
+            &args.checkpoint,
+        )?);
     }
     let request = ResumeRequest {
         checkpoint_id: args.checkpoint.clone(),
@@ -302,72 +301,6 @@ pub(crate) fn read_document(path: &Path, what: &str) -> Result<serde_json::Value
     };
     resume::parse_document(text, format)
         .map_err(|e| NoVerdict(format!("cannot read the {what} {shown}: {e}")))
-}
-
-/// Whether a harness file is there at all. A link to nothing counts as
-/// there (reading it then fails, which is no verdict), never as absent:
-/// a pending request must not vanish because its target did.
-fn entry_exists(path: &Path) -> Result<bool, NoVerdict> {
-    match std::fs::symlink_metadata(path) {
-        Ok(_) => Ok(true),
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(false),
-        Err(e) => Err(NoVerdict(format!(
-            "cannot look at the harness file `{}`: {e}",
-            path.display()
-        ))),
-    }
-}
-
-/// The harness sentinels for one checkpoint (SPEC §6 step 5).
-fn harness_sources(dir: &Path, checkpoint: &str) -> Result<Vec<ApprovalSource>, NoVerdict> {
-    if !dir.is_dir() {
-        return Err(NoVerdict(format!(
-            "--harness-dir `{}` is not a directory",
-            dir.display()
-        )));
-    }
-    if checkpoint.is_empty()
-        || !checkpoint
-            .chars()
-            .all(|c| c.is_ascii_alphanumeric() || matches!(c, '.' | '_' | '-'))
-        || checkpoint.starts_with('.')
-    {
-        return Err(NoVerdict(format!(
-            "checkpoint id `{checkpoint}` is not filename-safe ([A-Za-z0-9._-]+), so no harness sentinel can name it"
-        )));
-    }
-    let request = dir.join(format!("checkpoint-{checkpoint}.md"));
-    let granted = dir.join(format!("checkpoint-{checkpoint}.md.granted"));
-    let location = granted.display().to_string();
-    if entry_exists(&granted)? {
-        let bytes = input::read_file(&granted, Bound::Grant)
-            .map_err(|e| format!("cannot read the harness grant `{location}`: {}", e.reason()))?;
-        let text = String::from_utf8(bytes)
-            .map_err(|_| format!("cannot read the harness grant `{location}`: it is not UTF-8"))?;
-        if text.trim().is_empty() {
-            return Ok(vec![ApprovalSource::HarnessGrant {
-                location,
-                record: None,
-            }]);
-        }
-        let value = resume::parse_document(&text, DocumentFormat::Detect)
-            .map_err(|e| format!("cannot read the harness grant `{location}`: {e}"))?;
-        let records = resume::parse_records(&value)
-            .map_err(|e| format!("cannot read the harness grant `{location}`: {e}"))?;
-        return Ok(records
-            .into_iter()
-            .map(|record| ApprovalSource::HarnessGrant {
-                location: location.clone(),
-                record: Some(record),
-            })
-            .collect());
-    }
-    if entry_exists(&request)? {
-        return Ok(vec![ApprovalSource::HarnessPending {
-            location: request.display().to_string(),
-        }]);
-    }
-    Ok(Vec::new())
 }
 
 /// The `--recover-with` hook.
@@ -611,7 +544,7 @@ fn render_human(
             };
             let recovery = stale
                 .and_then(|s| s.recovery)
-                .map_or(String::new(), |r| format!(", recovery {r}"));
+                .map_or(String::new(), |r| format!(", recovery {}", r.as_str()));
             writeln!(
                 out,
                 "  {label:<9} {} [{}{recovery}]: {reason}",
@@ -707,11 +640,7 @@ fn render_human(
     }
 
     writeln!(out)?;
-    let code = match report.decision {
-        Decision::Resume => exit::SUCCESS,
-        Decision::Blocked => exit::FINDINGS,
-        Decision::Denied => exit::DENIED,
-    };
+    let code = report.decision.exit_code();
     writeln!(
         out,
         "Decision: {} (exit {code}, mode {})",
@@ -731,140 +660,9 @@ fn render_human(
         }
     }
     writeln!(out, "What to do next:")?;
-    for step in next_steps(report, args) {
-        writeln!(out, "  - {step}")?;
+    let contract = args.contract.display().to_string();
+    for step in &report.next_steps {
+        writeln!(out, "  - {}", step.describe(&contract))?;
     }
     Ok(())
-}
-
-fn next_steps(report: &ResumeReport, args: &ResumeCheckArgs) -> Vec<String> {
-    let mut steps = Vec::new();
-    let mut recoverable = false;
-    for s in report
-        .stale_fields
-        .iter()
-        .filter(|s| s.is_stale && s.blocking)
-    {
-        match s.recovery {
-            Some("fail") => steps.push(format!(
-                "`{}` has recovery `fail`: do not resume past it; re-run the pipeline from phase `{}` or earlier",
-                s.field, report.phase
-            )),
-            strategy => {
-                recoverable |= matches!(strategy, Some("re_retrieve" | "re_generate"));
-                steps.push(format!(
-                    "refresh `{}`{} and stamp it again under `{}` with the current time",
-                    s.field,
-                    strategy.map_or(String::new(), |r| format!(" ({r})")),
-                    resume::PROVENANCE_KEY
-                ));
-            }
-        }
-    }
-    if recoverable && args.recover_with.is_none() {
-        steps.push(
-            "or pass --recover-with CMD to run the recovery before the check (CMD gets PHASELINT_FIELD, PHASELINT_STRATEGY, PHASELINT_CHECKPOINT and PHASELINT_CONTEXT)"
-                .into(),
-        );
-    }
-    if !report.provenance_present && !report.missing_provenance.is_empty() {
-        steps.push(format!(
-            "stamp the checked fields under `{}` (ContextCore's PropagationTracker does) so their age can be checked",
-            resume::PROVENANCE_KEY
-        ));
-    }
-    for r in report
-        .entry_revalidation
-        .field_results
-        .iter()
-        .filter(|r| r.status == FieldStatus::Failed)
-    {
-        steps.push(format!(
-            "put a valid `{}` into the context before resuming phase `{}`",
-            r.field, r.phase
-        ));
-    }
-    if let Some(denial) = &report.denial {
-        if report.approval_status.harness_pending {
-            steps.push(format!(
-                "grant the harness request: create an empty `checkpoint-{}.md.granted` beside `checkpoint-{}.md`",
-                denial.checkpoint_id, denial.checkpoint_id
-            ));
-        } else {
-            let policy = match denial.required_policy {
-                "orchestrator" => "orchestrator",
-                "human" => "human",
-                _ => "human|orchestrator",
-            };
-            // In strict mode a stale blocking field blocks whatever is
-            // approved (SPEC §6): it is refreshed or recovered (above), and
-            // once fresh it needs no acknowledgement. Elsewhere it does not
-            // block, and the approval must acknowledge it.
-            let blocked_by_staleness = report.mode == Mode::Strict
-                && report.stale_fields.iter().any(|s| s.is_stale && s.blocking);
-            let acks: String = denial
-                .stale_fields
-                .iter()
-                .filter(|f| {
-                    !blocked_by_staleness
-                        || !report
-                            .stale_fields
-                            .iter()
-                            .any(|s| s.field == **f && s.is_stale && s.blocking)
-                })
-                .map(|f| format!(" --ack {f}"))
-                .collect();
-            if blocked_by_staleness && denial.required_policy == "auto_if_fresh" {
-                steps.push(
-                    "then no approval is needed: with the blocking fields fresh, auto_if_fresh grants it"
-                        .into(),
-                );
-            } else {
-                steps.push(format!(
-                    "{}get an approval bound to this checkpoint: phaselint approve --contract {} --checkpoint {} --by NAME --policy {policy}{acks} --output approval.json, then pass --approvals approval.json",
-                    if blocked_by_staleness { "then " } else { "" },
-                    args.contract.display(),
-                    denial.checkpoint_id
-                ));
-                if !args.interactive
-                    && !blocked_by_staleness
-                    && denial.required_policy != "orchestrator"
-                {
-                    steps.push(
-                        "or run the check with --interactive on a terminal to approve it now"
-                            .into(),
-                    );
-                }
-            }
-        }
-    }
-    if report.decision == Decision::Resume {
-        let into = match report.entry_revalidation.phases.as_slice() {
-            [] => String::new(),
-            [one] => format!(" into phase `{one}`"),
-            many => format!(" into {}", many.join(", ")),
-        };
-        if report.strict_decision == Decision::Resume {
-            steps.insert(
-                0,
-                format!(
-                    "the run may resume from checkpoint `{}`{into}",
-                    report.checkpoint_id
-                ),
-            );
-        } else {
-            steps.insert(
-                0,
-                format!(
-                    "mode {}: the run may resume{into}, but strict mode would have {} it; fix the points below",
-                    report.mode.as_str(),
-                    match report.strict_decision {
-                        Decision::Blocked => "blocked",
-                        _ => "denied",
-                    }
-                ),
-            );
-        }
-    }
-    steps
 }

@@ -47,6 +47,13 @@ macro_rules! enum_value {
                 match self { $($name::$variant => $text),+ }
             }
         }
+
+        // In reports (the resume check's JSON), as the contract writes it.
+        impl serde::Serialize for $name {
+            fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+                serializer.serialize_str(self.as_str())
+            }
+        }
     };
 }
 

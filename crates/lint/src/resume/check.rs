@@ -43,6 +43,7 @@ pub fn check(
     let target = Target::find(analysis, &request.checkpoint_id)?;
     let on_resume = &target.spec.on_resume;
     let (next, next_source) = next_phases(analysis, &target, request.next_phase.as_deref())?;
+    let (recovery_hook, interactive) = (recoverer.is_some(), operator.is_some());
 
     // Steps 1-2: staleness.
     require_mapping(&request.context)?;
@@ -191,7 +192,7 @@ pub fn check(
         reason: gate.status.reason.clone(),
         checkpoint_id: target.checkpoint_id.clone(),
         phase: target.phase.name.clone(),
-        required_policy: gate.policy.map_or("human", EnumValue::as_str),
+        required_policy: gate.policy.unwrap_or(ApprovalPolicy::Human),
         target_digest: target.digest.clone(),
         stale_fields: stale_now.clone(),
         checkpoint_pending: CheckpointPending {
@@ -304,7 +305,7 @@ pub fn check(
         &gate.status,
     );
 
-    Ok(ResumeReport {
+    let mut report = ResumeReport {
         version: 1,
         checkpoint_id: target.checkpoint_id.clone(),
         phase: target.phase.name.clone(),
@@ -329,7 +330,10 @@ pub fn check(
         warnings,
         gate_result,
         events,
-    })
+        next_steps: Vec::new(),
+    };
+    report.next_steps = super::next::next_steps(&report, recovery_hook, interactive);
+    Ok(report)
 }
 
 fn require_mapping(context: &Value) -> Result<(), ResumeError> {
@@ -421,7 +425,7 @@ fn stale_fields(
             max_age_seconds: l.max_age_seconds,
             is_stale: l.is_stale(),
             severity: l.severity.as_str(),
-            recovery: l.recovery.map(Recovery::as_str),
+            recovery: l.recovery,
             blocking: l.blocks(),
             reason,
             recovery_attempted: attempted,

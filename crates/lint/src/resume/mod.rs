@@ -12,6 +12,8 @@ mod approval;
 mod check;
 mod document;
 mod entry;
+mod harness;
+mod next;
 mod report;
 mod staleness;
 mod target;
@@ -23,11 +25,13 @@ pub use approval::{
 pub use check::check;
 pub use document::{DocumentError, DocumentFormat, canonical_json, node_to_value, parse_document};
 pub use entry::{FieldResult, FieldStatus};
+pub use harness::{DiskSentinels, SentinelFiles, harness_sources};
 pub use jiff::Timestamp;
+pub use next::{Approver, NextStep, next_steps};
 pub use report::{
     ApprovalStatus, AttemptOutcome, CheckedField, CheckpointPending, Decision, Denial,
-    EntryRevalidation, Event, Evidence, GateResult, Mode, RecoveryAttempt, ResumeReport,
-    ScopeDelta, StaleField,
+    EntryRevalidation, Event, Evidence, GateResult, Mode, NO_VERDICT_EXIT, RecoveryAttempt,
+    ResumeReport, ScopeDelta, StaleField,
 };
 pub use staleness::{PROVENANCE_KEY, parse_timestamp};
 pub use target::{SUPPRESSED_ERROR_NOTE, Target, target_digest, target_digests};

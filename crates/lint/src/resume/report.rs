@@ -5,6 +5,7 @@
 use serde::Serialize;
 use serde_json::Value;
 
+use crate::model::{ApprovalPolicy, Recovery};
 use crate::resume::approval::{ApprovalRecord, Candidate};
 use crate::resume::entry::FieldResult;
 
@@ -41,7 +42,20 @@ pub enum Decision {
     Denied,
 }
 
+/// The exit code of a resume check that reached no verdict (SPEC §5).
+pub const NO_VERDICT_EXIT: u8 = 3;
+
 impl Decision {
+    /// The process exit code for this decision (SPEC §5): 0 resume, 1
+    /// blocked, 2 denied by the approval gate.
+    pub fn exit_code(self) -> u8 {
+        match self {
+            Decision::Resume => 0,
+            Decision::Blocked => 1,
+            Decision::Denied => 2,
+        }
+    }
+
     pub fn as_str(self) -> &'static str {
         match self {
             Decision::Resume => "resume",
@@ -94,6 +108,8 @@ pub struct ResumeReport {
     pub warnings: Vec<String>,
     pub gate_result: GateResult,
     pub events: Vec<Event>,
+    /// What to do next: only steps that can change the verdict.
+    pub next_steps: Vec<crate::resume::NextStep>,
 }
 
 #[derive(Clone, Debug, Serialize)]
@@ -117,7 +133,7 @@ pub struct StaleField {
     pub is_stale: bool,
     /// The check's `on_stale`.
     pub severity: &'static str,
-    pub recovery: Option<&'static str>,
+    pub recovery: Option<Recovery>,
     /// Whether it blocks the resume while stale (`on_stale: blocking` or
     /// `recovery: fail`).
     pub blocking: bool,
@@ -192,7 +208,8 @@ pub struct Denial {
     pub reason: String,
     pub checkpoint_id: String,
     pub phase: String,
-    pub required_policy: &'static str,
+    /// The checkpoint's `approval_policy` (`human` when it names none).
+    pub required_policy: ApprovalPolicy,
     pub target_digest: String,
     pub stale_fields: Vec<String>,
     pub checkpoint_pending: CheckpointPending,
