@@ -12,7 +12,6 @@ use std::time::{Duration, Instant};
 use clap::ValueEnum;
 use phaselint_lint::config::{Config, Settings};
 use phaselint_lint::input::{self, Bound};
-use phaselint_lint::line_index::ColumnUnit;
 use phaselint_lint::model::EnumValue;
 use phaselint_lint::resume::{
     self, ApprovalQuestion, ApprovalSource, AttemptOutcome, DocumentFormat, FieldStatus, Mode,
@@ -243,30 +242,9 @@ pub(crate) fn load_contract(
         )
     })?;
     // An E-code hidden by a suppression comment still counts here.
-    let errors: Vec<String> = analysis
-        .diagnostics
+    let errors: Vec<String> = resume::contract_errors(&analysis)
         .iter()
-        .filter(|d| d.code.starts_with('E'))
-        .map(|d| (d, String::new()))
-        .chain(
-            analysis
-                .hidden_errors
-                .iter()
-                .map(|d| (d, format!(" ({})", resume::SUPPRESSED_ERROR_NOTE))),
-        )
-        .map(|(d, note)| {
-            let p = analysis
-                .line_index
-                .position(&analysis.source, d.span.start, ColumnUnit::Chars);
-            format!(
-                "  {}:{}:{}: {} {}{note}",
-                path.display(),
-                p.line + 1,
-                p.column + 1,
-                d.code,
-                d.message
-            )
-        })
+        .map(|e| format!("  {}:{e}", path.display()))
         .collect();
     if !errors.is_empty() {
         return Err(NoVerdict(format!(

@@ -34,7 +34,9 @@ pub use report::{
     ResumeReport, ScopeDelta, StaleField,
 };
 pub use staleness::{PROVENANCE_KEY, parse_timestamp};
-pub use target::{SUPPRESSED_ERROR_NOTE, Target, target_digest, target_digests};
+pub use target::{
+    ContractError, SUPPRESSED_ERROR_NOTE, Target, contract_errors, target_digest, target_digests,
+};
 
 use serde_json::Value;
 

@@ -35,20 +35,11 @@ impl<'a> Target<'a> {
         // Suppression comments and configured levels may hide an E-code
         // from a linter; a resume verdict on a contract with one would be
         // a verdict on something other than what the file says.
-        let errors: Vec<String> = analysis
-            .diagnostics
-            .iter()
-            .filter(|d| d.code.starts_with('E'))
-            .map(|d| format!("{} {}", d.code, d.message))
-            .chain(
-                analysis
-                    .hidden_errors
-                    .iter()
-                    .map(|d| format!("{} {} ({SUPPRESSED_ERROR_NOTE})", d.code, d.message)),
-            )
-            .collect();
+        let errors = contract_errors(analysis);
         if !errors.is_empty() {
-            return Err(ResumeError::ContractHasErrors { findings: errors });
+            return Err(ResumeError::ContractHasErrors {
+                findings: errors.iter().map(ToString::to_string).collect(),
+            });
         }
         // The digest covers the checkpoint as written, so it is built from
         // the YAML tree, parsed again: analyses do not keep it.
@@ -121,6 +112,62 @@ impl<'a> Target<'a> {
             digest: sha256_hex(canonical_json(&canonical).as_bytes()),
         })
     }
+}
+
+/// An E-code finding that refuses a contract to the resume check and to
+/// `approve`, at its 1-based line and column (in characters).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ContractError {
+    pub line: usize,
+    pub column: usize,
+    pub code: &'static str,
+    pub message: String,
+    /// Hidden from the linter by a suppression comment or a configured
+    /// level, and counted here all the same.
+    pub suppressed: bool,
+}
+
+impl std::fmt::Display for ContractError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(
+            f,
+            "{}:{}: {} {}",
+            self.line, self.column, self.code, self.message
+        )?;
+        if self.suppressed {
+            write!(f, " ({SUPPRESSED_ERROR_NOTE})")?;
+        }
+        Ok(())
+    }
+}
+
+/// Every E-code of the analysis, suppressed ones included, in file order:
+/// a resume verdict on a contract with one would be a verdict on something
+/// other than what the file says.
+pub fn contract_errors(analysis: &Analysis) -> Vec<ContractError> {
+    let at = |d: &crate::diagnostic::Diagnostic, suppressed| {
+        let p = analysis.line_index.position(
+            &analysis.source,
+            d.span.start,
+            crate::line_index::ColumnUnit::Chars,
+        );
+        ContractError {
+            line: p.line + 1,
+            column: p.column + 1,
+            code: d.code,
+            message: d.message.clone(),
+            suppressed,
+        }
+    };
+    let mut errors: Vec<ContractError> = analysis
+        .diagnostics
+        .iter()
+        .filter(|d| d.code.starts_with('E'))
+        .map(|d| at(d, false))
+        .chain(analysis.hidden_errors.iter().map(|d| at(d, true)))
+        .collect();
+    errors.sort_by_key(|e| (e.line, e.column));
+    errors
 }
 
 /// The target digest of a checkpoint (SPEC §6 step 5): lower-case hex
