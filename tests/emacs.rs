@@ -1,0 +1,84 @@
+//! A real editor as the client: batch Emacs (Debian's `emacs-nox` with
+//! `elpa-eglot`, which `.ci/run` installs) opens a fixture through the
+//! shipped `editors/emacs/phaselint.el`, eglot starts `phaselint lsp`, and
+//! flymake receives the diagnostics. Skipped with a printed reason when
+//! Emacs or eglot is absent, except in CI.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
+
+fn repo() -> PathBuf {
+    std::path::absolute(Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")).unwrap()
+}
+
+/// Batch Emacs with the site packages (Debian's elpa-*), no init file.
+fn emacs() -> Command {
+    let mut command = Command::new("emacs");
+    command.args(["--batch", "-q", "--eval", "(package-initialize)"]);
+    command
+}
+
+#[test]
+fn emacs_eglot_receives_the_diagnostics_of_a_fixture() {
+    let eglot_present = emacs()
+        .args(["--eval", "(require 'eglot)"])
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .status()
+        .is_ok_and(|s| s.success());
+    if !eglot_present {
+        assert!(
+            std::env::var_os("CI").is_none(),
+            "Emacs with eglot is missing in CI: .ci/run must install Debian's emacs-nox and elpa-eglot"
+        );
+        println!(
+            "skipped: Emacs with eglot is not installed (apt-get install emacs-nox elpa-eglot)"
+        );
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("received.json");
+    // A copy, so that eglot's project is the temporary directory.
+    let fixture = dir.path().join("fail.contract.yaml");
+    std::fs::copy(repo().join("fixtures/R105/fail.contract.yaml"), &fixture).unwrap();
+    let mut child = emacs()
+        .arg("-l")
+        .arg(repo().join("editors/emacs/phaselint.el"))
+        .arg("-l")
+        .arg(repo().join("tests/emacs/collect-diagnostics.el"))
+        .env("PHASELINT_BIN", env!("CARGO_BIN_EXE_phaselint"))
+        .env("PHASELINT_FILE", &fixture)
+        .env("PHASELINT_OUT", &out)
+        .env("HOME", dir.path())
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let deadline = Instant::now() + Duration::from_secs(60);
+    while child.try_wait().unwrap().is_none() {
+        if Instant::now() > deadline {
+            let _ = child.kill();
+            panic!("emacs did not finish within 60 s");
+        }
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    let received: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&out).unwrap()).unwrap();
+    println!("emacs received: {received:#}");
+    assert_eq!(received["mode"], "phaselint-contract-mode");
+    assert_ne!(received["server"], false, "eglot started no server");
+    let diagnostics = received["diagnostics"].as_array().unwrap();
+    assert_eq!(diagnostics.len(), 1, "{received}");
+    // The finding `phaselint lint` reports for this file, at its position.
+    assert_eq!(diagnostics[0]["line"], 32);
+    assert_eq!(diagnostics[0]["column"], 20);
+    assert_eq!(diagnostics[0]["type"], "eglot-error");
+    let text = diagnostics[0]["text"].as_str().unwrap();
+    assert!(
+        text.contains("[R105]: duplicate checkpoint_id `post_retrieval`"),
+        "{text}"
+    );
+}
