@@ -448,6 +448,13 @@ fn hover_definition_references_rename_symbols() {
     );
     let on_key = hover(&mut lsp, "description: Fetch", 2);
     assert!(on_key.contains("(Phase)"), "{on_key}");
+    // An enum value's hover covers the value.
+    let (l, c) = pos(CONTRACT, "re_retrieve");
+    let raw = lsp.at("textDocument/hover", uri, l, c + 2, json!({}));
+    assert_eq!(
+        raw["range"],
+        json!({"start": {"line": l, "character": c}, "end": {"line": l, "character": c + 11}})
+    );
     let on_enum = hover(&mut lsp, "re_retrieve", 2);
     assert!(
         on_enum.contains("`re_retrieve` (recovery strategy)"),

@@ -473,15 +473,24 @@ pub fn key_at(document: &Node, offset: usize) -> Option<(Vec<&str>, &str)> {
     }
 }
 
-/// The enum value under `offset`: (what it is, the value, its meaning),
-/// by the format's type of the key at that path.
-pub fn enum_value_at(
-    document: &Node,
-    offset: usize,
-) -> Option<(&'static str, &'static str, &'static str)> {
+/// An enum value under the cursor.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct EnumValueAt {
+    /// What the enum is called ("recovery strategy").
+    pub what: &'static str,
+    /// The canonical value.
+    pub value: &'static str,
+    pub meaning: &'static str,
+    /// Where the value is written.
+    pub span: crate::syntax::Span,
+}
+
+/// The enum value under `offset`, by the format's type of the key at that
+/// path.
+pub fn enum_value_at(document: &Node, offset: usize) -> Option<EnumValueAt> {
     /// The keys from the root to the scalar under `offset` (`-` for list
-    /// items), and its text.
-    fn walk<'a>(node: &'a Node, path: &mut Vec<&'a str>, offset: usize) -> Option<&'a str> {
+    /// items), and the scalar.
+    fn walk<'a>(node: &'a Node, path: &mut Vec<&'a str>, offset: usize) -> Option<&'a Node> {
         match &node.kind {
             NodeKind::Mapping(entries) => {
                 let entry = entries
@@ -489,7 +498,7 @@ pub fn enum_value_at(
                     .find(|e| e.value.span.start <= offset && offset <= e.value.span.end)?;
                 path.push(&entry.key.text);
                 match &entry.value.kind {
-                    NodeKind::Scalar(s) => Some(s.text.as_str()),
+                    NodeKind::Scalar(_) => Some(&entry.value),
                     _ => walk(&entry.value, path, offset),
                 }
             }
@@ -499,7 +508,7 @@ pub fn enum_value_at(
                     .find(|n| n.span.start <= offset && offset <= n.span.end)?;
                 path.push("-");
                 match &item.kind {
-                    NodeKind::Scalar(s) => Some(s.text.as_str()),
+                    NodeKind::Scalar(_) => Some(item),
                     _ => walk(item, path, offset),
                 }
             }
@@ -507,7 +516,8 @@ pub fn enum_value_at(
         }
     }
     let mut path = Vec::new();
-    let text = walk(document, &mut path, offset)?;
+    let scalar = walk(document, &mut path, offset)?;
+    let text = scalar.as_scalar()?.text.as_str();
     // A list item's type is the list's item type.
     let (key, parent) = match path.split_last()? {
         (&"-", rest) => {
@@ -526,7 +536,12 @@ pub fn enum_value_at(
     values
         .into_iter()
         .find(|(value, _)| *value == lowered)
-        .map(|(value, doc)| (what, value, doc))
+        .map(|(value, meaning)| EnumValueAt {
+            what,
+            value,
+            meaning,
+            span: scalar.span,
+        })
 }
 
 #[cfg(test)]
@@ -746,7 +761,13 @@ propagation_chains:
             .unwrap()
             .unwrap();
         let offset = source.find("HIGH").unwrap() + 1;
-        let (what, value, doc) = enum_value_at(&root, offset).unwrap();
+        let EnumValueAt {
+            what,
+            value,
+            meaning: doc,
+            span,
+        } = enum_value_at(&root, offset).unwrap();
+        assert_eq!(&source[span.start..span.end], "HIGH", "the value's range");
         assert_eq!((what, value), ("risk class", "high"));
         assert!(doc.contains("approval gate"));
         assert!(enum_value_at(&root, 3).is_none());

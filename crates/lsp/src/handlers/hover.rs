@@ -87,11 +87,9 @@ fn key_or_enum_value(source: &str, offset: usize) -> Option<(String, Span)> {
         let text = format::key_documentation(&path, key)?;
         return Some((text, Span::new(start, end)));
     }
-    let (what, value, meaning) = enum_value_at(&document, offset)?;
-    Some((
-        format!("`{value}` ({what})\n\n{meaning}"),
-        Span::empty(offset),
-    ))
+    let found = enum_value_at(&document, offset)?;
+    let (what, value, meaning) = (found.what, found.value, found.meaning);
+    Some((format!("`{value}` ({what})\n\n{meaning}"), found.span))
 }
 
 /// Markdown as a plain-text client shows it best: no emphasis markers, no
