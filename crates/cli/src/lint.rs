@@ -14,8 +14,8 @@ use phaselint_lint::input::{self, Bound};
 use phaselint_lint::{Analysis, analyze_bytes, analyze_file};
 
 use crate::atomic_write::write_atomically;
-use crate::output::{self, Report};
 use crate::{ColorChoice, LintArgs, exit};
+use phaselint_render::{self as output, Linted, Report, plural};
 
 /// One file to lint and where its bytes come from.
 struct Target {
@@ -26,12 +26,6 @@ struct Target {
     /// contract kind are skipped instead of reported.
     walked: bool,
     config: Arc<Config>,
-}
-
-/// A linted file.
-pub struct Linted {
-    pub path: PathBuf,
-    pub analysis: Analysis,
 }
 
 pub fn run(args: &LintArgs) -> u8 {
@@ -137,10 +131,12 @@ pub fn run(args: &LintArgs) -> u8 {
             .map_err(|e| {
                 std::io::Error::new(e.kind(), format!("cannot write {}: {e}", path.display()))
             })
-            .and_then(|file| output::write(&report, args.format, args.statistics, style, file)),
+            .and_then(|file| {
+                output::write(&report, args.format.into(), args.statistics, style, file)
+            }),
         None => output::write(
             &report,
-            args.format,
+            args.format.into(),
             args.statistics,
             style,
             std::io::stdout().lock(),
@@ -180,11 +176,6 @@ pub fn run(args: &LintArgs) -> u8 {
         return exit::FINDINGS;
     }
     exit::SUCCESS
-}
-
-/// `1 file`, `2 files`.
-pub fn plural(count: usize, one: &str, many: &str) -> String {
-    format!("{count} {}", if count == 1 { one } else { many })
 }
 
 /// `--diff`: what the fixes would change, as a unified diff per file; exit

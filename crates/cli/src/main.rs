@@ -5,7 +5,6 @@
 mod approve;
 mod atomic_write;
 mod lint;
-mod output;
 mod resume;
 mod rule;
 
@@ -51,6 +50,7 @@ enum Command {
     },
 }
 
+/// `--format`: the renderers' formats, as the command line names them.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
 pub enum Format {
     /// Source snippets with labels.
@@ -61,6 +61,17 @@ pub enum Format {
     Json,
     /// GitHub Actions workflow commands.
     Github,
+}
+
+impl From<Format> for phaselint_render::Format {
+    fn from(format: Format) -> Self {
+        match format {
+            Format::Full => phaselint_render::Format::Full,
+            Format::Concise => phaselint_render::Format::Concise,
+            Format::Json => phaselint_render::Format::Json,
+            Format::Github => phaselint_render::Format::Github,
+        }
+    }
 }
 
 /// When output is coloured.

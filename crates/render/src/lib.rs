@@ -1,4 +1,6 @@
-//! Renderers: each turns the same findings into one output format.
+//! Renderers: each turns the same findings into one output format. Library
+//! code, so each is tested without spawning the binary; the CLI picks the
+//! format and the stream.
 
 mod concise;
 mod full;
@@ -13,8 +15,31 @@ use phaselint_lint::line_index::{ColumnUnit, LineCol};
 use phaselint_lint::rules::rule;
 use phaselint_lint::syntax::Span;
 
-use crate::Format;
-use crate::lint::{Linted, plural};
+use phaselint_lint::Analysis;
+
+/// A linted file: the path it is shown under, and its analysis.
+pub struct Linted {
+    pub path: std::path::PathBuf,
+    pub analysis: Analysis,
+}
+
+/// The output formats.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Format {
+    /// Source snippets with labels, and the help.
+    Full,
+    /// One line per finding: `path:line:col: CODE message; help: ...`.
+    Concise,
+    /// Versioned, stable JSON.
+    Json,
+    /// GitHub Actions workflow commands.
+    Github,
+}
+
+/// `1 file`, `2 files`.
+pub fn plural(count: usize, one: &str, many: &str) -> String {
+    format!("{count} {}", if count == 1 { one } else { many })
+}
 
 pub struct Report<'a> {
     pub files: &'a [Linted],
@@ -194,4 +219,71 @@ fn write_statistics(
         }
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use phaselint_lint::config::Settings;
+
+    fn linted(text: &str) -> Vec<Linted> {
+        vec![Linted {
+            path: "x.contract.yaml".into(),
+            analysis: phaselint_lint::analyze(text, &Settings::default()),
+        }]
+    }
+
+    fn render(files: &[Linted], format: Format, summary: bool) -> String {
+        let mut out = Vec::new();
+        let style = Style {
+            color: false,
+            summary,
+        };
+        write(&Report::new(files, 0), format, false, style, &mut out).unwrap();
+        String::from_utf8(out).unwrap()
+    }
+
+    const TYPO: &str = "# phaselint: disable-file=C204\nschema_version: '1'\npipeline_id: p\nphases:\n  retrieve: {}\ncheckpoint_integrity:\n  - { checkpoint_id: k, phase: retreive }\n";
+
+    #[test]
+    fn concise_carries_the_help_and_a_summary_that_counts() {
+        assert_eq!(
+            render(&linted(TYPO), Format::Concise, true),
+            "x.contract.yaml:7:32: R101 [error] checkpoint phase `retreive` is not a declared phase; help: did you mean `retrieve`?\n\
+             Found 1 error in 1 file.\n\
+             [*] 1 fixable with `--fix --unsafe-fixes` (did-you-mean guesses: preview them with `--diff --unsafe-fixes`).\n"
+        );
+        let clean = linted("schema_version: '1'\npipeline_id: p\nphases:\n  a: {}\n");
+        assert_eq!(
+            render(&clean, Format::Concise, true),
+            "All checks passed (1 file).\n"
+        );
+        assert_eq!(render(&clean, Format::Concise, false), "");
+    }
+
+    #[test]
+    fn json_is_versioned_with_one_based_character_columns_and_the_fix() {
+        let value: serde_json::Value =
+            serde_json::from_str(&render(&linted(TYPO), Format::Json, true)).unwrap();
+        assert_eq!(value["version"], 1);
+        let d = &value["diagnostics"][0];
+        assert_eq!(d["code"], "R101");
+        assert_eq!(d["start"], serde_json::json!({"line": 7, "column": 32}));
+        assert_eq!(d["fix"]["applicability"], "unsafe");
+        assert_eq!(d["fix"]["edits"][0]["replacement"], "retrieve");
+    }
+
+    #[test]
+    fn full_shows_the_snippet_the_label_and_the_help() {
+        let text = render(&linted(TYPO), Format::Full, false);
+        assert!(
+            text.starts_with("error[R101]: checkpoint phase `retreive` is not a declared phase\n"),
+            "{text}"
+        );
+        assert!(
+            text.contains("7 │   - { checkpoint_id: k, phase: retreive }"),
+            "{text}"
+        );
+        assert!(text.contains("= help: did you mean `retrieve`?"), "{text}");
+    }
 }

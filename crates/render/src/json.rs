@@ -6,7 +6,7 @@ use std::io::{self, Write};
 use serde::Serialize;
 
 use super::{Report, range};
-use crate::lint::Linted;
+use crate::Linted;
 use phaselint_lint::line_index::LineCol;
 use phaselint_lint::syntax::Span;
 
