@@ -45,102 +45,18 @@ pub fn check(
     let (next, next_source) = next_phases(analysis, &target, request.next_phase.as_deref())?;
     let (recovery_hook, interactive) = (recoverer.is_some(), operator.is_some());
 
-    // Steps 1-2: staleness.
-    require_mapping(&request.context)?;
-    let provenance = staleness::read_provenance(&request.context)?;
-    let evaluate = |provenance: &Provenance| {
-        staleness::evaluate(
-            &on_resume.staleness_checks,
-            provenance,
-            request.now,
-            request.max_clock_skew,
-        )
-    };
-    let first = evaluate(&provenance);
-    let mut last = first.clone();
-    let mut provenance_present = matches!(provenance, Provenance::Present(_));
-    let mut context: Cow<'_, Value> = Cow::Borrowed(&request.context);
-
-    // Step 3: recovery, then re-read and re-evaluate.
-    let mut attempts: Vec<(usize, RecoveryAttempt)> = Vec::new();
-    if let Some(recoverer) = recoverer {
-        let command = recoverer.describe();
-        for (i, e) in first.iter().enumerate() {
-            if !e.is_stale() || e.severity == FieldSeverity::Advisory {
-                continue;
-            }
-            let Some(strategy @ (Recovery::ReRetrieve | Recovery::ReGenerate)) = e.recovery else {
-                continue;
-            };
-            let outcome = recoverer.recover(&RecoveryRequest {
-                checkpoint_id: &target.checkpoint_id,
-                phase: &target.phase.name,
-                field: &e.field,
-                strategy,
-            });
-            let (outcome, exit_code, detail) = match outcome {
-                RecoveryOutcome::Recovered { detail } => {
-                    (AttemptOutcome::Recovered, Some(0), detail)
-                }
-                RecoveryOutcome::Failed { exit_code, detail } => {
-                    (AttemptOutcome::Failed, exit_code, detail)
-                }
-                RecoveryOutcome::TimedOut { detail } => (AttemptOutcome::TimedOut, None, detail),
-                RecoveryOutcome::NotStarted { detail } => {
-                    (AttemptOutcome::NotStarted, None, detail)
-                }
-            };
-            attempts.push((
-                i,
-                RecoveryAttempt {
-                    field: e.field.clone(),
-                    strategy: strategy.as_str(),
-                    command: command.clone(),
-                    outcome,
-                    exit_code,
-                    detail,
-                    recovered: false,
-                },
-            ));
-        }
-        if attempts
-            .iter()
-            .any(|(_, a)| a.outcome == AttemptOutcome::Recovered)
-        {
-            let reread = recoverer.reread_context().map_err(ResumeError::Reread)?;
-            require_mapping(&reread)?;
-            let provenance = staleness::read_provenance(&reread)?;
-            provenance_present = matches!(provenance, Provenance::Present(_));
-            last = evaluate(&provenance);
-            context = Cow::Owned(reread);
-        }
-    }
-    let staleness_checks: Vec<CheckedField> = last
-        .iter()
-        .map(|e| CheckedField {
-            field: e.field.clone(),
-            state: match e.state {
-                State::Fresh => "fresh",
-                State::Stale => "stale",
-                State::Unknown => "unknown",
-            },
-            elapsed_seconds: e.elapsed_seconds,
-            max_age_seconds: e.max_age_seconds,
-            severity: e.severity.as_str(),
-            reason: e.reason.clone(),
-        })
-        .collect();
-    let stale_fields = stale_fields(&first, &last, &mut attempts);
-    let fresh_fields: Vec<String> = last
-        .iter()
-        .filter(|e| e.state == State::Fresh)
-        .map(|e| e.field.clone())
-        .collect();
-    let missing_provenance: Vec<String> = last
-        .iter()
-        .filter(|e| e.missing_provenance())
-        .map(|e| e.field.clone())
-        .collect();
+    // Steps 1-3: staleness, recovery, staleness again.
+    let mut staleness = evaluate_staleness(&target, request, recoverer)?;
+    let stale_fields = stale_fields(&staleness.first, &staleness.last, &mut staleness.attempts);
+    let Staleness {
+        last,
+        attempts,
+        provenance_present,
+        context,
+        ..
+    } = staleness;
+    let fresh_fields = fields_where(&last, |e| e.state == State::Fresh);
+    let missing_provenance = fields_where(&last, Evaluation::missing_provenance);
 
     // Step 4: entry revalidation of the next phase(s).
     let entry = revalidate(
@@ -158,43 +74,239 @@ pub fn check(
             stale_now.push(s.field.clone());
         }
     }
-    let blocking_stale = last.iter().any(|e| e.is_stale() && e.blocks());
-    let blocking_failure = blocking_stale || !entry.passed;
+    let blocking_failure = last.iter().any(|e| e.is_stale() && e.blocks()) || !entry.passed;
     let statement = authorization_statement(&target, &next, &stale_now);
     let gate = approve(
-        &target,
-        request,
-        &context,
-        &last,
-        &stale_now,
-        blocking_failure,
-        &statement,
+        &GateInput {
+            target: &target,
+            request,
+            context: &context,
+            last: &last,
+            stale_now: &stale_now,
+            blocking_failure,
+            statement: &statement,
+        },
         operator,
     )?;
 
     // Step 6: mode.
     let approval_missing = gate.status.required && !gate.status.granted;
-    let passed = !blocking_failure && !approval_missing;
-    let strict_decision = if blocking_failure {
+    let (passed, strict_decision, decision) =
+        decide(blocking_failure, approval_missing, request.mode);
+    let denial = approval_missing.then(|| {
+        denial(
+            &target, request, &next, &gate, &stale_now, &entry, &statement,
+        )
+    });
+    let (failures, warnings) = findings(
+        &stale_fields,
+        provenance_present,
+        &missing_provenance,
+        &entry,
+        approval_missing.then_some(gate.status.reason.as_str()),
+    );
+    let gate_result = gate_result(
+        &target,
+        passed,
+        decision,
+        &failures,
+        &warnings,
+        &stale_fields,
+        &missing_provenance,
+        &entry,
+        &gate.status,
+    );
+    let events = events(
+        &target,
+        request,
+        passed,
+        &stale_fields,
+        &fresh_fields,
+        &missing_provenance,
+        &gate.status,
+    );
+    let staleness_checks = last.iter().map(checked_field).collect();
+
+    let mut report = ResumeReport {
+        version: 1,
+        checkpoint_id: target.checkpoint_id.clone(),
+        phase: target.phase.name.clone(),
+        pipeline_id: target.pipeline_id.clone(),
+        passed,
+        decision,
+        mode: request.mode,
+        strict_decision,
+        now: request.now.to_string(),
+        max_clock_skew_seconds: request.max_clock_skew,
+        target_digest: target.digest.clone(),
+        staleness_checks,
+        stale_fields,
+        fresh_fields,
+        missing_provenance,
+        provenance_present,
+        recovery_attempts: attempts.into_iter().map(|(_, a)| a).collect(),
+        entry_revalidation: entry,
+        approval_status: gate.status,
+        denial,
+        failures,
+        warnings,
+        gate_result,
+        events,
+        next_steps: Vec::new(),
+    };
+    report.next_steps = super::next::next_steps(&report, recovery_hook, interactive);
+    Ok(report)
+}
+
+/// Steps 1-3 of SPEC §6: the staleness checks evaluated against the
+/// context, recovery run for what a hook can recover, and the context
+/// re-read and evaluated again when something was recovered.
+struct Staleness<'c> {
+    /// Before recovery.
+    first: Vec<Evaluation>,
+    /// After recovery (the same as `first` when none ran).
+    last: Vec<Evaluation>,
+    /// Each attempt with the index of its check.
+    attempts: Vec<(usize, RecoveryAttempt)>,
+    provenance_present: bool,
+    /// The context as it is after recovery.
+    context: Cow<'c, Value>,
+}
+
+fn evaluate_staleness<'c>(
+    target: &Target<'_>,
+    request: &'c ResumeRequest,
+    recoverer: Option<&mut dyn Recoverer>,
+) -> Result<Staleness<'c>, ResumeError> {
+    let checks = &target.spec.on_resume.staleness_checks;
+    let evaluate = |provenance: &Provenance| {
+        staleness::evaluate(checks, provenance, request.now, request.max_clock_skew)
+    };
+    require_mapping(&request.context)?;
+    let provenance = staleness::read_provenance(&request.context)?;
+    let first = evaluate(&provenance);
+    let mut result = Staleness {
+        last: first.clone(),
+        first,
+        attempts: Vec::new(),
+        provenance_present: matches!(provenance, Provenance::Present(_)),
+        context: Cow::Borrowed(&request.context),
+    };
+    let Some(recoverer) = recoverer else {
+        return Ok(result);
+    };
+    let command = recoverer.describe();
+    for (i, e) in result.first.iter().enumerate() {
+        if !e.is_stale() || e.severity == FieldSeverity::Advisory {
+            continue;
+        }
+        let Some(strategy @ (Recovery::ReRetrieve | Recovery::ReGenerate)) = e.recovery else {
+            continue;
+        };
+        let outcome = recoverer.recover(&RecoveryRequest {
+            checkpoint_id: &target.checkpoint_id,
+            phase: &target.phase.name,
+            field: &e.field,
+            strategy,
+        });
+        let (outcome, exit_code, detail) = match outcome {
+            RecoveryOutcome::Recovered { detail } => (AttemptOutcome::Recovered, Some(0), detail),
+            RecoveryOutcome::Failed { exit_code, detail } => {
+                (AttemptOutcome::Failed, exit_code, detail)
+            }
+            RecoveryOutcome::TimedOut { detail } => (AttemptOutcome::TimedOut, None, detail),
+            RecoveryOutcome::NotStarted { detail } => (AttemptOutcome::NotStarted, None, detail),
+        };
+        result.attempts.push((
+            i,
+            RecoveryAttempt {
+                field: e.field.clone(),
+                strategy: strategy.as_str(),
+                command: command.clone(),
+                outcome,
+                exit_code,
+                detail,
+                recovered: false,
+            },
+        ));
+    }
+    if result
+        .attempts
+        .iter()
+        .any(|(_, a)| a.outcome == AttemptOutcome::Recovered)
+    {
+        let reread = recoverer.reread_context().map_err(ResumeError::Reread)?;
+        require_mapping(&reread)?;
+        let provenance = staleness::read_provenance(&reread)?;
+        result.provenance_present = matches!(provenance, Provenance::Present(_));
+        result.last = evaluate(&provenance);
+        result.context = Cow::Owned(reread);
+    }
+    Ok(result)
+}
+
+/// The fields of the checks that satisfy `keep`, in declaration order.
+fn fields_where(checks: &[Evaluation], keep: impl Fn(&Evaluation) -> bool) -> Vec<String> {
+    checks
+        .iter()
+        .filter(|e| keep(e))
+        .map(|e| e.field.clone())
+        .collect()
+}
+
+fn checked_field(e: &Evaluation) -> CheckedField {
+    CheckedField {
+        field: e.field.clone(),
+        state: match e.state {
+            State::Fresh => "fresh",
+            State::Stale => "stale",
+            State::Unknown => "unknown",
+        },
+        elapsed_seconds: e.elapsed_seconds,
+        max_age_seconds: e.max_age_seconds,
+        severity: e.severity.as_str(),
+        reason: e.reason.clone(),
+    }
+}
+
+/// Step 6: (passed, what strict mode decides, what the mode decides).
+fn decide(
+    blocking_failure: bool,
+    approval_missing: bool,
+    mode: Mode,
+) -> (bool, Decision, Decision) {
+    let strict = if blocking_failure {
         Decision::Blocked
     } else if approval_missing {
         Decision::Denied
     } else {
         Decision::Resume
     };
-    let decision = match request.mode {
-        Mode::Strict => strict_decision,
+    let decision = match mode {
+        Mode::Strict => strict,
         Mode::Permissive if approval_missing => Decision::Denied,
         Mode::Permissive | Mode::Audit => Decision::Resume,
     };
+    (!blocking_failure && !approval_missing, strict, decision)
+}
 
-    let denial = approval_missing.then(|| Denial {
+/// What an operator console needs to render a denial (SPEC §6 step 5).
+fn denial(
+    target: &Target<'_>,
+    request: &ResumeRequest,
+    next: &[&Phase],
+    gate: &Gate,
+    stale_now: &[String],
+    entry: &EntryRevalidation,
+    statement: &str,
+) -> Denial {
+    Denial {
         reason: gate.status.reason.clone(),
         checkpoint_id: target.checkpoint_id.clone(),
         phase: target.phase.name.clone(),
         required_policy: gate.policy.unwrap_or(ApprovalPolicy::Human),
         target_digest: target.digest.clone(),
-        stale_fields: stale_now.clone(),
+        stale_fields: stale_now.to_vec(),
         checkpoint_pending: CheckpointPending {
             checkpoint_type: "resume",
             trigger_description: format!(
@@ -212,13 +324,16 @@ pub fn check(
                 if next.is_empty() {
                     "(none)".to_string()
                 } else {
-                    next.iter().map(|p| p.name.as_str()).collect::<Vec<_>>().join(",")
+                    next.iter()
+                        .map(|p| p.name.as_str())
+                        .collect::<Vec<_>>()
+                        .join(",")
                 },
                 request.now,
                 target.digest
             ),
             scope_delta: ScopeDelta {
-                stale_fields: stale_now.clone(),
+                stale_fields: stale_now.to_vec(),
                 failed_entry_fields: entry
                     .field_results
                     .iter()
@@ -237,17 +352,23 @@ pub fn check(
                 .as_ref()
                 .map_or("none", |s| s.value.as_str()),
             policy_basis: gate.policy.map_or("human", EnumValue::as_str),
-            authorization_statement: statement.clone(),
+            authorization_statement: statement.to_string(),
             trust_state: gate.trust_state,
         },
-    });
+    }
+}
 
+/// What failed and what is only reported, one sentence each.
+fn findings(
+    stale_fields: &[StaleField],
+    provenance_present: bool,
+    missing_provenance: &[String],
+    entry: &EntryRevalidation,
+    approval_missing: Option<&str>,
+) -> (Vec<String>, Vec<String>) {
     let mut failures = Vec::new();
     let mut warnings = Vec::new();
-    for s in &stale_fields {
-        if !s.is_stale {
-            continue;
-        }
+    for s in stale_fields.iter().filter(|s| s.is_stale) {
         if s.blocking {
             failures.push(format!(
                 "`{}` is stale and blocks the resume: {}",
@@ -280,60 +401,10 @@ pub fn check(
             FieldStatus::Propagated => {}
         }
     }
-    if approval_missing {
-        failures.push(gate.status.reason.clone());
+    if let Some(reason) = approval_missing {
+        failures.push(reason.to_string());
     }
-
-    let gate_result = gate_result(
-        &target,
-        passed,
-        decision,
-        &failures,
-        &warnings,
-        &stale_fields,
-        &missing_provenance,
-        &entry,
-        &gate.status,
-    );
-    let events = events(
-        &target,
-        request,
-        passed,
-        &stale_fields,
-        &fresh_fields,
-        &missing_provenance,
-        &gate.status,
-    );
-
-    let mut report = ResumeReport {
-        version: 1,
-        checkpoint_id: target.checkpoint_id.clone(),
-        phase: target.phase.name.clone(),
-        pipeline_id: target.pipeline_id.clone(),
-        passed,
-        decision,
-        mode: request.mode,
-        strict_decision,
-        now: request.now.to_string(),
-        max_clock_skew_seconds: request.max_clock_skew,
-        target_digest: target.digest.clone(),
-        staleness_checks,
-        stale_fields,
-        fresh_fields,
-        missing_provenance,
-        provenance_present,
-        recovery_attempts: attempts.into_iter().map(|(_, a)| a).collect(),
-        entry_revalidation: entry,
-        approval_status: gate.status,
-        denial,
-        failures,
-        warnings,
-        gate_result,
-        events,
-        next_steps: Vec::new(),
-    };
-    report.next_steps = super::next::next_steps(&report, recovery_hook, interactive);
-    Ok(report)
+    (failures, warnings)
 }
 
 fn require_mapping(context: &Value) -> Result<(), ResumeError> {
@@ -550,17 +621,30 @@ struct Gate {
     trust_state: &'static str,
 }
 
-#[allow(clippy::too_many_arguments)]
-fn approve(
-    target: &Target<'_>,
-    request: &ResumeRequest,
-    context: &Value,
-    last: &[Evaluation],
-    stale_now: &[String],
+/// What the approval gate judges.
+struct GateInput<'a> {
+    target: &'a Target<'a>,
+    request: &'a ResumeRequest,
+    context: &'a Value,
+    last: &'a [Evaluation],
+    stale_now: &'a [String],
     blocking_failure: bool,
-    statement: &str,
+    statement: &'a str,
+}
+
+fn approve(
+    input: &GateInput<'_>,
     operator: Option<&mut dyn Operator>,
 ) -> Result<Gate, ResumeError> {
+    let GateInput {
+        target,
+        request,
+        context,
+        last,
+        stale_now,
+        blocking_failure,
+        statement,
+    } = *input;
     let on_resume = &target.spec.on_resume;
     let policy = on_resume.approval_policy.as_ref().map(|p| p.value);
     let (true, Some(policy)) = (on_resume.approval_required(), policy) else {
