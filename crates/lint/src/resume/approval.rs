@@ -229,3 +229,87 @@ pub trait Operator {
     /// `Ok(None)` when they decline, `Err` when they cannot be asked.
     fn ask(&mut self, question: &ApprovalQuestion) -> Result<Option<String>, String>;
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn record() -> ApprovalRecord {
+        ApprovalRecord {
+            approved_by: "ana".into(),
+            approved_at: "2026-03-01T11:00:00Z".into(),
+            policy: "human".into(),
+            checkpoint_id: "k".into(),
+            stale_fields_acknowledged: vec!["draft".into()],
+            notes: None,
+            target_digest: Some("d".into()),
+        }
+    }
+
+    fn problems(record: &ApprovalRecord, policy: ApprovalPolicy) -> Vec<String> {
+        let stale = ["draft".to_string()];
+        validate(
+            record,
+            &Expectation {
+                checkpoint_id: "k",
+                policy,
+                now: "2026-03-01T12:00:00Z".parse().unwrap(),
+                stale_fields: &stale,
+                digest: "d",
+            },
+        )
+    }
+
+    #[test]
+    fn a_record_bound_to_this_checkpoint_acknowledging_what_is_stale_is_valid() {
+        assert!(problems(&record(), ApprovalPolicy::Human).is_empty());
+        assert!(problems(&record(), ApprovalPolicy::HumanOrOrchestrator).is_empty());
+    }
+
+    #[test]
+    fn each_way_a_record_can_fail_is_named() {
+        let mut wrong = record();
+        wrong.approved_by = " ".into();
+        wrong.checkpoint_id = "other".into();
+        wrong.approved_at = "2026-03-01T13:00:00Z".into();
+        wrong.stale_fields_acknowledged.clear();
+        wrong.target_digest = Some("e".into());
+        let found = problems(&wrong, ApprovalPolicy::Human);
+        assert_eq!(found.len(), 5, "{found:#?}");
+        assert!(found[0].contains("approved_by is empty"));
+        assert!(found[1].contains("approves checkpoint `other`, not `k`"));
+        assert!(found[2].contains("is after the resume time"));
+        assert!(found[3].contains("does not acknowledge stale field `draft`"));
+        assert!(found[4].contains("target"), "{}", found[4]);
+    }
+
+    #[test]
+    fn the_kind_of_approver_must_satisfy_the_policy() {
+        let mut by_orchestrator = record();
+        by_orchestrator.policy = "orchestrator".into();
+        let found = problems(&by_orchestrator, ApprovalPolicy::Human);
+        assert_eq!(
+            found,
+            ["an orchestrator approval does not satisfy approval_policy `human`"]
+        );
+        assert!(problems(&by_orchestrator, ApprovalPolicy::Orchestrator).is_empty());
+        let mut unknown = record();
+        unknown.policy = "robot".into();
+        assert!(problems(&unknown, ApprovalPolicy::Human)[0].contains("not a kind of approver"));
+        let mut unbound = record();
+        unbound.target_digest = None;
+        assert!(problems(&unbound, ApprovalPolicy::Human)[0].contains("no target_digest"));
+    }
+
+    #[test]
+    fn an_approvals_document_is_one_record_or_a_list_and_unknown_keys_are_refused() {
+        let one = serde_json::to_value(record()).unwrap();
+        assert_eq!(parse_records(&one).unwrap(), [record()]);
+        let two = serde_json::Value::Array(vec![one.clone(), one.clone()]);
+        assert_eq!(parse_records(&two).unwrap().len(), 2);
+        let mut extra = one;
+        extra["approver"] = "x".into();
+        assert!(parse_records(&extra).is_err());
+        assert!(parse_records(&serde_json::json!("yes")).is_err());
+    }
+}
