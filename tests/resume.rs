@@ -2043,3 +2043,85 @@ fn next_steps_for_a_stale_blocking_field_never_propose_acknowledging_it() {
         approve.stderr
     );
 }
+
+// ---------------------------------------------------------------------------
+// Scenario folders (tests/resume-cases/): one folder per scenario.
+// ---------------------------------------------------------------------------
+
+/// Whether `actual` has everything `expected` lists (see the folder's README).
+fn matches_expected(expected: &Value, actual: &Value, at: &str, problems: &mut Vec<String>) {
+    match (expected, actual) {
+        (Value::Object(expected), Value::Object(actual)) => {
+            for (key, want) in expected {
+                match actual.get(key) {
+                    Some(got) => matches_expected(want, got, &format!("{at}.{key}"), problems),
+                    None => problems.push(format!("{at}.{key}: missing")),
+                }
+            }
+        }
+        (Value::Array(expected), Value::Array(actual)) if expected.len() == actual.len() => {
+            for (i, (want, got)) in expected.iter().zip(actual).enumerate() {
+                matches_expected(want, got, &format!("{at}[{i}]"), problems);
+            }
+        }
+        _ if expected == actual => {}
+        _ => problems.push(format!("{at}: expected {expected}, got {actual}")),
+    }
+}
+
+#[test]
+fn every_scenario_folder_gives_its_expected_report() {
+    let cases = repo().join("tests/resume-cases");
+    let mut folders: Vec<PathBuf> = std::fs::read_dir(&cases)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.is_dir())
+        .collect();
+    folders.sort();
+    assert!(folders.len() >= 6, "{folders:?}");
+    for folder in folders {
+        let name = folder.file_name().unwrap().to_string_lossy().into_owned();
+        let own_contract = folder.join("contract.yaml");
+        let contract = if own_contract.is_file() {
+            own_contract.to_string_lossy().into_owned()
+        } else {
+            pipeline()
+        };
+        let context = folder.join("context.json").to_string_lossy().into_owned();
+        let extra = std::fs::read_to_string(folder.join("args")).unwrap();
+        let mut args = vec![
+            "resume-check",
+            "--contract",
+            &contract,
+            "--context",
+            &context,
+            "--now",
+            NOW,
+            "--format",
+            "json",
+        ];
+        args.extend(extra.split_whitespace());
+        let run = phaselint(&repo(), &args);
+        let mut expected = read_json(&folder.join("expected.json"));
+        let exit = expected
+            .as_object_mut()
+            .unwrap()
+            .remove("exit")
+            .unwrap_or_else(|| panic!("{name}: expected.json has no `exit`"));
+        assert_eq!(
+            Value::from(run.code),
+            exit,
+            "{name}: exit code\n{}{}",
+            run.stdout,
+            run.stderr
+        );
+        let mut problems = Vec::new();
+        matches_expected(&expected, &run.json(), "", &mut problems);
+        assert!(
+            problems.is_empty(),
+            "{name}:\n{}\n{}",
+            problems.join("\n"),
+            run.stdout
+        );
+    }
+}
