@@ -1,3 +1,5 @@
+use std::collections::HashMap;
+
 use crate::diagnostic::{Applicability, Diagnostic, Fix, Severity};
 use crate::field_path::{FieldIndex, FieldPath};
 use crate::model::Field;
@@ -41,6 +43,7 @@ fn check(ctx: &RuleContext<'_>, out: &mut Vec<Diagnostic>) {
             .map(|f| &f.value),
     );
     let mut suggester = Suggester::new();
+    let mut reads = None;
     for (i, phase) in contract.phases.iter().enumerate() {
         // A terminal phase's exits are the pipeline's outputs.
         if graph.successors(i).next().is_none() {
@@ -72,13 +75,21 @@ fn check(ctx: &RuleContext<'_>, out: &mut Vec<Diagnostic>) {
         }
         reported.sort_by_key(|(f, _)| f.name.span.start);
         for (field, folded) in reported {
-            out.push(dead_write(ctx, i, field, folded, &mut suggester));
+            out.push(dead_write(
+                ctx,
+                &mut reads,
+                i,
+                field,
+                folded,
+                &mut suggester,
+            ));
         }
     }
 }
 
-fn dead_write(
-    ctx: &RuleContext<'_>,
+fn dead_write<'a>(
+    ctx: &RuleContext<'a>,
+    reads: &mut Option<Reads<'a>>,
     phase: usize,
     field: &Field,
     sub_paths: usize,
@@ -98,7 +109,7 @@ fn dead_write(
     } else {
         "read it in a later phase's entry, name it in a propagation chain, or remove it and its declared sub-paths from exit"
     };
-    match close_read(ctx, phase, name, suggester) {
+    match close_read(ctx, reads, phase, name, suggester) {
         Some((reader, read)) => diagnostic
             .with_help(format!(
                 "`{}` reads `{read}`; did you mean that? otherwise {help}",
@@ -114,11 +125,56 @@ fn dead_write(
     }
 }
 
-/// A field a later phase reads under a close name: a typo, or the same
-/// field with a prefix added or dropped (`module_inventory` written,
-/// `scaffold.module_inventory` read).
+/// One entry field a phase reads: (phase, field, whether it is required).
+type Read<'a> = (usize, &'a Field, bool);
+
+/// The entry reads of every phase, indexed for the did-you-mean: by name,
+/// by every dotted suffix (`module_inventory` of
+/// `scaffold.module_inventory`), and those nobody produces (the typo
+/// candidates). Built once, on the first dead write that gets a suggestion,
+/// so a suggestion costs lookups, not a scan of every field.
+struct Reads<'a> {
+    by_name: HashMap<&'a str, Vec<Read<'a>>>,
+    by_suffix: HashMap<&'a str, Vec<Read<'a>>>,
+    unproduced: Vec<Read<'a>>,
+}
+
+impl<'a> Reads<'a> {
+    fn new(ctx: &RuleContext<'a>) -> Self {
+        let mut reads = Reads {
+            by_name: HashMap::new(),
+            by_suffix: HashMap::new(),
+            unproduced: Vec::new(),
+        };
+        for (p, phase) in ctx.contract.phases.iter().enumerate() {
+            let required = phase.entry_required.iter().map(|f| (p, f, true));
+            let enriching = phase.entry_enrichment.iter().map(|f| (p, f, false));
+            for read in required.chain(enriching) {
+                let name = read.1.name.value.as_str();
+                reads.by_name.entry(name).or_default().push(read);
+                for (dot, _) in name.match_indices('.') {
+                    reads
+                        .by_suffix
+                        .entry(&name[dot + 1..])
+                        .or_default()
+                        .push(read);
+                }
+                let field = &read.1.name.value;
+                if ctx.producers(field, 1).is_empty() && !ctx.is_pipeline_input(field) {
+                    reads.unproduced.push(read);
+                }
+            }
+        }
+        reads
+    }
+}
+
+/// A field a later phase reads under a close name: the same field with a
+/// prefix added or dropped (`module_inventory` written,
+/// `scaffold.module_inventory` read), or a typo of a name nobody produces.
 fn close_read<'a>(
-    ctx: &'a RuleContext<'_>,
+    ctx: &RuleContext<'a>,
+    reads: &mut Option<Reads<'a>>,
     phase: usize,
     name: &FieldPath,
     suggester: &mut Suggester,
@@ -126,40 +182,44 @@ fn close_read<'a>(
     if !suggester.take() {
         return None;
     }
-    let contract = ctx.contract;
+    let reads = reads.get_or_insert_with(|| Reads::new(ctx));
     let later = ctx.graph.reachable_from(phase, |_| true);
-    let reads = || {
-        later.ones().flat_map(move |p| {
-            let phase = &contract.phases[p];
-            let required = phase.entry_required.iter().map(move |f| (p, f, true));
-            let enriching = phase.entry_enrichment.iter().map(move |f| (p, f, false));
-            required.chain(enriching)
-        })
+    let text = name.as_str();
+    // The first in phase and declaration order, as a reader scans the file.
+    let first = |candidates: &mut dyn Iterator<Item = Read<'a>>| {
+        candidates
+            .filter(|&(p, _, _)| later.contains(p))
+            .min_by_key(|&(p, field, _)| (p, field.span.start))
+    };
+    let prefixed = reads.by_suffix.get(text).into_iter().flatten().copied();
+    let shortened = text
+        .match_indices('.')
+        .filter_map(|(dot, _)| reads.by_name.get(&text[dot + 1..]))
+        .flatten()
+        .copied();
+    let found = match first(&mut prefixed.chain(shortened)) {
+        Some(read) => read,
+        None => {
+            let typos: Vec<Read<'a>> = reads
+                .unproduced
+                .iter()
+                .copied()
+                .filter(|&(p, _, _)| later.contains(p))
+                .collect();
+            let close =
+                crate::suggest::closest(text, typos.iter().map(|(_, f, _)| f.name.value.as_str()))?;
+            first(
+                &mut typos
+                    .into_iter()
+                    .filter(|(_, f, _)| f.name.value.as_str() == close),
+            )?
+        }
     };
     // A read that G303 already proposes to rename (often to this very
     // field) is left to it: both renames applied would swap the names.
-    let g303_renames = |&(p, field, required): &(usize, &Field, bool)| {
-        required && ctx.renames_unproduced_read(p, &field.name.value)
-    };
-    let text = name.as_str();
-    let affixed = reads().find(|&(_, field, _)| {
-        let read = field.name.value.as_str();
-        read.strip_suffix(text)
-            .is_some_and(|head| head.ends_with('.'))
-            || text
-                .strip_suffix(read)
-                .is_some_and(|head| head.ends_with('.'))
-    });
-    let found = match affixed {
-        Some(read) => read,
-        None => {
-            let close =
-                crate::suggest::closest(text, reads().map(|(_, f, _)| f.name.value.as_str()))?;
-            reads().find(|&(_, f, _)| f.name.value.as_str() == close)?
-        }
-    };
-    if g303_renames(&found) {
+    let (reader, field, required) = found;
+    if required && ctx.renames_unproduced_read(reader, &field.name.value) {
         return None;
     }
-    Some((found.0, found.1.name.value.as_str()))
+    Some((reader, field.name.value.as_str()))
 }
