@@ -196,6 +196,15 @@ pub fn measure(
         latencies.push(latency);
         references.push(took);
     }
+    latencies.sort();
+    references.sort();
+    ratios.sort_by(f64::total_cmp);
+    // Memory as it stays while the document is open, once the server has
+    // handed back what the replaced analysis held.
+    std::thread::sleep(Duration::from_millis(500));
+    let (rss_kib, peak_rss_kib) = client.memory();
+    // After the memory figures, so that the documents opened here do not
+    // raise them.
     // Opening: each time a new document, so nothing is cached or debounced
     // from an earlier version; closed again so memory stays comparable.
     let opens = 20;
@@ -209,13 +218,6 @@ pub fn measure(
         client.send(json!({"jsonrpc": "2.0", "method": "textDocument/didClose", "params": {"textDocument": {"uri": other}}}))?;
     }
     open_latencies.sort();
-    latencies.sort();
-    references.sort();
-    ratios.sort_by(f64::total_cmp);
-    // Memory as it stays while the document is open, once the server has
-    // handed back what the replaced analysis held.
-    std::thread::sleep(Duration::from_millis(500));
-    let (rss_kib, peak_rss_kib) = client.memory();
     Ok(LspFigures {
         p50: percentile(&latencies, 50.0),
         p95: percentile(&latencies, 95.0),
