@@ -14,8 +14,9 @@ use phaselint_lint::config::{Config, Settings};
 use phaselint_lint::input::{self, Bound};
 use phaselint_lint::model::EnumValue;
 use phaselint_lint::resume::{
-    self, ApprovalQuestion, ApprovalSource, AttemptOutcome, DocumentFormat, FieldStatus, Mode,
-    Operator, Recoverer, RecoveryOutcome, RecoveryRequest, ResumeReport, ResumeRequest, Timestamp,
+    self, ApprovalQuestion, ApprovalSource, AttemptOutcome, DocumentFormat, FieldState,
+    FieldStatus, Mode, Operator, Recoverer, RecoveryOutcome, RecoveryRequest, ResumeReport,
+    ResumeRequest, Timestamp,
 };
 use phaselint_lint::{Analysis, analyze_file};
 
@@ -514,11 +515,12 @@ fn render_human(
         for c in &report.staleness_checks {
             let stale = report.stale_fields.iter().find(|s| s.field == c.field);
             let (label, reason) = match (c.state, stale) {
-                ("fresh", Some(s)) => ("recovered", s.reason.as_str()),
-                ("stale", Some(s)) if s.blocking => ("STALE", s.reason.as_str()),
-                ("stale", Some(s)) => ("stale", s.reason.as_str()),
-                ("unknown", _) => ("unknown", c.reason.as_str()),
-                (state, _) => (state, c.reason.as_str()),
+                (FieldState::Fresh, Some(s)) => ("recovered", s.reason.as_str()),
+                (FieldState::Stale, Some(s)) if s.blocking => ("STALE", s.reason.as_str()),
+                (FieldState::Stale, Some(s)) => ("stale", s.reason.as_str()),
+                (FieldState::Fresh, None) => ("fresh", c.reason.as_str()),
+                (FieldState::Stale, None) => ("stale", c.reason.as_str()),
+                (FieldState::Unknown, _) => ("unknown", c.reason.as_str()),
             };
             let recovery = stale
                 .and_then(|s| s.recovery)
@@ -526,7 +528,8 @@ fn render_human(
             writeln!(
                 out,
                 "  {label:<9} {} [{}{recovery}]: {reason}",
-                c.field, c.severity
+                c.field,
+                c.severity.as_str()
             )?;
         }
         if !report.missing_provenance.is_empty() {
@@ -554,7 +557,9 @@ fn render_human(
                 writeln!(
                     out,
                     "  {} ({}): {outcome}: {}",
-                    a.field, a.strategy, a.detail
+                    a.field,
+                    a.strategy.as_str(),
+                    a.detail
                 )?;
             }
         }
@@ -592,7 +597,7 @@ fn render_human(
         writeln!(
             out,
             "Approval (policy {}): {}",
-            approval.policy.unwrap_or("?"),
+            approval.policy.map_or("?", |p| p.as_str()),
             if approval.granted {
                 "granted"
             } else {

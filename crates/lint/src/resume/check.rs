@@ -10,7 +10,9 @@ use std::collections::{BTreeMap, HashMap};
 use serde_json::{Value, json};
 
 use crate::Analysis;
-use crate::model::{ApprovalPolicy, EnumValue, FieldSeverity, Phase, Recovery};
+use crate::model::{
+    ApprovalPolicy, EnumValue, FieldSeverity, Phase, Recovery, RiskClass, SideEffects,
+};
 use crate::resume::approval::{
     self, APPROVALS_KEY, ApprovalQuestion, ApprovalRecord, ApprovalSource, ApproverKind, Candidate,
     Expectation, Operator, Origin, parse_records,
@@ -21,8 +23,8 @@ use crate::resume::entry::{
 };
 use crate::resume::report::{
     ApprovalStatus, AttemptOutcome, CheckedField, CheckpointPending, Decision, Denial,
-    EntryRevalidation, Event, Evidence, GateResult, Mode, RecoveryAttempt, ResumeReport,
-    ScopeDelta, StaleField,
+    EntryRevalidation, Event, Evidence, FieldState, GateOutcome, GateResult, GateSeverity, Mode,
+    NextPhaseSource, RecoveryAttempt, ResumeReport, ScopeDelta, StaleField, TrustState,
 };
 use crate::resume::staleness::{self, Evaluation, PROVENANCE_KEY, Provenance, State};
 use crate::resume::target::Target;
@@ -221,7 +223,7 @@ fn evaluate_staleness<'c>(
             i,
             RecoveryAttempt {
                 field: e.field.clone(),
-                strategy: strategy.as_str(),
+                strategy,
                 command: command.clone(),
                 outcome,
                 exit_code,
@@ -258,13 +260,13 @@ fn checked_field(e: &Evaluation) -> CheckedField {
     CheckedField {
         field: e.field.clone(),
         state: match e.state {
-            State::Fresh => "fresh",
-            State::Stale => "stale",
-            State::Unknown => "unknown",
+            State::Fresh => FieldState::Fresh,
+            State::Stale => FieldState::Stale,
+            State::Unknown => FieldState::Unknown,
         },
         elapsed_seconds: e.elapsed_seconds,
         max_age_seconds: e.max_age_seconds,
-        severity: e.severity.as_str(),
+        severity: e.severity,
         reason: e.reason.clone(),
     }
 }
@@ -345,13 +347,13 @@ fn denial(
                 .phase
                 .risk_class
                 .as_ref()
-                .map_or("low", |r| r.value.as_str()),
+                .map_or(RiskClass::Low, |r| r.value),
             side_effect_class: target
                 .phase
                 .side_effects
                 .as_ref()
-                .map_or("none", |s| s.value.as_str()),
-            policy_basis: gate.policy.map_or("human", EnumValue::as_str),
+                .map_or(SideEffects::None, |s| s.value),
+            policy_basis: gate.policy.unwrap_or(ApprovalPolicy::Human),
             authorization_statement: statement.to_string(),
             trust_state: gate.trust_state,
         },
@@ -377,7 +379,9 @@ fn findings(
         } else {
             warnings.push(format!(
                 "`{}` is stale ({}): {}",
-                s.field, s.severity, s.reason
+                s.field,
+                s.severity.as_str(),
+                s.reason
             ));
         }
     }
@@ -421,11 +425,11 @@ fn next_phases<'a>(
     analysis: &Analysis,
     target: &Target<'a>,
     named: Option<&str>,
-) -> Result<(Vec<&'a Phase>, &'static str), ResumeError> {
+) -> Result<(Vec<&'a Phase>, NextPhaseSource), ResumeError> {
     let contract = target.contract;
     if let Some(name) = named {
         return match contract.phase(name) {
-            Some(phase) => Ok((vec![phase], "next_phase")),
+            Some(phase) => Ok((vec![phase], NextPhaseSource::NextPhase)),
             None => Err(ResumeError::UnknownPhase {
                 name: name.to_string(),
                 known: contract.phase_names().map(str::to_string).collect(),
@@ -433,7 +437,7 @@ fn next_phases<'a>(
         };
     }
     let Some(graph) = &analysis.graph else {
-        return Ok((Vec::new(), "none"));
+        return Ok((Vec::new(), NextPhaseSource::None));
     };
     let mut successors: Vec<usize> = graph.successors(target.phase_index).collect();
     successors.sort_unstable();
@@ -442,7 +446,11 @@ fn next_phases<'a>(
         .into_iter()
         .filter_map(|i| contract.phases.get(i))
         .collect();
-    let source = if phases.is_empty() { "none" } else { "graph" };
+    let source = if phases.is_empty() {
+        NextPhaseSource::None
+    } else {
+        NextPhaseSource::Graph
+    };
     Ok((phases, source))
 }
 
@@ -495,7 +503,7 @@ fn stale_fields(
             elapsed_seconds: found.elapsed_seconds,
             max_age_seconds: l.max_age_seconds,
             is_stale: l.is_stale(),
-            severity: l.severity.as_str(),
+            severity: l.severity,
             recovery: l.recovery,
             blocking: l.blocks(),
             reason,
@@ -511,7 +519,7 @@ fn stale_fields(
 fn revalidate(
     target: &Target<'_>,
     next: &[&Phase],
-    source: &'static str,
+    source: NextPhaseSource,
     enabled: bool,
     context: &Value,
 ) -> Result<EntryRevalidation, ResumeError> {
@@ -558,8 +566,10 @@ fn revalidate(
         .collect::<Vec<_>>()
         .join(", ");
     let reason = match source {
-        "next_phase" => format!("entry requirements of {names} (the named next phase)"),
-        "graph" => format!(
+        NextPhaseSource::NextPhase => {
+            format!("entry requirements of {names} (the named next phase)")
+        }
+        NextPhaseSource::Graph => format!(
             "entry requirements of {names} (graph successor{} of `{}`)",
             if phases.len() == 1 { "" } else { "s" },
             target.phase.name
@@ -618,7 +628,7 @@ fn authorization_statement(target: &Target<'_>, next: &[&Phase], stale: &[String
 struct Gate {
     status: ApprovalStatus,
     policy: Option<ApprovalPolicy>,
-    trust_state: &'static str,
+    trust_state: TrustState,
 }
 
 /// What the approval gate judges.
@@ -651,7 +661,7 @@ fn approve(
         return Ok(Gate {
             status: ApprovalStatus {
                 required: false,
-                policy: policy.map(EnumValue::as_str),
+                policy,
                 granted: false,
                 auto_granted: false,
                 approval: None,
@@ -660,7 +670,7 @@ fn approve(
                 reason: "approval not required".into(),
             },
             policy,
-            trust_state: "not_required",
+            trust_state: TrustState::NotRequired,
         });
     };
     let expected = Expectation {
@@ -805,7 +815,7 @@ fn approve(
             format!(
                 "harness approval pending: `{location}` has no `.granted` sentinel, so the resume is denied"
             ),
-            "pending",
+            TrustState::Pending,
         )
     } else if let Some(record) = &approval {
         let from = candidates
@@ -817,18 +827,18 @@ fn approve(
                 "granted by `{}` ({}){from}",
                 record.approved_by, record.policy
             ),
-            "approved",
+            TrustState::Approved,
         )
     } else if auto {
         (
             "granted automatically: approval_policy auto_if_fresh and every blocking field is fresh"
                 .to_string(),
-            "auto_approved",
+            TrustState::AutoApproved,
         )
     } else if declined {
         (
             format!("approval required (policy `{policy_name}`) and the operator declined"),
-            "declined",
+            TrustState::Declined,
         )
     } else if presented == 0 {
         let mut reason =
@@ -838,7 +848,7 @@ fn approve(
                 "; auto_if_fresh does not apply because a blocking field is stale or has no provenance",
             );
         }
-        (reason, "unapproved")
+        (reason, TrustState::Unapproved)
     } else {
         let problems: Vec<String> = candidates
             .iter()
@@ -858,13 +868,13 @@ fn approve(
                 if presented == 1 { " was" } else { "s were" },
                 problems.join(" | ")
             ),
-            "rejected",
+            TrustState::Rejected,
         )
     };
     Ok(Gate {
         status: ApprovalStatus {
             required: true,
-            policy: Some(policy_name),
+            policy: Some(policy),
             granted,
             auto_granted,
             approval: approval.filter(|_| granted),
@@ -934,13 +944,17 @@ fn gate_result(
     GateResult {
         gate_id: format!("checkpoint.{}.resume", target.checkpoint_id),
         phase: target.phase.name.clone(),
-        result: if passed { "pass" } else { "fail" },
-        severity: if !passed {
-            "error"
-        } else if warnings.is_empty() {
-            "info"
+        result: if passed {
+            GateOutcome::Pass
         } else {
-            "warning"
+            GateOutcome::Fail
+        },
+        severity: if !passed {
+            GateSeverity::Error
+        } else if warnings.is_empty() {
+            GateSeverity::Info
+        } else {
+            GateSeverity::Warning
         },
         reason,
         blocking: decision != Decision::Resume,
@@ -1103,7 +1117,7 @@ checkpoint_integrity:
         .unwrap();
         assert_eq!(report.decision, Decision::Denied);
         let denial = report.denial.unwrap();
-        assert_eq!(denial.checkpoint_pending.trust_state, "declined");
+        assert_eq!(denial.checkpoint_pending.trust_state, TrustState::Declined);
     }
 
     #[test]

@@ -30,8 +30,9 @@ pub use jiff::Timestamp;
 pub use next::{Approver, NextStep, next_steps};
 pub use report::{
     ApprovalStatus, AttemptOutcome, CheckedField, CheckpointPending, Decision, Denial,
-    EntryRevalidation, Event, Evidence, GateResult, Mode, NO_VERDICT_EXIT, RecoveryAttempt,
-    ResumeReport, ScopeDelta, StaleField,
+    EntryRevalidation, Event, Evidence, FieldState, GateOutcome, GateResult, GateSeverity, Mode,
+    NO_VERDICT_EXIT, NextPhaseSource, RecoveryAttempt, ResumeReport, ScopeDelta, StaleField,
+    TrustState,
 };
 pub use staleness::{PROVENANCE_KEY, parse_timestamp};
 pub use target::{

@@ -5,7 +5,7 @@
 use serde::Serialize;
 use serde_json::Value;
 
-use crate::model::{ApprovalPolicy, Recovery};
+use crate::model::{ApprovalPolicy, FieldSeverity, Recovery, RiskClass, SideEffects};
 use crate::resume::approval::{ApprovalRecord, Candidate};
 use crate::resume::entry::FieldResult;
 
@@ -115,11 +115,10 @@ pub struct ResumeReport {
 #[derive(Clone, Debug, Serialize)]
 pub struct CheckedField {
     pub field: String,
-    /// `fresh`, `stale`, or `unknown` (no `_cc_propagation` at all).
-    pub state: &'static str,
+    pub state: FieldState,
     pub elapsed_seconds: Option<i64>,
     pub max_age_seconds: i64,
-    pub severity: &'static str,
+    pub severity: FieldSeverity,
     pub reason: String,
 }
 
@@ -132,7 +131,7 @@ pub struct StaleField {
     pub max_age_seconds: i64,
     pub is_stale: bool,
     /// The check's `on_stale`.
-    pub severity: &'static str,
+    pub severity: FieldSeverity,
     pub recovery: Option<Recovery>,
     /// Whether it blocks the resume while stale (`on_stale: blocking` or
     /// `recovery: fail`).
@@ -160,7 +159,7 @@ pub enum AttemptOutcome {
 #[derive(Clone, Debug, Serialize)]
 pub struct RecoveryAttempt {
     pub field: String,
-    pub strategy: &'static str,
+    pub strategy: Recovery,
     pub command: String,
     pub outcome: AttemptOutcome,
     pub exit_code: Option<i32>,
@@ -177,8 +176,7 @@ pub struct EntryRevalidation {
     pub phase: Option<String>,
     /// Every phase revalidated (graph successors, or `--next-phase`).
     pub phases: Vec<String>,
-    /// `graph`, `next_phase` or `none`.
-    pub next_phase_source: &'static str,
+    pub next_phase_source: NextPhaseSource,
     pub passed: bool,
     pub field_results: Vec<FieldResult>,
     pub reason: String,
@@ -188,7 +186,7 @@ pub struct EntryRevalidation {
 pub struct ApprovalStatus {
     pub required: bool,
     /// The checkpoint's `approval_policy`.
-    pub policy: Option<&'static str>,
+    pub policy: Option<ApprovalPolicy>,
     pub granted: bool,
     /// `auto_if_fresh` granted it because nothing blocking is stale.
     pub auto_granted: bool,
@@ -221,14 +219,11 @@ pub struct CheckpointPending {
     pub trigger_description: String,
     pub canonical_request_summary: String,
     pub scope_delta: ScopeDelta,
-    pub risk_classification: &'static str,
-    pub side_effect_class: &'static str,
-    pub policy_basis: &'static str,
+    pub risk_classification: RiskClass,
+    pub side_effect_class: SideEffects,
+    pub policy_basis: ApprovalPolicy,
     pub authorization_statement: String,
-    /// `unapproved` (nothing presented), `rejected` (every approval
-    /// presented is invalid), `pending` (a harness request waits),
-    /// `declined` (the operator said no).
-    pub trust_state: &'static str,
+    pub trust_state: TrustState,
 }
 
 #[derive(Clone, Debug, Serialize)]
@@ -242,10 +237,8 @@ pub struct ScopeDelta {
 pub struct GateResult {
     pub gate_id: String,
     pub phase: String,
-    /// `pass` or `fail`.
-    pub result: &'static str,
-    /// `error`, `warning` or `info`.
-    pub severity: &'static str,
+    pub result: GateOutcome,
+    pub severity: GateSeverity,
     pub reason: String,
     pub blocking: bool,
     pub evidence: Vec<Evidence>,
@@ -267,4 +260,63 @@ pub struct Event {
     pub timestamp: String,
     /// Sorted by name.
     pub attributes: std::collections::BTreeMap<String, Value>,
+}
+
+/// A staleness check's state after any recovery.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum FieldState {
+    Fresh,
+    Stale,
+    /// No `_cc_propagation` at all: neither stale nor fresh.
+    Unknown,
+}
+
+/// Where the phases the run resumes into came from.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum NextPhaseSource {
+    /// The graph successors of the checkpoint's phase.
+    Graph,
+    /// `--next-phase`.
+    NextPhase,
+    /// The checkpoint's phase has no successor.
+    None,
+}
+
+/// Where the approval gate stands.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum TrustState {
+    /// The checkpoint requires no approval.
+    NotRequired,
+    /// A valid approval granted it.
+    Approved,
+    /// auto_if_fresh granted it: nothing blocking is stale.
+    AutoApproved,
+    /// Nothing was presented.
+    Unapproved,
+    /// Every approval presented is invalid.
+    Rejected,
+    /// A harness request waits for its grant.
+    Pending,
+    /// The operator said no.
+    Declined,
+}
+
+/// ContextCore's GateResult `result`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum GateOutcome {
+    Pass,
+    Fail,
+}
+
+/// ContextCore's GateResult `severity`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum GateSeverity {
+    Error,
+    Warning,
+    Info,
 }
