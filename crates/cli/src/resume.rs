@@ -14,9 +14,8 @@ use phaselint_lint::config::{Config, Settings};
 use phaselint_lint::input::{self, Bound};
 use phaselint_lint::model::EnumValue;
 use phaselint_lint::resume::{
-    self, ApprovalQuestion, ApprovalSource, AttemptOutcome, DocumentFormat, FieldState,
-    FieldStatus, Mode, Operator, Recoverer, RecoveryOutcome, RecoveryRequest, ResumeReport,
-    ResumeRequest, Timestamp,
+    self, ApprovalQuestion, ApprovalSource, DocumentFormat, Mode, Operator, Recoverer,
+    RecoveryOutcome, RecoveryRequest, ResumeReport, ResumeRequest, Timestamp,
 };
 use phaselint_lint::{Analysis, analyze_file};
 
@@ -97,7 +96,12 @@ pub fn run(args: &ResumeCheckArgs) -> u8 {
                 ResumeFormat::Json => serde_json::to_string_pretty(&report)
                     .map_err(std::io::Error::other)
                     .and_then(|text| writeln!(std::io::stdout().lock(), "{text}")),
-                ResumeFormat::Human => render_human(&report, args, &mut std::io::stdout().lock()),
+                ResumeFormat::Human => phaselint_render::resume_human(
+                    &report,
+                    &args.contract.display().to_string(),
+                    args.recover_with.is_some(),
+                    &mut std::io::stdout().lock(),
+                ),
             };
             if let Err(e) = printed
                 && e.kind() != std::io::ErrorKind::BrokenPipe
@@ -474,178 +478,4 @@ impl Operator for TerminalOperator {
             .unwrap_or_else(|_| "operator".into());
         Ok(Some(name))
     }
-}
-
-fn render_human(
-    report: &ResumeReport,
-    args: &ResumeCheckArgs,
-    out: &mut impl Write,
-) -> std::io::Result<()> {
-    writeln!(
-        out,
-        "Resume check: checkpoint `{}` after phase `{}` of pipeline `{}`",
-        report.checkpoint_id, report.phase, report.pipeline_id
-    )?;
-    writeln!(
-        out,
-        "mode: {}   now: {}   target digest: {}",
-        report.mode.as_str(),
-        report.now,
-        report.target_digest
-    )?;
-
-    writeln!(out)?;
-    if report.staleness_checks.is_empty() {
-        writeln!(
-            out,
-            "Staleness: the checkpoint declares no staleness checks"
-        )?;
-    } else {
-        writeln!(
-            out,
-            "Staleness ({} check{}, max clock skew {} s):",
-            report.staleness_checks.len(),
-            if report.staleness_checks.len() == 1 {
-                ""
-            } else {
-                "s"
-            },
-            report.max_clock_skew_seconds
-        )?;
-        for c in &report.staleness_checks {
-            let stale = report.stale_fields.iter().find(|s| s.field == c.field);
-            let (label, reason) = match (c.state, stale) {
-                (FieldState::Fresh, Some(s)) => ("recovered", s.reason.as_str()),
-                (FieldState::Stale, Some(s)) if s.blocking => ("STALE", s.reason.as_str()),
-                (FieldState::Stale, Some(s)) => ("stale", s.reason.as_str()),
-                (FieldState::Fresh, None) => ("fresh", c.reason.as_str()),
-                (FieldState::Stale, None) => ("stale", c.reason.as_str()),
-                (FieldState::Unknown, _) => ("unknown", c.reason.as_str()),
-            };
-            let recovery = stale
-                .and_then(|s| s.recovery)
-                .map_or(String::new(), |r| format!(", recovery {}", r.as_str()));
-            writeln!(
-                out,
-                "  {label:<9} {} [{}{recovery}]: {reason}",
-                c.field,
-                c.severity.as_str()
-            )?;
-        }
-        if !report.missing_provenance.is_empty() {
-            writeln!(
-                out,
-                "  missing provenance: {}",
-                report.missing_provenance.join(", ")
-            )?;
-        }
-    }
-
-    if args.recover_with.is_some() {
-        if report.recovery_attempts.is_empty() {
-            writeln!(out, "Recovery: nothing to recover")?;
-        } else {
-            writeln!(out, "Recovery (`{}`):", report.recovery_attempts[0].command)?;
-            for a in &report.recovery_attempts {
-                let outcome = match a.outcome {
-                    AttemptOutcome::Recovered if a.recovered => "recovered",
-                    AttemptOutcome::Recovered => "hook succeeded, still stale",
-                    AttemptOutcome::Failed => "failed",
-                    AttemptOutcome::TimedOut => "timed out",
-                    AttemptOutcome::NotStarted => "not started",
-                };
-                writeln!(
-                    out,
-                    "  {} ({}): {outcome}: {}",
-                    a.field,
-                    a.strategy.as_str(),
-                    a.detail
-                )?;
-            }
-        }
-    }
-
-    let entry = &report.entry_revalidation;
-    if entry.performed {
-        writeln!(
-            out,
-            "Entry revalidation: {}: {}",
-            entry.reason,
-            if entry.passed { "passed" } else { "FAILED" }
-        )?;
-        for r in &entry.field_results {
-            let label = match r.status {
-                FieldStatus::Propagated => "ok",
-                FieldStatus::Defaulted => "defaulted",
-                FieldStatus::Partial => "noted",
-                FieldStatus::Failed => "FAILED",
-            };
-            writeln!(
-                out,
-                "  {label:<9} {}:{} [{}]: {}",
-                r.phase, r.field, r.severity, r.message
-            )?;
-        }
-    } else {
-        writeln!(out, "Entry revalidation: {}", entry.reason)?;
-    }
-
-    let approval = &report.approval_status;
-    if !approval.required {
-        writeln!(out, "Approval: not required")?;
-    } else {
-        writeln!(
-            out,
-            "Approval (policy {}): {}",
-            approval.policy.map_or("?", |p| p.as_str()),
-            if approval.granted {
-                "granted"
-            } else {
-                "NOT GRANTED"
-            }
-        )?;
-        writeln!(out, "  {}", approval.reason)?;
-        for c in &approval.candidates {
-            if c.valid {
-                continue;
-            }
-            let who = c
-                .record
-                .as_ref()
-                .map_or(String::new(), |r| format!(" by `{}`", r.approved_by));
-            writeln!(
-                out,
-                "  rejected {}{who}: {}",
-                c.location,
-                c.problems.join("; ")
-            )?;
-        }
-    }
-
-    writeln!(out)?;
-    let code = report.decision.exit_code();
-    writeln!(
-        out,
-        "Decision: {} (exit {code}, mode {})",
-        report.decision.as_str().to_uppercase(),
-        report.mode.as_str()
-    )?;
-    if !report.failures.is_empty() {
-        writeln!(out, "What failed:")?;
-        for f in &report.failures {
-            writeln!(out, "  - {f}")?;
-        }
-    }
-    if !report.warnings.is_empty() {
-        writeln!(out, "Warnings:")?;
-        for w in &report.warnings {
-            writeln!(out, "  - {w}")?;
-        }
-    }
-    writeln!(out, "What to do next:")?;
-    let contract = args.contract.display().to_string();
-    for step in &report.next_steps {
-        writeln!(out, "  - {}", step.describe(&contract))?;
-    }
-    Ok(())
 }

@@ -6,6 +6,7 @@ mod concise;
 mod full;
 mod github;
 mod json;
+mod resume;
 
 use std::collections::BTreeMap;
 use std::io::{self, Write};
@@ -16,6 +17,8 @@ use phaselint_lint::rules::rule;
 use phaselint_lint::syntax::Span;
 
 use phaselint_lint::Analysis;
+
+pub use resume::resume_human;
 
 /// A linted file: the path it is shown under, and its analysis.
 pub struct Linted {
