@@ -9,7 +9,7 @@
 // A fuzz harness states its invariants with assertions.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-use phaselint_lint::completion::{complete, enum_value_at, may_be_enum_value};
+use phaselint_lint::completion::{complete, enum_value_at, key_at, may_be_enum_value};
 use phaselint_lint::config::Settings;
 use phaselint_lint::fix::apply_safe_fixes;
 use phaselint_lint::index::SymbolIndex;
@@ -123,10 +123,15 @@ fn check_editor(analysis: &Analysis) {
         // `complete` reads the cursor's context first.
         let _ = complete(source, offset, contract);
         let _ = index.at(offset);
-        if may_be_enum_value(source, offset)
-            && let Some(document) = &document
-        {
-            let _ = enum_value_at(document, offset);
+        if let Some(document) = &document {
+            if may_be_enum_value(source, offset)
+                && let Some(found) = enum_value_at(document, offset)
+            {
+                assert!(found.span.end <= source.len());
+            }
+            if let Some((path, key)) = key_at(document, offset) {
+                let _ = phaselint_lint::format::key_documentation(&path, key);
+            }
         }
     }
     for occurrence in index.occurrences() {
