@@ -239,4 +239,65 @@ mod tests {
         assert!(parse_timestamp("2026-03-01T12:00:00").is_err(), "no offset");
         assert!(parse_timestamp("yesterday").is_err());
     }
+
+    /// The checks of a contract with one staleness check per field named.
+    fn checks(fields: &[&str]) -> Vec<StalenessCheck> {
+        let entries: String = fields
+            .iter()
+            .map(|f| format!("        - {{ field: {f}, max_age_seconds: 600 }}\n"))
+            .collect();
+        let text = format!(
+            "schema_version: '1'\npipeline_id: p\nphases:\n  a: {{}}\ncheckpoint_integrity:\n  - checkpoint_id: k\n    phase: a\n    on_resume:\n      staleness_checks:\n{entries}"
+        );
+        let analysis = crate::analyze(&text, &crate::config::Settings::default());
+        analysis.contract.unwrap().checkpoints[0]
+            .on_resume
+            .staleness_checks
+            .clone()
+    }
+
+    fn states(context: serde_json::Value, fields: &[&str]) -> Vec<(State, Option<i64>)> {
+        let provenance = read_provenance(&context).unwrap();
+        let now = parse_timestamp("2026-03-01T12:00:00Z").unwrap();
+        evaluate(&checks(fields), &provenance, now, 300)
+            .into_iter()
+            .map(|e| (e.state, e.elapsed_seconds))
+            .collect()
+    }
+
+    #[test]
+    fn age_against_max_age_with_the_clock_skew_and_fail_closed_unknowns() {
+        let stamp =
+            |at: &str| serde_json::json!({"origin_phase": "a", "set_at": at, "value_hash": "h"});
+        let context = serde_json::json!({"_cc_propagation": {
+            "fresh": stamp("2026-03-01T11:55:00Z"),
+            "old": stamp("2026-03-01T11:00:00Z"),
+            "soon": stamp("2026-03-01T12:04:00Z"),
+            "future": stamp("2026-03-01T13:00:00Z"),
+            "garbled": stamp("noon"),
+        }});
+        let found = states(
+            context,
+            &["fresh", "old", "soon", "future", "garbled", "unstamped"],
+        );
+        assert_eq!(
+            found,
+            [
+                (State::Fresh, Some(300)),
+                (State::Stale, Some(3600)),
+                // Within the 300 s skew: fresh.
+                (State::Fresh, Some(-240)),
+                // Beyond it: stale, with an explicit reason.
+                (State::Stale, Some(-3600)),
+                // Unparseable and unstamped: stale with an unknown age.
+                (State::Stale, None),
+                (State::Stale, None),
+            ]
+        );
+        // No `_cc_propagation` at all: neither stale nor fresh (REQ-10-013).
+        assert_eq!(
+            states(serde_json::json!({"x": 1}), &["x"]),
+            [(State::Unknown, None)]
+        );
+    }
 }
