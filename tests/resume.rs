@@ -263,51 +263,6 @@ fn no_provenance_key_is_missing_provenance_neither_stale_nor_fresh() {
 }
 
 #[test]
-fn unstamped_field_is_missing_provenance_and_stale_with_unknown_age() {
-    let dir = temp();
-    let mut context = fresh();
-    unstamp(&mut context, "index.snapshot");
-    let ctx = write_json(dir.path(), "ctx.json", &context);
-    let run = resume(dir.path(), "after_retrieve", &ctx, &[]);
-    assert_eq!(run.code, 1);
-    let report = run.json();
-    assert_eq!(report["missing_provenance"], json!(["index.snapshot"]));
-    assert_eq!(report["stale_fields"][0]["elapsed_seconds"], Value::Null);
-    insta::assert_snapshot!(run.stdout);
-}
-
-#[test]
-fn timestamps_with_z_offsets_and_fractions_are_compared_as_instants() {
-    let dir = temp();
-    let mut context = fresh();
-    // Written in three zones: 59 min 59.5 s, 1 h and 1 µs before NOW.
-    stamp(
-        &mut context,
-        "index.snapshot",
-        "2026-03-01T13:00:00.5+02:00",
-    );
-    stamp(&mut context, "model.version", "2026-03-01T06:00:00-05:00");
-    stamp(&mut context, "prompt.hash", "2026-03-01T11:59:59.999999Z");
-    let ctx = write_json(dir.path(), "ctx.json", &context);
-    let run = resume(dir.path(), "after_retrieve", &ctx, &[]);
-    assert_eq!(run.code, 0, "{}", run.stdout);
-    let report = run.json();
-    assert_eq!(
-        report["fresh_fields"],
-        json!(["index.snapshot", "model.version", "prompt.hash"])
-    );
-    let elapsed: Vec<Value> = report["staleness_checks"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|c| c["elapsed_seconds"].clone())
-        .collect();
-    // Compared exactly, reported in whole seconds rounded up: 3599.5 s is
-    // within a 3600 s limit and shown as 3600, never as over it.
-    assert_eq!(elapsed, [json!(3600), json!(3600), json!(1)]);
-}
-
-#[test]
 fn unparseable_timestamp_is_stale_with_its_reason() {
     let dir = temp();
     let mut context = fresh();
@@ -328,19 +283,6 @@ fn future_timestamp_beyond_clock_skew_is_stale() {
     let run = resume(dir.path(), "after_retrieve", &ctx, &[]);
     assert_eq!(run.code, 1);
     insta::assert_snapshot!(run.stdout);
-}
-
-#[test]
-fn future_timestamp_within_clock_skew_is_fresh() {
-    let dir = temp();
-    let mut context = fresh();
-    stamp(&mut context, "index.snapshot", "2026-03-01T12:04:59Z");
-    let ctx = write_json(dir.path(), "ctx.json", &context);
-    let run = resume(dir.path(), "after_retrieve", &ctx, &[]);
-    assert_eq!(run.code, 0, "{}", run.stdout);
-    let check = &run.json()["staleness_checks"][0];
-    assert_eq!(check["state"], "fresh");
-    assert_eq!(check["elapsed_seconds"], -299);
 }
 
 #[test]
@@ -2078,7 +2020,7 @@ fn every_scenario_folder_gives_its_expected_report() {
         .filter(|p| p.is_dir())
         .collect();
     folders.sort();
-    assert!(folders.len() >= 6, "{folders:?}");
+    assert!(folders.len() >= 9, "{folders:?}");
     for folder in folders {
         let name = folder.file_name().unwrap().to_string_lossy().into_owned();
         let own_contract = folder.join("contract.yaml");
