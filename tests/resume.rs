@@ -139,13 +139,6 @@ fn stamp(context: &mut Value, field: &str, set_at: &str) {
     });
 }
 
-fn unstamp(context: &mut Value, field: &str) {
-    context["_cc_propagation"]
-        .as_object_mut()
-        .unwrap()
-        .remove(field);
-}
-
 fn remove(context: &mut Value, key: &str) {
     context.as_object_mut().unwrap().remove(key);
 }
