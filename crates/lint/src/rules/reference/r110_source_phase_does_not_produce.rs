@@ -1,6 +1,6 @@
 use std::collections::HashMap;
 
-use crate::diagnostic::{Diagnostic, Severity};
+use crate::diagnostic::{Applicability, Diagnostic, Edit, Fix, Severity};
 use crate::model::{Field, Spanned};
 use crate::rules::{Family, FixAvailability, Rule, RuleContext};
 
@@ -10,7 +10,7 @@ pub(crate) static RULE: Rule = Rule {
     family: Family::Reference,
     default_severity: Severity::Warning,
     default_enabled: true,
-    fix: FixAvailability::None,
+    fix: FixAvailability::Unsafe,
     needs: &[],
     levels: &[],
     points_at: "the `source_phase` value",
@@ -58,11 +58,31 @@ fn check(ctx: &RuleContext<'_>, out: &mut Vec<Diagnostic>) {
     }
     for ((name, source), readers) in groups {
         let producer = &contract.phases[source];
-        // The phase that does produce the field, if one does: the help names it.
-        let actual = readers
+        // The phase that does produce the field, if one does: the help
+        // names it, and when it is the only one, the fix points every
+        // reader's claim at it.
+        let producers = readers
             .first()
-            .and_then(|(_, field, _)| ctx.producers(&field.name.value, 1).first().copied())
-            .map(|p| &contract.phases[p].name);
+            .map(|(_, field, _)| ctx.producers(&field.name.value, 2))
+            .unwrap_or_default();
+        let actual = producers.first().map(|&p| &contract.phases[p].name);
+        let only = match producers.as_slice() {
+            [one] => Some(contract.phases[*one].name.as_str()),
+            _ => None,
+        };
+        let retarget = |claims: &[&Spanned<String>]| {
+            only.map(|phase| Fix {
+                title: format!("Set `source_phase: {phase}`"),
+                applicability: Applicability::Unsafe,
+                edits: claims
+                    .iter()
+                    .map(|claim| Edit {
+                        span: claim.span,
+                        replacement: phase.to_string(),
+                    })
+                    .collect(),
+            })
+        };
         // A phase naming itself is its own case: "add it to the source's
         // exit" would not make the value arrive before the phase reads it.
         let (own, others): (Vec<_>, Vec<_>) = readers.into_iter().partition(|r| r.0 == source);
@@ -75,16 +95,17 @@ fn check(ctx: &RuleContext<'_>, out: &mut Vec<Diagnostic>) {
                     "no phase produces `{name}`: set `source_phase` to the earlier phase that should (and add it to that phase's exit), or remove `source_phase` if the value comes from outside the pipeline"
                 ),
             };
-            out.push(
-                RULE.diagnostic(
+            let mut diagnostic = RULE
+                .diagnostic(
                     claim.span,
                     format!(
                         "`{name}` is read by `{}` with `source_phase: {}`, but `{}` does not produce it: the value must come from an earlier phase",
                         producer.name, producer.name, producer.name
                     ),
                 )
-                .with_help(help),
-            );
+                .with_help(help);
+            diagnostic.fix = retarget(&[claim]);
+            out.push(diagnostic);
         }
         let Some((&(_, _, claim), rest)) = others.split_first() else {
             continue;
@@ -117,6 +138,10 @@ fn check(ctx: &RuleContext<'_>, out: &mut Vec<Diagnostic>) {
                 format!("phase `{}` is declared here", producer.name),
             )
             .with_help(help);
+        let claims: Vec<&Spanned<String>> = std::iter::once(claim)
+            .chain(rest.iter().map(|&(_, _, other)| other))
+            .collect();
+        diagnostic.fix = retarget(&claims);
         for &(reader, _, other) in rest.iter().take(READERS_SHOWN) {
             diagnostic = diagnostic.with_related(
                 other.span,
