@@ -15,19 +15,17 @@ pub fn run(code: Option<&str>) -> u8 {
             "code", "name", "default", "fix"
         );
         for rule in RULES {
-            let default = if rule.default_enabled {
-                rule.default_severity.as_str().to_string()
-            } else {
-                format!("off ({})", rule.default_severity.as_str())
-            };
             let fix = match rule.fix {
                 FixAvailability::None => "-",
                 available => available.as_str(),
             };
             let _ = writeln!(
                 stdout,
-                "{:<6} {:<38} {default:<11} {fix:<6} {}",
-                rule.code, rule.name, rule.summary
+                "{:<6} {:<38} {:<11} {fix:<6} {}",
+                rule.code,
+                rule.name,
+                rule.default_level(),
+                rule.summary
             );
         }
         let _ = writeln!(

@@ -5,7 +5,7 @@
 
 use crate::format::{EnumKind, ValueType};
 use crate::model::Contract;
-use crate::syntax::{Node, NodeKind};
+use crate::syntax::{Node, NodeKind, Span};
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum CompletionKind {
@@ -404,15 +404,18 @@ fn endpoint_fields(contract: Option<&Contract>, offset: usize, source: bool) -> 
     items
 }
 
-/// Whether the word around `offset` is spelled like some enum value: the
-/// cheap test before `enum_value_at`, which needs the whole YAML tree.
-pub fn may_be_enum_value(source: &str, offset: usize) -> bool {
-    /// Longer than any enum value: a longer word is not one.
-    const LONGEST: usize = 32;
+/// Longer than any key or enum value of the format: a longer word is
+/// neither, and scanning for one stops there.
+pub const LONGEST_WORD: usize = 32;
+
+/// The word (ASCII letters, digits and `_`) around `offset`, when there is
+/// one of at most `LONGEST_WORD` bytes: the cheap test before a hover or
+/// an enum lookup parses the document again.
+pub fn word_at(source: &str, offset: usize) -> Option<Span> {
     let is_word = |c: char| c.is_ascii_alphanumeric() || c == '_';
     let offset = offset.min(source.len());
     if !source.is_char_boundary(offset) {
-        return false;
+        return None;
     }
     // The word's start: after the last character before `offset` that is
     // not part of a word (a byte index plus that character's width, which
@@ -422,24 +425,28 @@ pub fn may_be_enum_value(source: &str, offset: usize) -> bool {
         if !is_word(c) {
             break;
         }
-        if offset - i > LONGEST {
-            return false;
+        if offset - i > LONGEST_WORD {
+            return None;
         }
         start = i;
     }
     let end = source[offset..]
         .char_indices()
-        .take(LONGEST + 1)
+        .take(LONGEST_WORD + 1)
         .find(|&(_, c)| !is_word(c))
         .map_or(source.len(), |(i, _)| offset + i);
-    if end - start > LONGEST {
-        return false;
-    }
-    let word = source[start..end].to_ascii_lowercase();
-    !word.is_empty()
-        && EnumKind::ALL
+    (start < end && end - start <= LONGEST_WORD).then(|| Span::new(start, end))
+}
+
+/// Whether the word around `offset` is spelled like some enum value: the
+/// cheap test before `enum_value_at`, which needs the whole YAML tree.
+pub fn may_be_enum_value(source: &str, offset: usize) -> bool {
+    word_at(source, offset).is_some_and(|word| {
+        let word = source[word.start..word.end].to_ascii_lowercase();
+        EnumKind::ALL
             .iter()
             .any(|kind| kind.values().1.iter().any(|(v, _)| *v == word))
+    })
 }
 
 /// The key under `offset`: the keys from the root to its mapping (`-` for

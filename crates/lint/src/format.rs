@@ -188,9 +188,7 @@ pub struct Mapping {
 
 impl Mapping {
     pub fn key(&self, name: &str) -> Option<&'static Key> {
-        // The tables are 'static; the reference through `self` is too.
-        let keys: &'static [Key] = self.keys;
-        keys.iter().find(|k| k.name == name)
+        self.keys.iter().find(|k| k.name == name)
     }
 }
 
@@ -849,6 +847,12 @@ mod tests {
         for mapping in MAPPINGS {
             for (i, key) in mapping.keys.iter().enumerate() {
                 assert!(!key.description.is_empty(), "{}.{}", mapping.name, key.name);
+                // Hover finds a key by the word under the cursor.
+                assert!(
+                    key.name.len() <= crate::completion::LONGEST_WORD,
+                    "{}",
+                    key.name
+                );
                 assert!(
                     !mapping.keys[..i].iter().any(|k| k.name == key.name),
                     "{}.{} twice",

@@ -265,6 +265,17 @@ pub struct Rule {
 }
 
 impl Rule {
+    /// Its default level as rule lists show it: the severity, or
+    /// `off (info)` for a rule that only `select` turns on.
+    pub fn default_level(&self) -> String {
+        let severity = self.default_severity.as_str();
+        if self.default_enabled {
+            severity.to_string()
+        } else {
+            format!("off ({severity})")
+        }
+    }
+
     pub fn diagnostic(&self, span: crate::syntax::Span, message: impl Into<String>) -> Diagnostic {
         Diagnostic::new(self.code, self.default_severity, span, message)
     }

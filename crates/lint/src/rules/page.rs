@@ -186,19 +186,15 @@ pub fn index() -> String {
          | code | name | default | fix | summary |\n|---|---|---|---|---|\n",
     );
     for rule in RULES {
-        let default = if rule.default_enabled {
-            rule.default_severity.as_str().to_string()
-        } else {
-            format!("off ({})", rule.default_severity.as_str())
-        };
         let fix = match rule.fix {
             FixAvailability::None => "",
             available => available.as_str(),
         };
         let _ = writeln!(
             out,
-            "| [{code}]({code}.md) | {} | {default} | {fix} | {} |",
+            "| [{code}]({code}.md) | {} | {} | {fix} | {} |",
             rule.name,
+            rule.default_level(),
             rule.summary.replace('|', "\\|"),
             code = rule.code
         );

@@ -3,7 +3,7 @@
 
 use std::fmt::Write;
 
-use phaselint_lint::completion::{enum_value_at, key_at, may_be_enum_value};
+use phaselint_lint::completion::{enum_value_at, key_at, may_be_enum_value, word_at};
 use phaselint_lint::format;
 use phaselint_lint::index::Symbol;
 use phaselint_lint::rules::rule;
@@ -59,22 +59,8 @@ pub fn hover(
 /// The document is parsed again: the tree is not kept, and a large one
 /// takes a while, so only for a word that is a key or could be an enum value.
 fn key_or_enum_value(source: &str, offset: usize) -> Option<(String, Span)> {
-    let is_word = |c: char| c.is_ascii_alphanumeric() || c == '_';
-    let offset = offset.min(source.len());
-    if !source.is_char_boundary(offset) {
-        return None;
-    }
-    let start = source[..offset]
-        .char_indices()
-        .rev()
-        .take_while(|&(_, c)| is_word(c))
-        .last()
-        .map_or(offset, |(i, _)| i);
-    let end = source[offset..]
-        .char_indices()
-        .find(|&(_, c)| !is_word(c))
-        .map_or(source.len(), |(i, _)| offset + i);
-    let word = &source[start..end];
+    let span = word_at(source, offset)?;
+    let word = &source[span.start..span.end];
     let may_be_key = format::MAPPINGS
         .iter()
         .any(|m| m.keys.iter().any(|k| k.name == word));
@@ -85,7 +71,7 @@ fn key_or_enum_value(source: &str, offset: usize) -> Option<(String, Span)> {
         phaselint_lint::syntax::parse(source, phaselint_lint::syntax::Limits::default()).ok()??;
     if may_be_key && let Some((path, key)) = key_at(&document, offset) {
         let text = format::key_documentation(&path, key)?;
-        return Some((text, Span::new(start, end)));
+        return Some((text, span));
     }
     let found = enum_value_at(&document, offset)?;
     let (what, value, meaning) = (found.what, found.value, found.meaning);
