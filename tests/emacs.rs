@@ -7,7 +7,9 @@
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
-use std::time::{Duration, Instant};
+
+#[path = "support/editor.rs"]
+mod editor;
 
 fn repo() -> PathBuf {
     std::path::absolute(Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")).unwrap()
@@ -43,7 +45,7 @@ fn emacs_eglot_receives_the_diagnostics_of_a_fixture() {
     // A copy, so that eglot's project is the temporary directory.
     let fixture = dir.path().join("fail.contract.yaml");
     std::fs::copy(repo().join("fixtures/R105/fail.contract.yaml"), &fixture).unwrap();
-    let mut child = emacs()
+    let child = emacs()
         .arg("-l")
         .arg(repo().join("editors/emacs/phaselint.el"))
         .arg("-l")
@@ -57,17 +59,7 @@ fn emacs_eglot_receives_the_diagnostics_of_a_fixture() {
         .stderr(Stdio::null())
         .spawn()
         .unwrap();
-    let deadline = Instant::now() + Duration::from_secs(60);
-    while child.try_wait().unwrap().is_none() {
-        if Instant::now() > deadline {
-            let _ = child.kill();
-            panic!("emacs did not finish within 60 s");
-        }
-        std::thread::sleep(Duration::from_millis(50));
-    }
-    let received: serde_json::Value =
-        serde_json::from_str(&std::fs::read_to_string(&out).unwrap()).unwrap();
-    println!("emacs received: {received:#}");
+    let received = editor::received(child, &out, "emacs");
     assert_eq!(received["mode"], "phaselint-contract-mode");
     assert_ne!(received["server"], false, "eglot started no server");
     let diagnostics = received["diagnostics"].as_array().unwrap();

@@ -6,7 +6,9 @@
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
-use std::time::{Duration, Instant};
+
+#[path = "support/editor.rs"]
+mod editor;
 
 fn repo() -> PathBuf {
     std::path::absolute(Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")).unwrap()
@@ -30,7 +32,7 @@ fn neovim_receives_the_diagnostics_of_a_fixture() {
     let dir = tempfile::tempdir().unwrap();
     let out = dir.path().join("received.json");
     let fixture = repo().join("fixtures/R105/fail.contract.yaml");
-    let mut child = Command::new("nvim")
+    let child = Command::new("nvim")
         .args(["--headless", "--clean", "-n", "-c"])
         .arg(format!(
             "luafile {}",
@@ -48,17 +50,7 @@ fn neovim_receives_the_diagnostics_of_a_fixture() {
         .stderr(Stdio::null())
         .spawn()
         .unwrap();
-    let deadline = Instant::now() + Duration::from_secs(60);
-    while child.try_wait().unwrap().is_none() {
-        if Instant::now() > deadline {
-            let _ = child.kill();
-            panic!("neovim did not finish within 60 s");
-        }
-        std::thread::sleep(Duration::from_millis(50));
-    }
-    let received: serde_json::Value =
-        serde_json::from_str(&std::fs::read_to_string(&out).unwrap()).unwrap();
-    println!("neovim received: {received:#}");
+    let received = editor::received(child, &out, "neovim");
     assert_eq!(received["received"], true);
     assert_eq!(received["clients"], serde_json::json!(["phaselint"]));
     let diagnostics: Vec<(String, u64, u64)> = received["diagnostics"]
