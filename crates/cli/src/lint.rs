@@ -28,6 +28,15 @@ struct Target {
     config: Arc<Config>,
 }
 
+impl Target {
+    /// A walked file of another contract kind that shares the suffix is
+    /// skipped (SPEC §5): neither reported, nor fixed, nor diffed. A named
+    /// one is linted.
+    fn skips(&self, other_kind: bool) -> bool {
+        self.walked && other_kind
+    }
+}
+
 pub fn run(args: &LintArgs) -> u8 {
     let overrides = match overrides(args) {
         Ok(o) => o,
@@ -92,7 +101,7 @@ pub fn run(args: &LintArgs) -> u8 {
                 unreadable += 1;
             }
             Ok((mut analysis, other_kind)) => {
-                if target.walked && other_kind {
+                if target.skips(other_kind) {
                     if args.verbose {
                         eprintln!(
                             "phaselint: note: skipped {}: not a context contract (its root has none of schema_version, pipeline_id, phases, checkpoint_integrity)",
@@ -190,7 +199,7 @@ fn print_diff(
     let (mut fixes, mut files, mut unreadable, mut held_back) = (0, 0, 0, 0);
     for (target, result) in targets.iter().zip(results) {
         let analysis = match result {
-            Ok((analysis, other_kind)) if !(target.walked && *other_kind) => analysis,
+            Ok((analysis, other_kind)) if !target.skips(*other_kind) => analysis,
             Ok(_) => continue,
             Err(message) => {
                 eprintln!(
@@ -441,8 +450,7 @@ fn fix_all(
         let Ok((analysis, other_kind)) = result else {
             continue;
         };
-        // A walked file of another contract kind is skipped, not changed.
-        if target.walked && *other_kind {
+        if target.skips(*other_kind) {
             continue;
         }
         let settings = target.config.settings_for(&absolute(&target.path));
