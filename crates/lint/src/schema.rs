@@ -19,7 +19,7 @@ use crate::syntax::{Entry, Node, NodeKind, Resolved, Span};
 use crate::format::{
     AUTHORIZATION, CHAIN, CHECKPOINT, CYCLE_INVARIANT, EDGE, ENDPOINT, ENTRY, EVALUATION, EXIT,
     FIELD, MERGE_POINT, Mapping, ON_RESUME, PHASE, QUALITY, ROOT, STALENESS, TOPOLOGY,
-    TOPOLOGY_NODE,
+    TOPOLOGY_NODE, ValueType,
 };
 
 /// Where a value sits, rendered only when a message needs it.
@@ -87,7 +87,24 @@ struct Keys<'n> {
 }
 
 impl<'n> Keys<'n> {
+    /// The table is the one source of truth: a builder that reads a key
+    /// the table lacks, or as another type than the table declares, is a
+    /// bug that every test with that key catches.
+    fn declared(&self, key: &str, reads_as: fn(&ValueType) -> bool) {
+        let declared = self.spec.key(key).map(|k| &k.value);
+        debug_assert!(
+            declared.is_some_and(reads_as),
+            "`{}.{key}` is read as another type than the format table's {declared:?}",
+            self.spec.name,
+        );
+    }
+
     fn entry(&self, key: &str) -> Option<&'n Entry> {
+        debug_assert!(
+            self.spec.key(key).is_some(),
+            "`{}.{key}` is read but not in the format table",
+            self.spec.name
+        );
         self.found
             .iter()
             .rev()
@@ -304,6 +321,9 @@ impl Walker<'_> {
         key: &str,
         path: &Path<'_>,
     ) -> Option<Spanned<String>> {
+        keys.declared(key, |t| {
+            matches!(t, ValueType::String | ValueType::NonEmptyString)
+        });
         let node = keys.present(key)?;
         self.string(node, &path.key(key))
     }
@@ -341,6 +361,7 @@ impl Walker<'_> {
     }
 
     fn bool(&mut self, keys: &Keys<'_>, key: &str, path: &Path<'_>) -> Option<Spanned<bool>> {
+        keys.declared(key, |t| matches!(t, ValueType::Bool));
         let node = keys.present(key)?;
         match node.as_scalar().map(|s| s.resolve()) {
             Some(Resolved::Bool(b)) => Some(Spanned::new(b, node.span)),
@@ -352,6 +373,7 @@ impl Walker<'_> {
     }
 
     fn int(&mut self, keys: &Keys<'_>, key: &str, path: &Path<'_>) -> Option<Spanned<i64>> {
+        keys.declared(key, |t| matches!(t, ValueType::Int));
         let node = keys.present(key)?;
         match node.as_scalar().map(|s| s.resolve()) {
             Some(Resolved::Int(i)) => Some(Spanned::new(i, node.span)),
@@ -363,6 +385,7 @@ impl Walker<'_> {
     }
 
     fn number(&mut self, keys: &Keys<'_>, key: &str, path: &Path<'_>) -> Option<Spanned<f64>> {
+        keys.declared(key, |t| matches!(t, ValueType::Number));
         let node = keys.present(key)?;
         match node.as_scalar().map(|s| s.resolve()) {
             Some(Resolved::Int(i)) => Some(Spanned::new(i as f64, node.span)),
@@ -411,6 +434,7 @@ impl Walker<'_> {
         key: &str,
         path: &Path<'_>,
     ) -> Option<Spanned<E>> {
+        keys.declared(key, |t| matches!(t, ValueType::Enum(_)));
         let node = keys.present(key)?;
         self.enum_node(node, &path.key(key))
     }
@@ -418,6 +442,7 @@ impl Walker<'_> {
     /// An optional list: absent or null is empty. Fewer items than the
     /// format's minimum is reported (E004) and the items are kept.
     fn list<'n>(&mut self, keys: &Keys<'n>, key: &str, path: &Path<'_>) -> &'n [Node] {
+        keys.declared(key, |t| matches!(t, ValueType::List(_)));
         let Some(node) = keys.present(key) else {
             return &[];
         };
