@@ -388,6 +388,107 @@ const FOLLOWED: &[Followed] = &[
         help: "set `source_phase: retrieve`",
         edits: &[("source_phase: generate", "source_phase: retrieve")],
     },
+    Followed {
+        fixture: "G305/fail.contract.yaml",
+        code: "G305",
+        help: "add a phase before `snapshot_quota` with a checkpoint_integrity entry",
+        edits: &[
+            (
+                "  snapshot_quota:\n",
+                "  reserve:\n    exit:\n      required:\n        - name: reservation\n  snapshot_quota:\n",
+            ),
+            ("  edges:\n", "  edges:\n    - from: reserve\n      to: snapshot_quota\n"),
+            (APPEND, "  - checkpoint_id: reserved\n    phase: reserve\n"),
+        ],
+    },
+    Followed {
+        fixture: "G305/fail.contract.yaml",
+        code: "G305",
+        help: "add a checkpoint_integrity entry with `phase: select`, so the state before `archive` can be restored",
+        edits: &[(APPEND, "  - checkpoint_id: selected\n    phase: select\n")],
+    },
+    Followed {
+        fixture: "G305/fail.contract.yaml",
+        code: "G305",
+        help: "add a checkpoint_integrity entry with `phase: archive`, so the state before `delete` can be restored",
+        edits: &[(APPEND, "  - checkpoint_id: archived\n    phase: archive\n")],
+    },
+    Followed {
+        fixture: "G306/fail.contract.yaml",
+        code: "G306",
+        help: "add a checkpoint_integrity entry with `phase: build` and `on_resume: {approval_required: true, approval_policy: human}`",
+        edits: &[(
+            APPEND,
+            "  - checkpoint_id: built\n    phase: build\n    on_resume:\n      approval_required: true\n      approval_policy: human\n",
+        )],
+    },
+    Followed {
+        fixture: "G306/fail.contract.yaml",
+        code: "G306",
+        help: "set `approval_required: true` and an `approval_policy` in the on_resume of checkpoint `staged`",
+        edits: &[(
+            "          max_age_seconds: 3600\n",
+            "          max_age_seconds: 3600\n      approval_required: true\n      approval_policy: human\n",
+        )],
+    },
+    Followed {
+        fixture: "P401/fail.contract.yaml",
+        code: "P401",
+        help: "add a phase before it with a human-approved checkpoint",
+        edits: &[
+            (
+                "  purge_cache:\n",
+                "  request:\n    exit:\n      required:\n        - name: purge_request\n  purge_cache:\n",
+            ),
+            ("  edges:\n", "  edges:\n    - from: request\n      to: purge_cache\n"),
+            (
+                APPEND,
+                "  - checkpoint_id: purge_approved\n    phase: request\n    on_resume:\n      approval_required: true\n      approval_policy: human\n",
+            ),
+        ],
+    },
+    Followed {
+        fixture: "P401/fail.contract.yaml",
+        code: "P401",
+        help: "give each phase before it a checkpoint_integrity entry with `on_resume: {approval_required: true, approval_policy: human}`",
+        edits: &[
+            ("approval_policy: orchestrator", "approval_policy: human"),
+            (
+                APPEND,
+                "  - checkpoint_id: urgent_batch_ready\n    phase: prepare_urgent\n    on_resume:\n      approval_required: true\n      approval_policy: human\n",
+            ),
+        ],
+    },
+    Followed {
+        fixture: "P402/fail.contract.yaml",
+        code: "P402",
+        help: "add `checkpoint_mode_authorization:` with `authorized_by`, `reason` and `trust_tier`",
+        edits: &[(
+            "checkpoint_mode: never\n",
+            "checkpoint_mode: never\ncheckpoint_mode_authorization:\n  authorized_by: data-platform-oncall\n  reason: cheap to recompute\n  trust_tier: internal\n",
+        )],
+    },
+    Followed {
+        fixture: "P403/fail.contract.yaml",
+        code: "P403",
+        help: "keep to comparisons, boolean and arithmetic operators",
+        edits: &[("dest.copy() == source", "dest == source")],
+    },
+    Followed {
+        fixture: "P403/fail.contract.yaml",
+        code: "P403",
+        help: "write one Python expression of at most 500 characters",
+        edits: &[("verification: len(dest) >\n", "verification: len(dest) > 0\n")],
+    },
+    Followed {
+        fixture: "P404/fail.contract.yaml",
+        code: "P404",
+        help: "keep secrets out of the checkpointed context: pass a reference",
+        edits: &[
+            ("session.accessToken", "session.token_ref"),
+            ("session.accessToken", "session.token_ref"),
+        ],
+    },
 ];
 
 #[test]

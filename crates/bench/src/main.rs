@@ -804,7 +804,7 @@ fn stages(text: &str, runs: usize) -> Result<String, String> {
     };
     let graph_time = time_median(runs, build);
     let graph = build();
-    let context = RuleContext::new(&contract, &graph, &settings);
+    let context = RuleContext::new(text, &contract, &graph, &settings);
     let mut rule_times: Vec<(&str, Duration)> = RULES
         .iter()
         .filter_map(|rule| {

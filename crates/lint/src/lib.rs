@@ -249,7 +249,7 @@ pub fn analyze_owned(source: String, settings: &Settings) -> Analysis {
                     ));
                 } else {
                     let graph = PhaseGraph::build(contract.clone());
-                    let context = rules::RuleContext::new(&contract, &graph, settings);
+                    let context = rules::RuleContext::new(source, &contract, &graph, settings);
                     rules::run(&context, &mut diagnostics);
                     analysis.graph = Some(graph);
                 }

@@ -36,7 +36,9 @@ pub trait EnumValue: Sized + Copy + 'static {
 macro_rules! enum_value {
     ($(#[$meta:meta])* $name:ident, $what:literal, { $($variant:ident = $text:literal => $doc:literal),+ $(,)? }) => {
         $(#[$meta])*
-        #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+        // Ordered as declared: risk classes and side-effect classes are
+        // compared (SPEC §3.1's risk order).
+        #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
         pub enum $name { $($variant),+ }
 
         impl EnumValue for $name {
@@ -192,6 +194,18 @@ impl Phase {
     pub fn reads(&self, field: &FieldPath) -> bool {
         self.entry_fields().any(|f| f.name.value.covers(field))
     }
+
+    /// Its `side_effects`, `none` when absent.
+    pub fn side_effect_class(&self) -> SideEffects {
+        self.side_effects
+            .as_ref()
+            .map_or(SideEffects::None, |s| s.value)
+    }
+
+    /// Its `risk_class`, `low` when absent.
+    pub fn risk(&self) -> RiskClass {
+        self.risk_class.as_ref().map_or(RiskClass::Low, |r| r.value)
+    }
 }
 
 #[derive(Clone, Debug, PartialEq)]
@@ -289,6 +303,16 @@ impl OnResume {
 
     pub fn approval_required(&self) -> bool {
         self.approval_required.as_ref().is_some_and(|v| v.value)
+    }
+
+    /// Whether resuming past it needs a person's approval: required, with
+    /// `approval_policy: human` (SPEC §3.1, P401).
+    pub fn requires_human_approval(&self) -> bool {
+        self.approval_required()
+            && self
+                .approval_policy
+                .as_ref()
+                .is_some_and(|p| p.value == ApprovalPolicy::Human)
     }
 }
 

@@ -546,14 +546,20 @@ impl Walker<'_> {
         contract.checkpoint_mode = self.enum_value(&keys, "checkpoint_mode", &path);
         if let Some(node) = keys.present("checkpoint_mode_authorization") {
             let here = path.key("checkpoint_mode_authorization");
+            // Written but malformed is still written: the schema error
+            // says what is wrong, and P402 (none written) stays silent.
+            let mut authorization = Authorization {
+                span: node.span,
+                authorized_by: None,
+                reason: None,
+                trust_tier: None,
+            };
             if let Some(auth) = self.mapping(node, &here, &AUTHORIZATION) {
-                contract.checkpoint_mode_authorization = Some(Authorization {
-                    span: node.span,
-                    authorized_by: self.required_string(&auth, "authorized_by", &here),
-                    reason: self.required_string(&auth, "reason", &here),
-                    trust_tier: self.required_string(&auth, "trust_tier", &here),
-                });
+                authorization.authorized_by = self.required_string(&auth, "authorized_by", &here);
+                authorization.reason = self.required_string(&auth, "reason", &here);
+                authorization.trust_tier = self.required_string(&auth, "trust_tier", &here);
             }
+            contract.checkpoint_mode_authorization = Some(authorization);
         }
         contract.pipeline_inputs = self.field_path_list(&keys, "pipeline_inputs", &path);
         contract

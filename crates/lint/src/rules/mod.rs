@@ -5,6 +5,7 @@
 mod checkpoint;
 mod graph;
 pub mod page;
+mod policy;
 mod reference;
 pub(crate) mod schema;
 
@@ -14,7 +15,7 @@ use crate::config::Settings;
 use crate::diagnostic::{Diagnostic, Severity};
 use crate::field_path::{FieldIndex, FieldPath};
 use crate::graph::PhaseGraph;
-use crate::model::Contract;
+use crate::model::{CheckpointMode, CheckpointSpec, Contract};
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize)]
 #[serde(rename_all = "lowercase")]
@@ -23,6 +24,7 @@ pub enum Family {
     Reference,
     Checkpoint,
     Graph,
+    Policy,
 }
 
 impl Family {
@@ -32,6 +34,7 @@ impl Family {
             Family::Reference => "reference",
             Family::Checkpoint => "checkpoint",
             Family::Graph => "graph",
+            Family::Policy => "policy",
         }
     }
 }
@@ -39,20 +42,60 @@ impl Family {
 /// What a rule sees: the model, its graph and the settings for this file,
 /// and lookups several rules share, built on first use.
 pub struct RuleContext<'a> {
+    /// The document's text: a rule narrowing a span inside a scalar checks
+    /// that the scalar is written as its value reads.
+    pub source: &'a str,
     pub contract: &'a Contract,
     pub graph: &'a PhaseGraph,
     pub settings: &'a Settings,
     fields: OnceLock<FieldLookups<'a>>,
+    checkpoints_by_phase: OnceLock<Vec<Vec<&'a CheckpointSpec>>>,
 }
 
 impl<'a> RuleContext<'a> {
-    pub fn new(contract: &'a Contract, graph: &'a PhaseGraph, settings: &'a Settings) -> Self {
+    pub fn new(
+        source: &'a str,
+        contract: &'a Contract,
+        graph: &'a PhaseGraph,
+        settings: &'a Settings,
+    ) -> Self {
         RuleContext {
+            source,
             contract,
             graph,
             settings,
             fields: OnceLock::new(),
+            checkpoints_by_phase: OnceLock::new(),
         }
+    }
+
+    /// The checkpoints taken after phase `phase` (those naming a known phase).
+    pub(crate) fn checkpoints_on(&self, phase: usize) -> &[&'a CheckpointSpec] {
+        let by_phase = self.checkpoints_by_phase.get_or_init(|| {
+            let contract = self.contract;
+            let mut by_phase = vec![Vec::new(); contract.phases.len()];
+            for checkpoint in &contract.checkpoints {
+                if let Some(p) = checkpoint
+                    .phase
+                    .as_ref()
+                    .and_then(|p| contract.phase_index(&p.value))
+                {
+                    by_phase[p].push(checkpoint);
+                }
+            }
+            by_phase
+        });
+        by_phase.get(phase).map_or(&[], Vec::as_slice)
+    }
+
+    /// Whether a checkpoint is taken after phase `phase`: one names it, or
+    /// `checkpoint_mode: always` checkpoints after every phase.
+    pub(crate) fn is_checkpointed(&self, phase: usize) -> bool {
+        self.contract
+            .checkpoint_mode
+            .as_ref()
+            .is_some_and(|m| m.value == CheckpointMode::Always)
+            || !self.checkpoints_on(phase).is_empty()
     }
 
     fn fields(&self) -> &FieldLookups<'a> {
@@ -314,8 +357,14 @@ pub static RULES: &[&Rule] = &[
     &graph::g302_cycle_without_invariant::RULE,
     &graph::g303_unavailable_entry_field::RULE,
     &graph::g304_dead_write::RULE,
+    &graph::g305_unprotected_mutation::RULE,
+    &graph::g306_unguarded_risk_escalation::RULE,
     &graph::g307_unreachable_chain_destination::RULE,
     &graph::g308_chain_field_dropped::RULE,
+    &policy::p401_irreversible_without_human_gate::RULE,
+    &policy::p402_unauthorized_never_mode::RULE,
+    &policy::p403_unsafe_verification::RULE,
+    &policy::p404_persisted_secret::RULE,
 ];
 
 /// Whether a finding of `code` says the file cannot be loaded: its rule is

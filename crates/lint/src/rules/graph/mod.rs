@@ -1,10 +1,12 @@
 //! Findings read off the phase graph: reachability, cycles, field
-//! availability and chain routes.
+//! availability, chain routes, and the governance flows of SPEC §3.1.
 
 pub(crate) mod g301_unreachable_phase;
 pub(crate) mod g302_cycle_without_invariant;
 pub(crate) mod g303_unavailable_entry_field;
 pub(crate) mod g304_dead_write;
+pub(crate) mod g305_unprotected_mutation;
+pub(crate) mod g306_unguarded_risk_escalation;
 pub(crate) mod g307_unreachable_chain_destination;
 pub(crate) mod g308_chain_field_dropped;
 

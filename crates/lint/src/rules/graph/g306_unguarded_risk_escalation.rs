@@ -1,0 +1,67 @@
+use crate::diagnostic::{Diagnostic, Severity};
+use crate::model::EnumValue;
+use crate::rules::{Family, FixAvailability, Need, Rule, RuleContext};
+
+pub(crate) static RULE: Rule = Rule {
+    code: "G306",
+    name: "unguarded-risk-escalation",
+    family: Family::Graph,
+    default_severity: Severity::Warning,
+    default_enabled: true,
+    fix: FixAvailability::None,
+    needs: &[Need::CompleteTopology],
+    levels: &[],
+    points_at: "the higher-risk phase's `risk_class` value",
+    always_on: false,
+    suppressible: true,
+    summary: "An edge raises the risk class with no approval gate before it",
+    doc: include_str!("../../../../../rules/G306.md"),
+    check: Some(check),
+};
+
+fn check(ctx: &RuleContext<'_>, out: &mut Vec<Diagnostic>) {
+    let phases = &ctx.contract.phases;
+    let mut edges: Vec<(usize, usize)> = ctx
+        .graph
+        .edges()
+        .map(|(from, to, _)| (from, to))
+        .filter(|&(from, to)| phases[to].risk() > phases[from].risk())
+        .collect();
+    // Two topology edges between the same phases are one escalation.
+    edges.sort_unstable_by_key(|&(from, to)| (to, from));
+    edges.dedup();
+    for (from, to) in edges {
+        let gated = ctx
+            .checkpoints_on(from)
+            .iter()
+            .any(|c| c.on_resume.approval_required());
+        // A risk above `low` is written, so the span exists.
+        let (Some(risk), false) = (phases[to].risk_class.as_ref(), gated) else {
+            continue;
+        };
+        let (before, after) = (&phases[from], &phases[to]);
+        out.push(
+            RULE.diagnostic(
+                risk.span,
+                format!(
+                    "`{}` raises the risk from `{}` (in `{}`) to `{}` with no approval gate between them",
+                    after.name,
+                    before.risk().as_str(),
+                    before.name,
+                    after.risk().as_str()
+                ),
+            )
+            .with_related(before.name_span, format!("the phase before it, at risk `{}`", before.risk().as_str()))
+            .with_help(match ctx.checkpoints_on(from).first().and_then(|c| c.checkpoint_id.as_ref()) {
+                Some(id) => format!(
+                    "set `approval_required: true` and an `approval_policy` in the on_resume of checkpoint `{}` (on `{}`)",
+                    id.value, before.name
+                ),
+                None => format!(
+                    "add a checkpoint_integrity entry with `phase: {}` and `on_resume: {{approval_required: true, approval_policy: human}}`",
+                    before.name
+                ),
+            }),
+        );
+    }
+}

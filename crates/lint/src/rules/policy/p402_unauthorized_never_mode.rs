@@ -1,0 +1,43 @@
+use crate::diagnostic::{Diagnostic, Severity};
+use crate::model::CheckpointMode;
+use crate::rules::{Family, FixAvailability, Rule, RuleContext};
+
+pub(crate) static RULE: Rule = Rule {
+    code: "P402",
+    name: "unauthorized-never-mode",
+    family: Family::Policy,
+    default_severity: Severity::Error,
+    default_enabled: true,
+    fix: FixAvailability::None,
+    needs: &[],
+    levels: &[],
+    points_at: "the `never` value of `checkpoint_mode`",
+    always_on: false,
+    suppressible: true,
+    summary: "`checkpoint_mode: never` without checkpoint_mode_authorization",
+    doc: include_str!("../../../../../rules/P402.md"),
+    check: Some(check),
+};
+
+fn check(ctx: &RuleContext<'_>, out: &mut Vec<Diagnostic>) {
+    let contract = ctx.contract;
+    let Some(mode) = contract
+        .checkpoint_mode
+        .as_ref()
+        .filter(|m| m.value == CheckpointMode::Never)
+    else {
+        return;
+    };
+    if contract.checkpoint_mode_authorization.is_some() {
+        return;
+    }
+    out.push(
+        RULE.diagnostic(
+            mode.span,
+            "`checkpoint_mode: never` turns every checkpoint off, and no checkpoint_mode_authorization says who allowed it",
+        )
+        .with_help(
+            "add `checkpoint_mode_authorization:` with `authorized_by`, `reason` and `trust_tier` at the top level, or remove `checkpoint_mode: never`",
+        ),
+    );
+}
