@@ -397,7 +397,10 @@ const FOLLOWED: &[Followed] = &[
                 "  snapshot_quota:\n",
                 "  reserve:\n    exit:\n      required:\n        - name: reservation\n  snapshot_quota:\n",
             ),
-            ("  edges:\n", "  edges:\n    - from: reserve\n      to: snapshot_quota\n"),
+            (
+                "  edges:\n",
+                "  edges:\n    - from: reserve\n      to: snapshot_quota\n",
+            ),
             (APPEND, "  - checkpoint_id: reserved\n    phase: reserve\n"),
         ],
     },
@@ -440,7 +443,10 @@ const FOLLOWED: &[Followed] = &[
                 "  purge_cache:\n",
                 "  request:\n    exit:\n      required:\n        - name: purge_request\n  purge_cache:\n",
             ),
-            ("  edges:\n", "  edges:\n    - from: request\n      to: purge_cache\n"),
+            (
+                "  edges:\n",
+                "  edges:\n    - from: request\n      to: purge_cache\n",
+            ),
             (
                 APPEND,
                 "  - checkpoint_id: purge_approved\n    phase: request\n    on_resume:\n      approval_required: true\n      approval_policy: human\n",
@@ -478,7 +484,10 @@ const FOLLOWED: &[Followed] = &[
         fixture: "P403/fail.contract.yaml",
         code: "P403",
         help: "write one Python expression of at most 500 characters",
-        edits: &[("verification: len(dest) >\n", "verification: len(dest) > 0\n")],
+        edits: &[(
+            "verification: len(dest) >\n",
+            "verification: len(dest) > 0\n",
+        )],
     },
     Followed {
         fixture: "P404/fail.contract.yaml",

@@ -6,8 +6,10 @@
 //! entry.enrichment with `source_phase`, exit.required/optional fields with
 //! `type`, `severity`, `description` and some `quality` blocks), one
 //! propagation chain every 10 phases, one checkpoint every 25 phases with
-//! staleness checks on fields that phase exits, and long-running phases that
-//! those checkpoints cover. The generated contract is meant to be clean: no
+//! staleness checks on fields that phase exits, long-running phases that
+//! those checkpoints cover, and after each checkpoint a phase with side
+//! effects (irreversible and high-risk past a human approval, reversible
+//! otherwise); half the chains carry a `verification` expression. The generated contract is meant to be clean: no
 //! error-severity findings (a unit test holds the generator to that).
 //!
 //! With `topology`, a `graph_topology` follows declaration order except for
@@ -17,6 +19,15 @@
 //! and both branches produce the field the merge requires from them.
 
 use std::fmt::Write as _;
+
+/// Verification expressions ContextCore loads (P403 parses each).
+const VERIFICATIONS: &[&str] = &[
+    "dest == source",
+    "dest is not None and len(dest) > 0",
+    "dest not in (None, '', 'unknown')",
+    "context.get('request_id') is not None and dest == source",
+    "len(dest) <= len(source) if source else dest is None",
+];
 
 /// Phases a consumer looks back to for the fields it requires.
 const REQUIRE_WINDOW: usize = 15;
@@ -180,6 +191,9 @@ struct PhasePlan {
     exit_optional: Vec<ExitField>,
     expected_duration: Option<&'static str>,
     long_running: bool,
+    /// `side_effects` and `risk_class`, when set (the governance rules).
+    side_effects: Option<&'static str>,
+    risk_class: Option<&'static str>,
 }
 
 struct ChainPlan {
@@ -189,7 +203,7 @@ struct ChainPlan {
     destination: usize,
     field: String,
     severity: &'static str,
-    verification: bool,
+    verification: Option<&'static str>,
 }
 
 struct CheckpointPlan {
@@ -299,6 +313,8 @@ pub fn contract_seeded(phases: usize, topology: bool, seed: u64) -> String {
                 exit_optional,
                 expected_duration: None,
                 long_running: false,
+                side_effects: None,
+                risk_class: None,
             }
         })
         .collect();
@@ -447,7 +463,7 @@ pub fn contract_seeded(phases: usize, topology: bool, seed: u64) -> String {
             } else {
                 "advisory"
             },
-            verification: rng.chance(50),
+            verification: rng.chance(50).then(|| rng.pick(VERIFICATIONS)),
         });
     }
 
@@ -479,10 +495,29 @@ pub fn contract_seeded(phases: usize, topology: bool, seed: u64) -> String {
         if nth % 3 == 1 {
             plans[c].long_running = true;
         }
+        let approval = nth % 2 == 1;
+        // The phase after a checkpoint mutates, as governed pipelines do:
+        // irreversibly and at high risk past a human approval, reversibly
+        // otherwise; only where the checkpointed phase is the one way in
+        // (not a merge, nor the fork's other branch).
+        let only_after_c = match roles[c + 1] {
+            Role::Plain => true,
+            Role::Branch(fork) => fork == c,
+            Role::Merge(_) => false,
+        };
+        if only_after_c {
+            let after = &mut plans[c + 1];
+            if approval {
+                after.side_effects = Some("irreversible");
+                after.risk_class = Some("high");
+            } else {
+                after.side_effects = Some("reversible");
+            }
+        }
         checkpoints.push(CheckpointPlan {
             phase: c,
             fields,
-            approval: nth % 2 == 1,
+            approval,
         });
     }
     for (i, plan) in plans.iter_mut().enumerate() {
@@ -582,6 +617,12 @@ fn render(
         if plan.long_running {
             let _ = writeln!(o, "    long_running: true");
         }
+        if let Some(side_effects) = plan.side_effects {
+            let _ = writeln!(o, "    side_effects: {side_effects}");
+        }
+        if let Some(risk) = plan.risk_class {
+            let _ = writeln!(o, "    risk_class: {risk}");
+        }
         let _ = writeln!(o, "    entry:");
         let _ = writeln!(o, "      required:");
         for f in &plan.entry_required {
@@ -630,8 +671,8 @@ fn render(
             let _ = writeln!(o, "      phase: {}", plans[c.destination].name);
             let _ = writeln!(o, "      field: {}", c.field);
             let _ = writeln!(o, "    severity: {}", c.severity);
-            if c.verification {
-                let _ = writeln!(o, "    verification: \"dest == source\"");
+            if let Some(expression) = c.verification {
+                let _ = writeln!(o, "    verification: \"{expression}\"");
             }
             let _ = writeln!(o);
         }
