@@ -821,3 +821,159 @@ checkpoint_integrity:
         contract.replace("retrieved_contxt", "retrieved_context")
     );
 }
+
+// ---------------------------------------------------------------------------
+// Harness configs (SPEC §10.1)
+// ---------------------------------------------------------------------------
+
+/// A project with a harness config, a contract, and a hidden folder the
+/// walk must not enter.
+fn harness_project() -> tempfile::TempDir {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    for folder in [".harness", ".cache", "pipelines"] {
+        std::fs::create_dir_all(root.join(folder)).unwrap();
+    }
+    std::fs::copy(
+        repo().join("fixtures/H501/fail.harness.json"),
+        root.join(".harness/config.json"),
+    )
+    .unwrap();
+    std::fs::copy(
+        repo().join("fixtures/P402/fail.contract.yaml"),
+        root.join(".cache/old.contract.yaml"),
+    )
+    .unwrap();
+    std::fs::copy(
+        repo().join("fixtures/P402/pass.contract.yaml"),
+        root.join("pipelines/report.contract.yaml"),
+    )
+    .unwrap();
+    dir
+}
+
+#[test]
+fn a_walk_enters_the_harness_folder_and_no_other_hidden_one() {
+    let project = harness_project();
+    let out = phaselint(
+        project.path(),
+        &["lint", "--no-config", "--format", "concise"],
+    );
+    assert_eq!(code(&out), 1, "{}", stderr(&out));
+    insta::assert_snapshot!(stdout(&out), @r"
+    .harness/config.json:8:16: H501 [error] checkpoint name `plan-review` is declared twice; both would be `.harness/checkpoint-plan-review.md`, so one checkpoint's approval would count for the other; help: rename one of them, or remove the duplicate entry
+    Found 1 error in 2 files.
+    ");
+}
+
+#[test]
+fn any_json_or_yaml_file_is_a_harness_config_with_kind_harness() {
+    let dir = tempfile::tempdir().unwrap();
+    let yaml = "checkpoints:\n  types:\n    - name: plan review\n      triggerOn: pre_done\n";
+    std::fs::write(dir.path().join("harness.yaml"), yaml).unwrap();
+    let out = phaselint(
+        dir.path(),
+        &[
+            "lint",
+            "--no-config",
+            "--format",
+            "concise",
+            "--kind",
+            "harness",
+            "harness.yaml",
+        ],
+    );
+    assert_eq!(code(&out), 1);
+    insta::assert_snapshot!(stdout(&out), @r"
+    harness.yaml:3:13: H503 [error] checkpoint name `plan review` cannot be a file name: the harness writes `.harness/checkpoint-<name>.md`, and a space is not a letter, digit, `.`, `_` or `-`; help: use only letters, digits, `.`, `_` and `-`, not starting with `.`, at most 100 characters, for example `plan-review`
+    harness.yaml:4:18: H502 [error] unknown triggerOn `pre_done`: the harness knows `post-planner`, `pre-done` and `feature-claim:<area>`; help: did you mean `pre-done`?
+    Found 2 errors in 1 file.
+    [*] 1 fixable with `--fix --unsafe-fixes` (did-you-mean guesses: preview them with `--diff --unsafe-fixes`).
+    ");
+    // Without --kind, the same file is read as a contract.
+    let out = phaselint(
+        dir.path(),
+        &["lint", "--no-config", "--format", "concise", "harness.yaml"],
+    );
+    assert!(stdout(&out).contains("E005"), "{}", stdout(&out));
+}
+
+#[test]
+fn harness_config_schema_errors_are_reported_at_their_values() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::create_dir(dir.path().join(".harness")).unwrap();
+    let cases: &[(&str, &str)] = &[
+        // JSON syntax: line and column of the parser's stop.
+        (
+            "{\n  \"checkpoints\": {\"types\": [\n    {\"name\": \"a\",}\n  ]}\n}\n",
+            "E001",
+        ),
+        (
+            "{\"checkpoints\": {\"types\": []}, \"checkpoints\": 1}",
+            "E002",
+        ),
+        ("{\"checkpoints\": [\"a\"]}", "E004"),
+        ("{\"checkpoints\": {\"types\": {\"name\": \"a\"}}}", "E004"),
+        ("{\"checkpoints\": {\"types\": [\"a\"]}}", "E004"),
+        ("{\"checkpoints\": {\"types\": [{\"name\": 7}]}}", "E004"),
+        (
+            "{\"checkpoints\": {\"types\": [{\"triggerOn\": \"pre-done\"}]}}",
+            "E005",
+        ),
+    ];
+    let mut report = String::new();
+    for (text, code_expected) in cases {
+        std::fs::write(dir.path().join(".harness/config.json"), text).unwrap();
+        let out = phaselint(
+            dir.path(),
+            &[
+                "lint",
+                "--no-config",
+                "--format",
+                "concise",
+                ".harness/config.json",
+            ],
+        );
+        assert_eq!(code(&out), 1, "{text}");
+        let first = stdout(&out).lines().next().unwrap_or_default().to_string();
+        assert!(first.contains(code_expected), "{text}: {first}");
+        report.push_str(&first);
+        report.push('\n');
+    }
+    insta::assert_snapshot!(report, @r#"
+    .harness/config.json:3:18: E001 [error] JSON syntax error: key must be a string; help: fix the JSON at this position; nothing else in the file is checked until it parses
+    .harness/config.json:1:32: E002 [error] duplicate key `checkpoints` in the harness config's root; help: JSON parsers keep only the last value (or refuse the file); remove one of the two or merge them
+    .harness/config.json:1:17: E004 [error] `checkpoints` must be a mapping, found a list; help: write an object: `{"key": "value"}`
+    .harness/config.json:1:27: E004 [error] `checkpoints.types` must be a list, found a mapping; help: write an array: `[{"name": "..."}]`
+    .harness/config.json:1:28: E004 [error] `checkpoints.types[0]` must be a mapping, found a string; help: write an object: `{"key": "value"}`
+    .harness/config.json:1:37: E004 [error] `checkpoints.types[0].name` must be a string, found an integer; help: write it as a string, in double quotes: `"7"`
+    .harness/config.json:1:28: E005 [error] `checkpoints.types[0]` is missing the required key `name`; help: add `"name": ...` to this object
+    "#);
+}
+
+#[test]
+fn the_harness_did_you_mean_keeps_the_json_quotes() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::create_dir(dir.path().join(".harness")).unwrap();
+    let config = dir.path().join(".harness/config.json");
+    std::fs::write(
+        &config,
+        "{\"checkpoints\": {\"types\": [{\"name\": \"a\", \"triggerOn\": \"post_planner\"}]}}\n",
+    )
+    .unwrap();
+    let out = phaselint(
+        dir.path(),
+        &[
+            "lint",
+            "--no-config",
+            "--fix",
+            "--unsafe-fixes",
+            ".harness/config.json",
+        ],
+    );
+    assert_eq!(code(&out), 0, "{}{}", stdout(&out), stderr(&out));
+    assert_eq!(
+        std::fs::read_to_string(&config).unwrap(),
+        "{\"checkpoints\": {\"types\": [{\"name\": \"a\", \"triggerOn\": \"post-planner\"}]}}\n"
+    );
+}

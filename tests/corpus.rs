@@ -21,7 +21,11 @@ fn corpus() -> Option<PathBuf> {
 }
 
 fn lint(path: &Path) -> Analysis {
-    analyze_bytes(&std::fs::read(path).unwrap(), &Settings::default())
+    analyze_bytes(
+        &std::fs::read(path).unwrap(),
+        phaselint_lint::DocumentKind::Contract,
+        &Settings::default(),
+    )
 }
 
 /// `(code, text of the primary span)` for every E-code and error finding.

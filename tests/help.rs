@@ -11,7 +11,7 @@ use phaselint_lint::config::Settings;
 use phaselint_lint::diagnostic::{Diagnostic, Severity};
 use phaselint_lint::fix::{FixMode, apply_fixes};
 use phaselint_lint::rules::RULES;
-use phaselint_lint::{Analysis, analyze};
+use phaselint_lint::{Analysis, DocumentKind, analyze_kind};
 
 fn repo() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
@@ -23,9 +23,15 @@ fn read(fixture: &str) -> String {
 }
 
 /// Every rule on: following a help must not trip an off-by-default rule
-/// at error or warning either.
-fn lint(text: &str) -> Analysis {
-    analyze(text, &Settings::all_rules())
+/// at error or warning either. A `*.harness.json` fixture is read as a
+/// harness config.
+fn lint_fixture(fixture: &str, text: &str) -> Analysis {
+    let kind = if fixture.ends_with(".harness.json") {
+        DocumentKind::Harness
+    } else {
+        DocumentKind::Contract
+    };
+    analyze_kind(text, kind, &Settings::all_rules())
 }
 
 /// The errors and warnings of an analysis, as (code, message): positions
@@ -498,13 +504,34 @@ const FOLLOWED: &[Followed] = &[
             ("session.accessToken", "session.token_ref"),
         ],
     },
+    Followed {
+        fixture: "H501/fail.harness.json",
+        code: "H501",
+        help: "rename one of them",
+        edits: &[(
+            r#"{"name": "plan-review", "triggerOn": "pre-done""#,
+            r#"{"name": "second-plan-review", "triggerOn": "pre-done""#,
+        )],
+    },
+    Followed {
+        fixture: "H502/fail.harness.json",
+        code: "H502",
+        help: "use `post-planner`, `pre-done` or `feature-claim:<area>`, or remove triggerOn",
+        edits: &[(r#""feature-claim:""#, r#""feature-claim:billing""#)],
+    },
+    Followed {
+        fixture: "H503/fail.harness.json",
+        code: "H503",
+        help: "use only letters, digits, `.`, `_` and `-`, not starting with `.`, at most 100 characters, for example `plan-review`",
+        edits: &[(r#""plan review""#, r#""plan-review""#)],
+    },
 ];
 
 #[test]
 fn every_help_that_proposes_an_edit_can_be_followed() {
     for followed in FOLLOWED {
         let text = read(followed.fixture);
-        let before = lint(&text);
+        let before = lint_fixture(followed.fixture, &text);
         let what = format!("{} in {}", followed.code, followed.fixture);
         let finding = before
             .diagnostics
@@ -530,7 +557,12 @@ fn every_help_that_proposes_an_edit_can_be_followed() {
                 edited = edited.replacen(find, replace, 1);
             }
         }
-        assert_followed(&what, &before, finding, &lint(&edited));
+        assert_followed(
+            &what,
+            &before,
+            finding,
+            &lint_fixture(followed.fixture, &edited),
+        );
     }
 }
 
@@ -550,7 +582,7 @@ fn every_edit_proposing_help_on_a_failing_fixture_is_followed_above() {
                 continue;
             }
             let fixture = format!("{}/{name}", rule.code);
-            let analysis = lint(&read(&fixture));
+            let analysis = lint_fixture(&fixture, &read(&fixture));
             for d in analysis.diagnostics.iter().filter(|d| d.code == rule.code) {
                 let Some(help) = d.help.as_deref() else {
                     continue;
@@ -593,14 +625,14 @@ fn every_fix_can_be_applied() {
                 continue;
             }
             let fixture = format!("{}/{name}", rule.code);
-            let before = lint(&read(&fixture));
+            let before = lint_fixture(&fixture, &read(&fixture));
             for d in before.diagnostics.iter().filter(|d| d.fix.is_some()) {
                 let what = format!("{} fix in {fixture}", d.code);
                 let (fixed, applied) =
                     apply_fixes(&before.source, std::slice::from_ref(d), FixMode::Unsafe)
                         .unwrap_or_else(|| panic!("{what}: not applicable"));
                 assert_eq!(applied, 1, "{what}");
-                assert_followed(&what, &before, d, &lint(&fixed));
+                assert_followed(&what, &before, d, &lint_fixture(&fixture, &fixed));
             }
         }
     }

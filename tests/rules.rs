@@ -11,16 +11,35 @@ use std::path::{Path, PathBuf};
 use phaselint_lint::config::Settings;
 use phaselint_lint::diagnostic::Severity;
 use phaselint_lint::line_index::ColumnUnit;
-use phaselint_lint::rules::RULES;
-use phaselint_lint::{Analysis, analyze, analyze_bytes};
+use phaselint_lint::rules::Check;
+use phaselint_lint::rules::{RULES, Rule};
+use phaselint_lint::{Analysis, DocumentKind, analyze, analyze_bytes, analyze_kind};
 
 fn repo() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
 }
 
+/// A fixture's kind by its name: `*.harness.json` is a harness config.
+fn kind_of(path: &Path) -> DocumentKind {
+    if path.to_string_lossy().ends_with(".harness.json") {
+        DocumentKind::Harness
+    } else {
+        DocumentKind::Contract
+    }
+}
+
 fn lint_file(path: &Path) -> Analysis {
     let bytes = std::fs::read(path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
-    analyze_bytes(&bytes, &Settings::all_rules())
+    analyze_bytes(&bytes, kind_of(path), &Settings::all_rules())
+}
+
+/// The kind of document a rule reads, and how its fixtures and page
+/// examples are written.
+fn rule_kind(rule: &Rule) -> (DocumentKind, &'static str, &'static str) {
+    match rule.check {
+        Some(Check::Harness(_)) => (DocumentKind::Harness, "pass.harness.json", "```json\n"),
+        _ => (DocumentKind::Contract, "pass.contract.yaml", "```yaml\n"),
+    }
 }
 
 /// One line per finding: `line:col-line:col CODE severity message`, then its
@@ -115,10 +134,11 @@ fn every_rule_has_a_fixture_pair_that_triggers_it_and_one_that_does_not() {
                     .unwrap()
                     .to_string_lossy()
                     .replace(".contract", "")
+                    .replace(".harness", "")
             );
             insta::assert_snapshot!(name, describe(&analysis));
         }
-        let pass = dir.join("pass.contract.yaml");
+        let pass = dir.join(rule_kind(rule).1);
         let analysis = lint_file(&pass);
         assert!(
             !codes(&analysis).contains(&rule.code),
@@ -132,10 +152,11 @@ fn every_rule_has_a_fixture_pair_that_triggers_it_and_one_that_does_not() {
     assert_eq!(checked, RULES.len());
 }
 
-/// The first ```yaml block after `heading` in a rule page.
-fn yaml_block<'a>(page: &'a str, heading: &str) -> Option<&'a str> {
+/// The first block fenced with `fence` (```yaml or ```json) after
+/// `heading` in a rule page.
+fn code_block<'a>(page: &'a str, heading: &str, fence: &str) -> Option<&'a str> {
     let section = &page[page.find(heading)?..];
-    let start = section.find("```yaml\n")? + "```yaml\n".len();
+    let start = section.find(fence)? + fence.len();
     let end = section[start..].find("\n```")?;
     Some(&section[start..start + end + 1])
 }
@@ -164,18 +185,19 @@ fn every_rule_page_example_fails_and_its_fix_passes() {
                 rule.code
             );
         }
-        let failing = yaml_block(rule.doc, "## Example that fails")
+        let (kind, _, fence) = rule_kind(rule);
+        let failing = code_block(rule.doc, "## Example that fails", fence)
             .unwrap_or_else(|| panic!("rules/{}.md has no failing example", rule.code));
-        let analysis = analyze(failing, &Settings::all_rules());
+        let analysis = analyze_kind(failing, kind, &Settings::all_rules());
         assert!(
             codes(&analysis).contains(&rule.code),
             "rules/{}.md: the failing example does not trigger it:\n{}",
             rule.code,
             describe(&analysis)
         );
-        let fixed = yaml_block(rule.doc, "## Fix")
+        let fixed = code_block(rule.doc, "## Fix", fence)
             .unwrap_or_else(|| panic!("rules/{}.md has no fixed example", rule.code));
-        let analysis = analyze(fixed, &Settings::all_rules());
+        let analysis = analyze_kind(fixed, kind, &Settings::all_rules());
         assert!(
             !codes(&analysis).contains(&rule.code),
             "rules/{}.md: the fixed example still triggers it:\n{}",
@@ -329,7 +351,11 @@ fn unreadable_yaml_cannot_be_suppressed() {
 
 #[test]
 fn non_utf8_input_is_reported() {
-    let analysis = analyze_bytes(b"schema_version: \"\xff\"\n", &Settings::default());
+    let analysis = analyze_bytes(
+        b"schema_version: \"\xff\"\n",
+        DocumentKind::Contract,
+        &Settings::default(),
+    );
     assert_eq!(codes(&analysis), ["E007"]);
     assert!(analysis.diagnostics[0].message.contains("not valid UTF-8"));
 }
@@ -474,17 +500,24 @@ fn a_nul_byte_is_reported_where_it_is() {
 fn truncated_and_mangled_fixtures_never_panic() {
     let mut inputs = Vec::new();
     for rule in RULES {
-        inputs.push(
-            repo()
-                .join("fixtures")
-                .join(rule.code)
-                .join("fail.contract.yaml"),
-        );
+        let dir = repo().join("fixtures").join(rule.code);
+        for entry in std::fs::read_dir(&dir).unwrap() {
+            let path = entry.unwrap().path();
+            if path
+                .file_name()
+                .unwrap()
+                .to_string_lossy()
+                .starts_with("fail")
+            {
+                inputs.push(path);
+            }
+        }
     }
     for entry in std::fs::read_dir(repo().join("fixtures/valid")).unwrap() {
         inputs.push(entry.unwrap().path());
     }
     for path in inputs {
+        let kind = kind_of(&path);
         let text = std::fs::read_to_string(&path).unwrap();
         let boundaries: Vec<usize> = (0..text.len())
             .step_by(3)
@@ -492,7 +525,7 @@ fn truncated_and_mangled_fixtures_never_panic() {
             .collect();
         for cut in boundaries {
             let truncated = &text[..cut];
-            let analysis = analyze(truncated, &Settings::default());
+            let analysis = analyze_kind(truncated, kind, &Settings::default());
             // Every finding must point inside the text it was given.
             for d in &analysis.diagnostics {
                 assert!(

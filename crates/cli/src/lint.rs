@@ -11,7 +11,7 @@ use phaselint_lint::config::{Config, Overrides};
 use phaselint_lint::diagnostic::{Applicability, Severity};
 use phaselint_lint::fix::{self, FixMode};
 use phaselint_lint::input::{self, Bound};
-use phaselint_lint::{Analysis, analyze_bytes, analyze_file};
+use phaselint_lint::{Analysis, DocumentKind, analyze_bytes, analyze_file};
 
 use crate::atomic_write::write_atomically;
 use crate::{ColorChoice, LintArgs, exit};
@@ -25,6 +25,8 @@ struct Target {
     /// Found by walking a directory (rather than named): files of another
     /// contract kind are skipped instead of reported.
     walked: bool,
+    /// What it is read as.
+    kind: DocumentKind,
     config: Arc<Config>,
 }
 
@@ -35,6 +37,13 @@ impl Target {
     fn skips(&self, other_kind: bool) -> bool {
         self.walked && other_kind
     }
+}
+
+/// Where a walk goes: not into hidden files or folders, except the one
+/// hidden folder that holds a harness config (SPEC §10.1).
+fn walks_into(entry: &ignore::DirEntry) -> bool {
+    let name = entry.file_name().to_string_lossy();
+    entry.depth() == 0 || !name.starts_with('.') || name == ".harness"
 }
 
 pub fn run(args: &LintArgs) -> u8 {
@@ -372,16 +381,22 @@ fn collect(args: &LintArgs, configs: &mut ConfigCache) -> Result<Vec<Target>, St
                 .clone()
                 .unwrap_or_else(|| PathBuf::from("-"));
             let config = configs.for_file(&absolute(&shown))?;
+            let kind = args
+                .kind
+                .map_or_else(|| DocumentKind::of_path(&shown), Into::into);
             targets.push(Target {
                 path: shown,
                 stdin: true,
                 walked: false,
+                kind,
                 config,
             });
         } else if path.is_dir() {
             let before = targets.len();
             let walker = ignore::WalkBuilder::new(&path)
                 .require_git(false)
+                .hidden(false)
+                .filter_entry(walks_into)
                 .sort_by_file_path(|a, b| a.cmp(b))
                 .build();
             for entry in walker {
@@ -396,11 +411,13 @@ fn collect(args: &LintArgs, configs: &mut ConfigCache) -> Result<Vec<Target>, St
                     _ => file,
                 };
                 let config = configs.for_file(&file)?;
-                if config.includes(&absolute(&file)) {
+                let kind = DocumentKind::of_path(&file);
+                if kind == DocumentKind::Harness || config.includes(&absolute(&file)) {
                     targets.push(Target {
                         path: file,
                         stdin: false,
                         walked: true,
+                        kind,
                         config,
                     });
                 }
@@ -415,10 +432,14 @@ fn collect(args: &LintArgs, configs: &mut ConfigCache) -> Result<Vec<Target>, St
             // Named files are linted whatever their name; a missing one is
             // reported as unreadable when its turn comes.
             let config = configs.for_file(&path)?;
+            let kind = args
+                .kind
+                .map_or_else(|| DocumentKind::of_path(&path), Into::into);
             targets.push(Target {
                 path,
                 stdin: false,
                 walked: false,
+                kind,
                 config,
             });
         }
@@ -475,7 +496,9 @@ fn fix_all(
 /// An analysis with whether the file is another kind of contract; reduced
 /// to its findings unless `keep_model` (a fix needs the text and model).
 fn checked(mut analysis: Analysis, keep_model: bool) -> (Analysis, bool) {
-    let other_kind = !analysis.is_context_contract() && !analysis.is_unreadable();
+    let other_kind = analysis.kind == DocumentKind::Contract
+        && !analysis.is_context_contract()
+        && !analysis.is_unreadable();
     if !keep_model {
         analysis.keep_only_findings();
     }
@@ -498,9 +521,9 @@ fn lint_all(
     let lint_one = |target: &Target| -> Result<(Analysis, bool), String> {
         let settings = target.config.settings_for(&absolute(&target.path));
         let analysis = if target.stdin {
-            analyze_bytes(stdin.unwrap_or_default(), &settings)
+            analyze_bytes(stdin.unwrap_or_default(), target.kind, &settings)
         } else {
-            analyze_file(&target.path, &settings).map_err(|e| e.reason())?
+            analyze_file(&target.path, target.kind, &settings).map_err(|e| e.reason())?
         };
         Ok(checked(analysis, keep_models))
     };

@@ -102,6 +102,24 @@ pub struct ClockArgs {
     pub now: Option<String>,
 }
 
+/// The kinds of document `lint` reads.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum KindArg {
+    /// A context contract (YAML).
+    Contract,
+    /// A harness config with named checkpoints (JSON or YAML).
+    Harness,
+}
+
+impl From<KindArg> for phaselint_lint::DocumentKind {
+    fn from(kind: KindArg) -> Self {
+        match kind {
+            KindArg::Contract => phaselint_lint::DocumentKind::Contract,
+            KindArg::Harness => phaselint_lint::DocumentKind::Harness,
+        }
+    }
+}
+
 #[derive(clap::Args)]
 pub struct LintArgs {
     /// Files or directories to lint; `-` reads standard input. Defaults to the current directory.
@@ -126,6 +144,10 @@ pub struct LintArgs {
     /// The name to report and to match configuration against for `-`.
     #[arg(long, value_name = "NAME")]
     pub stdin_filename: Option<PathBuf>,
+    /// Read the named files (and `-`) as this kind of document [default: a
+    /// `.harness/config.json` is a harness config, anything else a contract].
+    #[arg(long, value_enum, value_name = "KIND")]
+    pub kind: Option<KindArg>,
     /// Exit 1 when there are more than N warnings.
     #[arg(long, value_name = "N")]
     pub max_warnings: Option<usize>,

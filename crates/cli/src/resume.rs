@@ -239,13 +239,14 @@ pub(crate) fn load_contract(
     // E-code from the resume check. Only the clock skew is taken from it.
     let mut settings = Settings::default();
     settings.max_clock_skew = config.settings_for(path).max_clock_skew;
-    let analysis = analyze_file(path, &settings).map_err(|e| {
-        format!(
-            "cannot read the contract `{}`: {}",
-            path.display(),
-            e.reason()
-        )
-    })?;
+    let analysis =
+        analyze_file(path, phaselint_lint::DocumentKind::Contract, &settings).map_err(|e| {
+            format!(
+                "cannot read the contract `{}`: {}",
+                path.display(),
+                e.reason()
+            )
+        })?;
     // An E-code hidden by a suppression comment still counts here.
     let errors: Vec<String> = resume::contract_errors(&analysis)
         .iter()

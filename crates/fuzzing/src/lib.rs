@@ -43,14 +43,18 @@ fn sample_offsets(text: &str) -> impl Iterator<Item = usize> + '_ {
 /// symbol index, enum hover and each checkpoint's target digest.
 pub fn analyze(data: &[u8]) {
     let settings = Settings::all_rules();
-    let analysis = analyze_bytes(data, &settings);
+    let analysis = analyze_bytes(data, phaselint_lint::DocumentKind::Contract, &settings);
     check_findings(&analysis);
     check_positions(&analysis);
     check_fixes(&analysis, &settings);
     check_editor(&analysis);
     check_digests(&analysis);
     // The default rule set filters and suppresses differently.
-    check_findings(&analyze_bytes(data, &Settings::default()));
+    check_findings(&analyze_bytes(
+        data,
+        phaselint_lint::DocumentKind::Contract,
+        &Settings::default(),
+    ));
 }
 
 fn check_findings(analysis: &Analysis) {

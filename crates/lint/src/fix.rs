@@ -105,7 +105,7 @@ pub struct Fixed {
 /// Applies `mode`'s fixes to an analyzed file and analyzes the result.
 pub fn fix(analysis: &Analysis, settings: &Settings, mode: FixMode) -> Option<Fixed> {
     let (text, applied) = apply_fixes(&analysis.source, &analysis.diagnostics, mode)?;
-    let fixed = crate::analyze(&text, settings);
+    let fixed = crate::analyze_kind(&text, analysis.kind, settings);
     let before = crate::resume::target_digests(analysis);
     let after = crate::resume::target_digests(&fixed);
     let changed_digests = before

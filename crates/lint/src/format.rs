@@ -182,6 +182,9 @@ impl Key {
 pub struct Mapping {
     /// Its name in the reference ("Phase", "Staleness check").
     pub name: &'static str,
+    /// Keys it does not list belong to someone else and are not reported
+    /// (a harness config's own settings); otherwise they are E003.
+    pub open: bool,
     pub description: &'static str,
     pub keys: &'static [Key],
 }
@@ -199,6 +202,7 @@ const FIELDS: ValueType = T::List(&T::Mapping(&FIELD));
 
 pub static ROOT: Mapping = Mapping {
     name: "Contract",
+    open: false,
     description: "A context contract: the phases of a pipeline, what each needs and produces, how fields propagate, and where the run pauses and resumes.",
     keys: &[
         Key::new("schema_version", T::NonEmptyString, "The version of the contract format the file is written for.").required(),
@@ -216,6 +220,7 @@ pub static ROOT: Mapping = Mapping {
 
 pub static PHASE: Mapping = Mapping {
     name: "Phase",
+    open: false,
     description: "One step of the pipeline: what it needs on entry and what it guarantees on exit.",
     keys: &[
         Key::new("description", T::String, "What the phase does."),
@@ -230,6 +235,7 @@ pub static PHASE: Mapping = Mapping {
 
 pub static ENTRY: Mapping = Mapping {
     name: "Entry",
+    open: false,
     description: "The fields a phase reads when it starts.",
     keys: &[
         Key::new(
@@ -247,6 +253,7 @@ pub static ENTRY: Mapping = Mapping {
 
 pub static EXIT: Mapping = Mapping {
     name: "Exit",
+    open: false,
     description: "The fields a phase produces.",
     keys: &[
         Key::new(
@@ -260,6 +267,7 @@ pub static EXIT: Mapping = Mapping {
 
 pub static FIELD: Mapping = Mapping {
     name: "Field",
+    open: false,
     description: "A field of the context, as a phase reads or writes it.",
     keys: &[
         Key::new("name", T::FieldPath, "The field's dotted path; a `*` segment matches any one segment, and a declared field covers its sub-paths.").required(),
@@ -276,6 +284,7 @@ pub static FIELD: Mapping = Mapping {
 
 pub static QUALITY: Mapping = Mapping {
     name: "Quality",
+    open: false,
     description: "A quality metric a field's value must meet.",
     keys: &[
         Key::new("metric", T::String, "The metric's name."),
@@ -291,6 +300,7 @@ pub static QUALITY: Mapping = Mapping {
 
 pub static EVALUATION: Mapping = Mapping {
     name: "Evaluation",
+    open: false,
     description: "How a field's value is evaluated.",
     keys: &[
         Key::new("required", T::Bool, "Whether the value must be evaluated."),
@@ -312,6 +322,7 @@ pub static EVALUATION: Mapping = Mapping {
 
 pub static CHAIN: Mapping = Mapping {
     name: "Propagation chain",
+    open: false,
     description: "A field that must travel from a source phase, through waypoints, to a destination phase.",
     keys: &[
         Key::new(
@@ -354,6 +365,7 @@ pub static CHAIN: Mapping = Mapping {
 
 pub static ENDPOINT: Mapping = Mapping {
     name: "Chain endpoint",
+    open: false,
     description: "A stop of a propagation chain: a phase and the field there.",
     keys: &[
         Key::new("phase", T::PhaseName, "A declared phase.").required(),
@@ -363,6 +375,7 @@ pub static ENDPOINT: Mapping = Mapping {
 
 pub static CHECKPOINT: Mapping = Mapping {
     name: "Checkpoint",
+    open: false,
     description: "A pause after a phase, and what is checked before the run resumes (REQ-10).",
     keys: &[
         Key::new(
@@ -387,6 +400,7 @@ pub static CHECKPOINT: Mapping = Mapping {
 
 pub static ON_RESUME: Mapping = Mapping {
     name: "On resume",
+    open: false,
     description: "What is checked before a paused run resumes.",
     keys: &[
         Key::new(
@@ -416,6 +430,7 @@ pub static ON_RESUME: Mapping = Mapping {
 
 pub static STALENESS: Mapping = Mapping {
     name: "Staleness check",
+    open: false,
     description: "A field whose age is checked when the run resumes.",
     keys: &[
         Key::new(
@@ -447,6 +462,7 @@ pub static STALENESS: Mapping = Mapping {
 
 pub static AUTHORIZATION: Mapping = Mapping {
     name: "Checkpoint mode authorization",
+    open: false,
     description: "Who authorized running without checkpoints, and why.",
     keys: &[
         Key::new("authorized_by", T::NonEmptyString, "Who authorized it.").required(),
@@ -462,6 +478,7 @@ pub static AUTHORIZATION: Mapping = Mapping {
 
 pub static TOPOLOGY: Mapping = Mapping {
     name: "Graph topology",
+    open: false,
     description: "Explicit control flow between phases (REQ-12).",
     keys: &[
         Key::new("graph_id", T::String, "The graph's identifier."),
@@ -494,6 +511,7 @@ pub static TOPOLOGY: Mapping = Mapping {
 
 pub static TOPOLOGY_NODE: Mapping = Mapping {
     name: "Topology node",
+    open: false,
     description: "A node of the graph: what it requires and produces.",
     keys: &[
         Key::new("requires", FIELD_PATH_LIST, "Fields the node requires."),
@@ -505,6 +523,7 @@ pub static TOPOLOGY_NODE: Mapping = Mapping {
 
 pub static EDGE: Mapping = Mapping {
     name: "Edge",
+    open: false,
     description: "A transition from one phase to another.",
     keys: &[
         Key::new("from", T::PhaseName, "The phase the transition leaves.").required(),
@@ -526,6 +545,7 @@ pub static EDGE: Mapping = Mapping {
 
 pub static MERGE_POINT: Mapping = Mapping {
     name: "Merge point",
+    open: false,
     description: "A phase where branches join.",
     keys: &[
         Key::new("node", T::PhaseName, "The phase where the branches join.").required(),
@@ -549,6 +569,7 @@ pub static MERGE_POINT: Mapping = Mapping {
 
 pub static CYCLE_INVARIANT: Mapping = Mapping {
     name: "Cycle invariant",
+    open: false,
     description: "What bounds a cycle of phases.",
     keys: &[
         Key::new("cycle_id", T::NonEmptyString, "The cycle's identifier.").required(),
@@ -570,6 +591,48 @@ pub static CYCLE_INVARIANT: Mapping = Mapping {
 };
 
 /// Every mapping, in the order the reference lists them.
+/// A harness config, `.harness/config.json` (SPEC §10.1): only its
+/// named checkpoints are phaselint's business.
+pub static HARNESS_ROOT: Mapping = Mapping {
+    name: "Harness config",
+    open: true,
+    description: "A harness's `.harness/config.json`. Only `checkpoints` is checked; every other key belongs to the harness.",
+    keys: &[Key::new(
+        "checkpoints",
+        T::Mapping(&HARNESS_CHECKPOINTS),
+        "The harness's named checkpoints.",
+    )],
+};
+
+pub static HARNESS_CHECKPOINTS: Mapping = Mapping {
+    name: "Harness checkpoints",
+    open: true,
+    description: "Where the harness declares the kinds of checkpoint it takes.",
+    keys: &[Key::new(
+        "types",
+        T::List(&T::Mapping(&HARNESS_CHECKPOINT_TYPE)),
+        "One entry per named checkpoint.",
+    )],
+};
+
+pub static HARNESS_CHECKPOINT_TYPE: Mapping = Mapping {
+    name: "Harness checkpoint type",
+    open: true,
+    description: "One named checkpoint: the harness writes `.harness/checkpoint-<name>.md` when it is taken, and `checkpoint-<name>.md.granted` once it is approved.",
+    keys: &[
+        Key::new("name", T::NonEmptyString, "The checkpoint's name; it becomes part of a file name, so only letters, digits, `.`, `_` and `-`, not starting with `.`, at most 100 characters (H503). Unique in the file (H501).").required(),
+        Key::new("triggerOn", T::String, "When the harness takes it: `post-planner`, `pre-done`, or `feature-claim:<area>` (area of `a-z`, `0-9`, `_`, `-`); absent for a custom checkpoint the harness takes on request (H502)."),
+        Key::new("description", T::String, "What the checkpoint is for, shown to whoever approves it."),
+    ],
+};
+
+/// The mappings of a harness config, in reference order.
+pub static HARNESS_MAPPINGS: &[&Mapping] = &[
+    &HARNESS_ROOT,
+    &HARNESS_CHECKPOINTS,
+    &HARNESS_CHECKPOINT_TYPE,
+];
+
 pub static MAPPINGS: &[&Mapping] = &[
     &ROOT,
     &PHASE,
@@ -649,29 +712,7 @@ pub fn reference() -> String {
          key is an error at every level (E003).\n",
     );
     for mapping in MAPPINGS {
-        let _ = write!(
-            out,
-            "\n## {}\n\n{}\n\n| key | type | required | default | description |\n|---|---|---|---|---|\n",
-            mapping.name, mapping.description
-        );
-        for key in mapping.keys {
-            let mut description = key.description.to_string();
-            if let Some((count, why)) = key.min_items {
-                let _ = write!(description, " At least {count} ({why}).");
-            }
-            if key.extension {
-                description.push_str(" *Extension.*");
-            }
-            let _ = writeln!(
-                out,
-                "| `{}` | {} | {} | {} | {} |",
-                key.name,
-                key.value.describe().replace('|', "\\|"),
-                if key.required { "yes" } else { "" },
-                key.default.map_or(String::new(), |d| format!("`{d}`")),
-                description
-            );
-        }
+        write_mapping(&mut out, mapping);
     }
     out.push_str("\n## Enumerations\n\nValues are lower case; phaselint reads any case and reports the others (S002).\n");
     for kind in EnumKind::ALL {
@@ -681,7 +722,43 @@ pub fn reference() -> String {
             let _ = writeln!(out, "| `{value}` | {meaning} |");
         }
     }
+    out.push_str(
+        "\n# Harness configs\n\n\
+         `.harness/config.json` (or any JSON or YAML file linted with \
+         `--kind harness`). These mappings are open: keys they do not list \
+         belong to the harness and are not reported.\n",
+    );
+    for mapping in HARNESS_MAPPINGS {
+        write_mapping(&mut out, mapping);
+    }
     out
+}
+
+/// One mapping's section of the reference: its description and key table.
+fn write_mapping(out: &mut String, mapping: &Mapping) {
+    let _ = write!(
+        out,
+        "\n## {}\n\n{}\n\n| key | type | required | default | description |\n|---|---|---|---|---|\n",
+        mapping.name, mapping.description
+    );
+    for key in mapping.keys {
+        let mut description = key.description.to_string();
+        if let Some((count, why)) = key.min_items {
+            let _ = write!(description, " At least {count} ({why}).");
+        }
+        if key.extension {
+            description.push_str(" *Extension.*");
+        }
+        let _ = writeln!(
+            out,
+            "| `{}` | {} | {} | {} | {} |",
+            key.name,
+            key.value.describe().replace('|', "\\|"),
+            if key.required { "yes" } else { "" },
+            key.default.map_or(String::new(), |d| format!("`{d}`")),
+            description
+        );
+    }
 }
 
 /// Hover text for the key `key` of the mapping at `path`.

@@ -34,11 +34,44 @@ use syntax::{Limits, Span, SyntaxError};
 
 pub use schema::looks_like_context_contract;
 
+/// What a document is, which decides the tables and rules it is read by.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub enum DocumentKind {
+    /// A context contract (SPEC §2).
+    #[default]
+    Contract,
+    /// A harness config with named checkpoints (SPEC §10.1).
+    Harness,
+}
+
+impl DocumentKind {
+    /// The kind a file's path names: `.harness/config.json` is a harness
+    /// config; anything else is read as a contract.
+    pub fn of_path(path: &std::path::Path) -> DocumentKind {
+        let mut components = path.components().rev();
+        let file = components.next().map(|c| c.as_os_str());
+        let folder = components.next().map(|c| c.as_os_str());
+        if file == Some("config.json".as_ref()) && folder == Some(".harness".as_ref()) {
+            DocumentKind::Harness
+        } else {
+            DocumentKind::Contract
+        }
+    }
+
+    pub fn as_str(self) -> &'static str {
+        match self {
+            DocumentKind::Contract => "contract",
+            DocumentKind::Harness => "harness",
+        }
+    }
+}
+
 /// Everything known about one document: the text, its line index, the
 /// model and graph when the text got that far, and the findings. The YAML
 /// tree is dropped once the model is built: it is most of the memory, and
 /// what needs it later (the resume digest, enum hover) parses again.
 pub struct Analysis {
+    pub kind: DocumentKind,
     pub source: String,
     pub line_index: LineIndex,
     is_context_contract: bool,
@@ -46,6 +79,8 @@ pub struct Analysis {
     /// dropping the rest of a stale analysis.
     pub contract: Option<Arc<Contract>>,
     pub graph: Option<PhaseGraph>,
+    /// The model of a harness config, when the document is one.
+    pub harness: Option<model::HarnessConfig>,
     /// Sorted by position, then code; filtered by the settings and by
     /// suppression comments.
     pub diagnostics: Vec<Diagnostic>,
@@ -76,9 +111,9 @@ impl Analysis {
 }
 
 /// Analyzes raw bytes; input that is not UTF-8 is reported (E007).
-pub fn analyze_bytes(bytes: &[u8], settings: &Settings) -> Analysis {
+pub fn analyze_bytes(bytes: &[u8], kind: DocumentKind, settings: &Settings) -> Analysis {
     match std::str::from_utf8(bytes) {
-        Ok(text) => analyze(text, settings),
+        Ok(text) => analyze_kind(text, kind, settings),
         Err(error) => {
             let source = String::from_utf8_lossy(bytes).into_owned();
             let line_index = LineIndex::new(&source);
@@ -91,11 +126,13 @@ pub fn analyze_bytes(bytes: &[u8], settings: &Settings) -> Analysis {
                         error.valid_up_to()
                     ),
                 )],
+                kind,
                 source,
                 line_index,
                 is_context_contract: false,
                 contract: None,
                 graph: None,
+                harness: None,
                 hidden_errors: Vec::new(),
             }
         }
@@ -110,11 +147,13 @@ pub fn unloadable(message: &str) -> Analysis {
             Span::empty(0),
             message,
         )],
+        kind: DocumentKind::Contract,
         source: String::new(),
         line_index: LineIndex::new(""),
         is_context_contract: false,
         contract: None,
         graph: None,
+        harness: None,
         hidden_errors: Vec::new(),
     }
 }
@@ -124,10 +163,11 @@ pub fn unloadable(message: &str) -> Analysis {
 /// regular file) is the error.
 pub fn analyze_file(
     path: &std::path::Path,
+    kind: DocumentKind,
     settings: &Settings,
 ) -> Result<Analysis, input::InputError> {
     match input::read_file(path, input::Bound::Contract) {
-        Ok(bytes) => Ok(analyze_bytes(&bytes, settings)),
+        Ok(bytes) => Ok(analyze_bytes(&bytes, kind, settings)),
         Err(input::InputError::TooLarge { bound, size, .. }) => {
             Ok(unloadable(&oversized(size, bound)))
         }
@@ -190,6 +230,31 @@ fn too_many_wildcards(contract: &Contract) -> Option<Span> {
         .map(|name| name.span)
 }
 
+/// The first JSON syntax error of a harness config written as JSON, with
+/// the offset of its line and column.
+fn json_syntax_error(
+    source: &str,
+    kind: DocumentKind,
+    lines: &LineIndex,
+) -> Option<(String, usize)> {
+    if kind != DocumentKind::Harness || !source.trim_start().starts_with('{') {
+        return None;
+    }
+    let error = serde_json::from_str::<serde::de::IgnoredAny>(source).err()?;
+    let line_start = lines.line_start(error.line().saturating_sub(1));
+    let mut offset = (line_start + error.column().saturating_sub(1)).min(source.len());
+    while !source.is_char_boundary(offset) {
+        offset -= 1;
+    }
+    // serde_json's message ends with its own " at line L column C".
+    let message = error.to_string();
+    let message = message
+        .rsplit_once(" at line ")
+        .map_or(message.as_str(), |(text, _)| text)
+        .to_string();
+    Some((message, offset))
+}
+
 /// Analyzes one contract.
 pub fn analyze(source: &str, settings: &Settings) -> Analysis {
     analyze_owned(source.to_string(), settings)
@@ -198,8 +263,20 @@ pub fn analyze(source: &str, settings: &Settings) -> Analysis {
 /// Analyzes one contract whose text the caller hands over, saving a copy
 /// of it (the language server's documents can be megabytes).
 pub fn analyze_owned(source: String, settings: &Settings) -> Analysis {
+    analyze_document(source, DocumentKind::Contract, settings)
+}
+
+/// Analyzes one document of `kind`.
+pub fn analyze_kind(source: &str, kind: DocumentKind, settings: &Settings) -> Analysis {
+    analyze_document(source.to_string(), kind, settings)
+}
+
+/// Analyzes one document of `kind` whose text the caller hands over.
+pub fn analyze_document(source: String, kind: DocumentKind, settings: &Settings) -> Analysis {
     let line_index = LineIndex::new(&source);
     let mut analysis = Analysis {
+        kind,
+        harness: None,
         source,
         line_index,
         is_context_contract: false,
@@ -212,9 +289,25 @@ pub fn analyze_owned(source: String, settings: &Settings) -> Analysis {
     // Where a `#` is text, for the suppression comments below.
     let mut strings = Vec::new();
     let source = analysis.source.as_str();
-    match syntax::parse(source, Limits::default()) {
+    // YAML reads JSON, but forgives what JSON parsers do not (a trailing
+    // comma, a comment): a harness config written as JSON is held to JSON.
+    let parsed = match json_syntax_error(source, kind, &analysis.line_index) {
+        Some((message, offset)) => Err(SyntaxError::Yaml { message, offset }),
+        None => syntax::parse(source, Limits::default()),
+    };
+    match parsed {
         Err(SyntaxError::Yaml { message, offset }) => {
-            diagnostics.push(e001_yaml_syntax_error::diagnostic(&message, offset));
+            // A harness config is JSON (which YAML reads): name what the
+            // author wrote.
+            let language = if kind == DocumentKind::Harness && source.trim_start().starts_with('{')
+            {
+                "JSON"
+            } else {
+                "YAML"
+            };
+            diagnostics.push(e001_yaml_syntax_error::diagnostic(
+                &message, offset, language,
+            ));
         }
         Err(SyntaxError::Unloadable { message, span }) => {
             diagnostics.push(e007_unloadable_document::diagnostic(span, &message));
@@ -222,7 +315,10 @@ pub fn analyze_owned(source: String, settings: &Settings) -> Analysis {
         Ok(None) => {
             diagnostics.push(e007_unloadable_document::diagnostic(
                 Span::empty(0),
-                "the file is empty; a contract is a mapping with schema_version, pipeline_id and phases",
+                match kind {
+                    DocumentKind::Contract => "the file is empty; a contract is a mapping with schema_version, pipeline_id and phases",
+                    DocumentKind::Harness => "the file is empty; a harness config is a JSON object with `checkpoints.types`",
+                },
             ));
         }
         Ok(Some(root)) => {
@@ -231,6 +327,17 @@ pub fn analyze_owned(source: String, settings: &Settings) -> Analysis {
                     Span::new(root.span.start, root.span.start),
                     &format!("the root must be a mapping, found {}", root.type_name()),
                 ));
+            } else if kind == DocumentKind::Harness {
+                let (config, schema_findings) = schema::build_harness(&root, source);
+                strings = syntax::string_spans(&root);
+                drop(root);
+                diagnostics.extend(schema_findings);
+                let context = rules::HarnessContext {
+                    source,
+                    config: &config,
+                };
+                rules::run_harness(&context, settings, &mut diagnostics);
+                analysis.harness = Some(config);
             } else {
                 let (contract, schema_findings) = schema::build(&root, source, settings.dialect);
                 analysis.is_context_contract = looks_like_context_contract(&root);

@@ -419,3 +419,17 @@ pub struct CycleInvariant {
     pub invariant_fields: Vec<Spanned<FieldPath>>,
     pub description: Option<Spanned<String>>,
 }
+
+/// A harness config (SPEC §10.1): its named checkpoints, in file order.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct HarnessConfig {
+    pub checkpoints: Vec<HarnessCheckpoint>,
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct HarnessCheckpoint {
+    pub span: Span,
+    pub name: Option<Spanned<String>>,
+    pub trigger_on: Option<Spanned<String>>,
+    pub description: Option<Spanned<String>>,
+}

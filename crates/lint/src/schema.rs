@@ -18,14 +18,16 @@ use crate::syntax::{Entry, Node, NodeKind, Resolved, Span};
 
 use crate::format::{
     AUTHORIZATION, CHAIN, CHECKPOINT, CYCLE_INVARIANT, EDGE, ENDPOINT, ENTRY, EVALUATION, EXIT,
-    FIELD, MERGE_POINT, Mapping, ON_RESUME, PHASE, QUALITY, ROOT, STALENESS, TOPOLOGY,
-    TOPOLOGY_NODE, ValueType,
+    FIELD, HARNESS_CHECKPOINT_TYPE, HARNESS_CHECKPOINTS, HARNESS_ROOT, MERGE_POINT, Mapping,
+    ON_RESUME, PHASE, QUALITY, ROOT, STALENESS, TOPOLOGY, TOPOLOGY_NODE, ValueType,
 };
 
 /// Where a value sits, rendered only when a message needs it.
 #[derive(Clone, Copy)]
 enum Path<'a> {
     Root,
+    /// The root of a harness config.
+    HarnessRoot,
     Key(&'a Path<'a>, &'a str),
     Index(&'a Path<'a>, usize),
 }
@@ -41,9 +43,9 @@ impl<'a> Path<'a> {
 
     fn write(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
-            Path::Root => Ok(()),
+            Path::Root | Path::HarnessRoot => Ok(()),
             Path::Key(parent, key) => {
-                if !matches!(parent, Path::Root) {
+                if !matches!(parent, Path::Root | Path::HarnessRoot) {
                     parent.write(f)?;
                     f.write_str(".")?;
                 }
@@ -70,6 +72,7 @@ impl fmt::Display for Path<'_> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
             Path::Root => f.write_str("the contract root"),
+            Path::HarnessRoot => f.write_str("the harness config's root"),
             _ => {
                 f.write_str("`")?;
                 self.write(f)?;
@@ -126,13 +129,29 @@ impl<'n> Keys<'n> {
 pub(crate) struct Walker<'s> {
     source: &'s str,
     dialect: Dialect,
+    /// The document is JSON: helps say how to write JSON, not YAML.
+    json: bool,
     pub(crate) diagnostics: Vec<Diagnostic>,
+}
+
+/// Reads a harness config (SPEC §10.1) with the same walker: E002, E004
+/// and E005 from the harness tables, whose mappings are open.
+pub(crate) fn build_harness(root: &Node, source: &str) -> (HarnessConfig, Vec<Diagnostic>) {
+    let mut walker = Walker {
+        source,
+        dialect: Dialect::Phaselint,
+        json: source.trim_start().starts_with('{'),
+        diagnostics: Vec::new(),
+    };
+    let config = walker.harness(root);
+    (config, walker.diagnostics)
 }
 
 pub(crate) fn build(root: &Node, source: &str, dialect: Dialect) -> (Contract, Vec<Diagnostic>) {
     let mut walker = Walker {
         source,
         dialect,
+        json: false,
         diagnostics: Vec::new(),
     };
     let contract = walker.contract(root);
@@ -182,6 +201,7 @@ impl Walker<'_> {
             &path.to_string(),
             expected,
             node.type_name(),
+            self.json,
         ));
     }
 
@@ -212,6 +232,7 @@ impl Walker<'_> {
         self.report_duplicates(entries, path);
         for entry in entries {
             match spec.key(&entry.key.text) {
+                None if spec.open => {}
                 Some(key) => {
                     if key.extension && self.dialect == Dialect::Contextcore {
                         self.report(e003_unknown_key::extension_in_contextcore_dialect(
@@ -256,6 +277,7 @@ impl Walker<'_> {
                 first_line,
                 &path.to_string(),
                 key.name,
+                self.json,
             ));
         }
         Some(Keys { spec, found })
@@ -287,6 +309,7 @@ impl Walker<'_> {
                     &path.to_string(),
                     first,
                     entry.key.span,
+                    self.json,
                 ));
             }
         }
@@ -998,6 +1021,37 @@ impl Walker<'_> {
             });
         }
         Some(topology)
+    }
+}
+
+impl Walker<'_> {
+    fn harness(&mut self, root: &Node) -> HarnessConfig {
+        let mut config = HarnessConfig::default();
+        let path = Path::HarnessRoot;
+        let Some(keys) = self.mapping(root, &path, &HARNESS_ROOT) else {
+            return config;
+        };
+        let Some(node) = keys.present("checkpoints") else {
+            return config;
+        };
+        let here = path.key("checkpoints");
+        let Some(checkpoints) = self.mapping(node, &here, &HARNESS_CHECKPOINTS) else {
+            return config;
+        };
+        let types = here.key("types");
+        for (i, item) in self.list(&checkpoints, "types", &here).iter().enumerate() {
+            let at = types.index(i);
+            let Some(entry) = self.mapping(item, &at, &HARNESS_CHECKPOINT_TYPE) else {
+                continue;
+            };
+            config.checkpoints.push(HarnessCheckpoint {
+                span: item.span,
+                name: self.required_string(&entry, "name", &at),
+                trigger_on: self.opt_string(&entry, "triggerOn", &at),
+                description: self.opt_string(&entry, "description", &at),
+            });
+        }
+        config
     }
 }
 

@@ -4,6 +4,7 @@
 
 mod checkpoint;
 mod graph;
+mod harness;
 pub mod page;
 mod policy;
 mod reference;
@@ -15,7 +16,7 @@ use crate::config::Settings;
 use crate::diagnostic::{Diagnostic, Severity};
 use crate::field_path::{FieldIndex, FieldPath};
 use crate::graph::PhaseGraph;
-use crate::model::{CheckpointMode, CheckpointSpec, Contract};
+use crate::model::{CheckpointMode, CheckpointSpec, Contract, HarnessConfig};
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize)]
 #[serde(rename_all = "lowercase")]
@@ -25,6 +26,7 @@ pub enum Family {
     Checkpoint,
     Graph,
     Policy,
+    Harness,
 }
 
 impl Family {
@@ -35,6 +37,7 @@ impl Family {
             Family::Checkpoint => "checkpoint",
             Family::Graph => "graph",
             Family::Policy => "policy",
+            Family::Harness => "harness",
         }
     }
 }
@@ -234,7 +237,21 @@ impl<'a> FieldLookups<'a> {
     }
 }
 
-pub type Check = fn(&RuleContext<'_>, &mut Vec<Diagnostic>);
+/// A rule's check, over the model of the document kind it applies to.
+#[derive(Clone, Copy, Debug)]
+pub enum Check {
+    /// Over a context contract, its phase graph and settings.
+    Contract(fn(&RuleContext<'_>, &mut Vec<Diagnostic>)),
+    /// Over a harness config (SPEC §10.1).
+    Harness(fn(&HarnessContext<'_>, &mut Vec<Diagnostic>)),
+}
+
+/// What a harness rule sees: the text (a fix keeps a JSON string's quotes)
+/// and the model.
+pub struct HarnessContext<'a> {
+    pub source: &'a str,
+    pub config: &'a HarnessConfig,
+}
 
 /// What fixes a rule's findings can carry (SPEC §3): safe ones `--fix`
 /// applies, unsafe ones (a did-you-mean) only with `--unsafe-fixes`.
@@ -365,6 +382,9 @@ pub static RULES: &[&Rule] = &[
     &policy::p402_unauthorized_never_mode::RULE,
     &policy::p403_unsafe_verification::RULE,
     &policy::p404_persisted_secret::RULE,
+    &harness::h501_duplicate_checkpoint_name::RULE,
+    &harness::h502_unknown_trigger::RULE,
+    &harness::h503_unsafe_checkpoint_name::RULE,
 ];
 
 /// Whether a finding of `code` says the file cannot be loaded: its rule is
@@ -380,12 +400,28 @@ pub fn rule(code: &str) -> Option<&'static Rule> {
         .find(|r| r.code.eq_ignore_ascii_case(code))
 }
 
-/// Runs every model-level rule; schema findings come from the build step.
+/// Runs every model-level rule of contracts; schema findings come from the
+/// build step.
 pub(crate) fn run(context: &RuleContext<'_>, out: &mut Vec<Diagnostic>) {
     for rule in RULES {
-        if let Some(check) = rule.check
+        if let Some(Check::Contract(check)) = rule.check
             && context.settings.is_enabled(rule.code)
             && rule.needs.iter().all(|need| need.holds(context.contract))
+        {
+            check(context, out);
+        }
+    }
+}
+
+/// Runs every model-level rule of harness configs.
+pub(crate) fn run_harness(
+    context: &HarnessContext<'_>,
+    settings: &Settings,
+    out: &mut Vec<Diagnostic>,
+) {
+    for rule in RULES {
+        if let Some(Check::Harness(check)) = rule.check
+            && settings.is_enabled(rule.code)
         {
             check(context, out);
         }

@@ -1,6 +1,6 @@
 use crate::diagnostic::{Diagnostic, Severity};
 use crate::duration::format_seconds;
-use crate::rules::{Family, FixAvailability, Rule, RuleContext};
+use crate::rules::{Check, Family, FixAvailability, Rule, RuleContext};
 
 pub(crate) static RULE: Rule = Rule {
     code: "C203",
@@ -16,7 +16,7 @@ pub(crate) static RULE: Rule = Rule {
     suppressible: true,
     summary: "A long-running phase is not covered by any checkpoint",
     doc: include_str!("../../../../../rules/C203.md"),
-    check: Some(check),
+    check: Some(Check::Contract(check)),
 };
 
 fn check(ctx: &RuleContext<'_>, out: &mut Vec<Diagnostic>) {

@@ -1,5 +1,5 @@
 use crate::diagnostic::{Diagnostic, Severity};
-use crate::rules::{Family, FixAvailability, Rule, RuleContext};
+use crate::rules::{Check, Family, FixAvailability, Rule, RuleContext};
 
 pub(crate) static RULE: Rule = Rule {
     code: "C205",
@@ -18,7 +18,7 @@ pub(crate) static RULE: Rule = Rule {
     suppressible: true,
     summary: "max_age_seconds is negative (error) or 0 (warning: always stale)",
     doc: include_str!("../../../../../rules/C205.md"),
-    check: Some(check),
+    check: Some(Check::Contract(check)),
 };
 
 fn check(ctx: &RuleContext<'_>, out: &mut Vec<Diagnostic>) {

@@ -1,7 +1,7 @@
 use crate::diagnostic::{Diagnostic, Severity};
 use crate::model::EnumValue;
 use crate::model::{FieldSeverity, Recovery};
-use crate::rules::{Family, FixAvailability, Rule, RuleContext};
+use crate::rules::{Check, Family, FixAvailability, Rule, RuleContext};
 
 pub(crate) static RULE: Rule = Rule {
     code: "C206",
@@ -17,7 +17,7 @@ pub(crate) static RULE: Rule = Rule {
     suppressible: true,
     summary: "recovery: fail with on_stale other than blocking (fail always blocks)",
     doc: include_str!("../../../../../rules/C206.md"),
-    check: Some(check),
+    check: Some(Check::Contract(check)),
 };
 
 fn check(ctx: &RuleContext<'_>, out: &mut Vec<Diagnostic>) {

@@ -1,6 +1,6 @@
 use crate::diagnostic::{Diagnostic, Severity};
 use crate::model::{FieldSeverity, Recovery};
-use crate::rules::{Family, FixAvailability, Rule, RuleContext};
+use crate::rules::{Check, Family, FixAvailability, Rule, RuleContext};
 
 pub(crate) static RULE: Rule = Rule {
     code: "C207",
@@ -16,7 +16,7 @@ pub(crate) static RULE: Rule = Rule {
     suppressible: true,
     summary: "on_stale: blocking with recovery: log_and_continue (contradiction)",
     doc: include_str!("../../../../../rules/C207.md"),
-    check: Some(check),
+    check: Some(Check::Contract(check)),
 };
 
 fn check(ctx: &RuleContext<'_>, out: &mut Vec<Diagnostic>) {

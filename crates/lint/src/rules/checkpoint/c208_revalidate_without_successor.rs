@@ -1,5 +1,5 @@
 use crate::diagnostic::{Diagnostic, Severity};
-use crate::rules::{Family, FixAvailability, Need, Rule, RuleContext};
+use crate::rules::{Check, Family, FixAvailability, Need, Rule, RuleContext};
 
 pub(crate) static RULE: Rule = Rule {
     code: "C208",
@@ -15,7 +15,7 @@ pub(crate) static RULE: Rule = Rule {
     suppressible: true,
     summary: "revalidate_entry: true on a phase with no successor",
     doc: include_str!("../../../../../rules/C208.md"),
-    check: Some(check),
+    check: Some(Check::Contract(check)),
 };
 
 fn check(ctx: &RuleContext<'_>, out: &mut Vec<Diagnostic>) {

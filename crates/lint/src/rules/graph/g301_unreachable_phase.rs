@@ -1,5 +1,5 @@
 use crate::diagnostic::{Diagnostic, Severity};
-use crate::rules::{Family, FixAvailability, Need, Rule, RuleContext};
+use crate::rules::{Check, Family, FixAvailability, Need, Rule, RuleContext};
 
 pub(crate) static RULE: Rule = Rule {
     code: "G301",
@@ -15,7 +15,7 @@ pub(crate) static RULE: Rule = Rule {
     suppressible: true,
     summary: "A phase unreachable from every entry phase, or isolated in a graph_topology with edges",
     doc: include_str!("../../../../../rules/G301.md"),
-    check: Some(check),
+    check: Some(Check::Contract(check)),
 };
 
 fn check(ctx: &RuleContext<'_>, out: &mut Vec<Diagnostic>) {

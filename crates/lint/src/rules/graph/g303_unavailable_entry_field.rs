@@ -1,6 +1,6 @@
 use crate::diagnostic::{Applicability, Diagnostic, Fix, Severity};
 use crate::graph::Presence;
-use crate::rules::{Family, FixAvailability, Need, Rule, RuleContext};
+use crate::rules::{Check, Family, FixAvailability, Need, Rule, RuleContext};
 use crate::suggest::Suggester;
 
 pub(crate) static RULE: Rule = Rule {
@@ -20,7 +20,7 @@ pub(crate) static RULE: Rule = Rule {
     suppressible: true,
     summary: "An entry-required field is produced on no path (error) or only on some (warning)",
     doc: include_str!("../../../../../rules/G303.md"),
-    check: Some(check),
+    check: Some(Check::Contract(check)),
 };
 
 fn check(ctx: &RuleContext<'_>, out: &mut Vec<Diagnostic>) {

@@ -3,7 +3,7 @@ use std::collections::HashMap;
 use crate::diagnostic::{Applicability, Diagnostic, Fix, Severity};
 use crate::field_path::{FieldIndex, FieldPath};
 use crate::model::Field;
-use crate::rules::{Family, FixAvailability, Need, Rule, RuleContext};
+use crate::rules::{Check, Family, FixAvailability, Need, Rule, RuleContext};
 use crate::suggest::Suggester;
 
 pub(crate) static RULE: Rule = Rule {
@@ -20,7 +20,7 @@ pub(crate) static RULE: Rule = Rule {
     suppressible: true,
     summary: "An exit field of a non-terminal phase that nothing later reads, chains or watches (off by default)",
     doc: include_str!("../../../../../rules/G304.md"),
-    check: Some(check),
+    check: Some(Check::Contract(check)),
 };
 
 fn check(ctx: &RuleContext<'_>, out: &mut Vec<Diagnostic>) {

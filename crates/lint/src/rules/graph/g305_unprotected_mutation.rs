@@ -6,7 +6,7 @@ use fixedbitset::FixedBitSet;
 use crate::dataflow::{self, Direction, FlowProblem, Meet, Window};
 use crate::diagnostic::{Diagnostic, Severity};
 use crate::model::{EnumValue, SideEffects};
-use crate::rules::{Family, FixAvailability, Need, Rule, RuleContext};
+use crate::rules::{Check, Family, FixAvailability, Need, Rule, RuleContext};
 
 pub(crate) static RULE: Rule = Rule {
     code: "G305",
@@ -22,7 +22,7 @@ pub(crate) static RULE: Rule = Rule {
     suppressible: true,
     summary: "A side-effecting phase is reached by a path that passes no checkpoint",
     doc: include_str!("../../../../../rules/G305.md"),
-    check: Some(check),
+    check: Some(Check::Contract(check)),
 };
 
 /// What the flow needs to know of each phase.

@@ -1,6 +1,6 @@
 use crate::diagnostic::{Diagnostic, Severity};
 use crate::model::EnumValue;
-use crate::rules::{Family, FixAvailability, Need, Rule, RuleContext};
+use crate::rules::{Check, Family, FixAvailability, Need, Rule, RuleContext};
 
 pub(crate) static RULE: Rule = Rule {
     code: "G306",
@@ -16,7 +16,7 @@ pub(crate) static RULE: Rule = Rule {
     suppressible: true,
     summary: "An edge raises the risk class with no approval gate before it",
     doc: include_str!("../../../../../rules/G306.md"),
-    check: Some(check),
+    check: Some(Check::Contract(check)),
 };
 
 fn check(ctx: &RuleContext<'_>, out: &mut Vec<Diagnostic>) {

@@ -1,6 +1,6 @@
 use crate::diagnostic::{Diagnostic, Severity};
 use crate::graph::EdgeOrigin;
-use crate::rules::{Family, FixAvailability, Need, Rule, RuleContext};
+use crate::rules::{Check, Family, FixAvailability, Need, Rule, RuleContext};
 
 pub(crate) static RULE: Rule = Rule {
     code: "G308",
@@ -16,7 +16,7 @@ pub(crate) static RULE: Rule = Rule {
     suppressible: true,
     summary: "A chain whose field is dropped on every path from source to destination",
     doc: include_str!("../../../../../rules/G308.md"),
-    check: Some(check),
+    check: Some(Check::Contract(check)),
 };
 
 /// Findings that name the edges in the way; each costs a search of the

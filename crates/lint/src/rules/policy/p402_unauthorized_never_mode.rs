@@ -1,6 +1,6 @@
 use crate::diagnostic::{Diagnostic, Severity};
 use crate::model::CheckpointMode;
-use crate::rules::{Family, FixAvailability, Rule, RuleContext};
+use crate::rules::{Check, Family, FixAvailability, Rule, RuleContext};
 
 pub(crate) static RULE: Rule = Rule {
     code: "P402",
@@ -16,7 +16,7 @@ pub(crate) static RULE: Rule = Rule {
     suppressible: true,
     summary: "`checkpoint_mode: never` without checkpoint_mode_authorization",
     doc: include_str!("../../../../../rules/P402.md"),
-    check: Some(check),
+    check: Some(Check::Contract(check)),
 };
 
 fn check(ctx: &RuleContext<'_>, out: &mut Vec<Diagnostic>) {

@@ -4,7 +4,7 @@ use ruff_python_parser::{Mode, ParseOptions};
 use ruff_text_size::{Ranged, TextRange};
 
 use crate::diagnostic::{Diagnostic, Severity};
-use crate::rules::{Family, FixAvailability, Rule, RuleContext};
+use crate::rules::{Check, Family, FixAvailability, Rule, RuleContext};
 use crate::syntax::Span;
 
 pub(crate) static RULE: Rule = Rule {
@@ -21,7 +21,7 @@ pub(crate) static RULE: Rule = Rule {
     suppressible: true,
     summary: "A verification expression ContextCore would refuse to load, or one reaching a dunder",
     doc: include_str!("../../../../../rules/P403.md"),
-    check: Some(check),
+    check: Some(Check::Contract(check)),
 };
 
 /// ContextCore's limits (`_validate_expression` in its propagation schema).

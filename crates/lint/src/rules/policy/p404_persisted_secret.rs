@@ -1,7 +1,7 @@
 use crate::diagnostic::{Diagnostic, Severity};
 use crate::field_path::FieldPath;
 use crate::model::Spanned;
-use crate::rules::{Family, FixAvailability, Rule, RuleContext};
+use crate::rules::{Check, Family, FixAvailability, Rule, RuleContext};
 
 pub(crate) static RULE: Rule = Rule {
     code: "P404",
@@ -17,7 +17,7 @@ pub(crate) static RULE: Rule = Rule {
     suppressible: true,
     summary: "A field that looks like a secret is persisted by a checkpoint",
     doc: include_str!("../../../../../rules/P404.md"),
-    check: Some(check),
+    check: Some(Check::Contract(check)),
 };
 
 /// Last words that name a secret on their own.

@@ -1,5 +1,5 @@
 use crate::diagnostic::{Diagnostic, Severity};
-use crate::rules::{Family, FixAvailability, Rule, RuleContext};
+use crate::rules::{Check, Family, FixAvailability, Rule, RuleContext};
 
 pub(crate) static RULE: Rule = Rule {
     code: "R101",
@@ -15,7 +15,7 @@ pub(crate) static RULE: Rule = Rule {
     suppressible: true,
     summary: "A checkpoint's phase is not a declared phase",
     doc: include_str!("../../../../../rules/R101.md"),
-    check: Some(check),
+    check: Some(Check::Contract(check)),
 };
 
 fn check(ctx: &RuleContext<'_>, out: &mut Vec<Diagnostic>) {

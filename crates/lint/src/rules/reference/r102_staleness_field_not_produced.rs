@@ -1,5 +1,5 @@
 use crate::diagnostic::{Applicability, Diagnostic, Fix, Severity};
-use crate::rules::{Family, FixAvailability, Rule, RuleContext};
+use crate::rules::{Check, Family, FixAvailability, Rule, RuleContext};
 use crate::suggest::Suggester;
 
 pub(crate) static RULE: Rule = Rule {
@@ -16,7 +16,7 @@ pub(crate) static RULE: Rule = Rule {
     suppressible: true,
     summary: "A staleness field is not an exit field of the checkpoint's phase (REQ-10-010)",
     doc: include_str!("../../../../../rules/R102.md"),
-    check: Some(check),
+    check: Some(Check::Contract(check)),
 };
 
 fn check(ctx: &RuleContext<'_>, out: &mut Vec<Diagnostic>) {

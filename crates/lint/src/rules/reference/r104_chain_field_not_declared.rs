@@ -1,7 +1,7 @@
 use crate::diagnostic::{Applicability, Diagnostic, Fix, Severity};
 use crate::field_path::FieldPath;
 use crate::model::{Endpoint, Field, Phase, Spanned};
-use crate::rules::{Family, FixAvailability, Rule, RuleContext};
+use crate::rules::{Check, Family, FixAvailability, Rule, RuleContext};
 use crate::suggest::Suggester;
 
 pub(crate) static RULE: Rule = Rule {
@@ -18,7 +18,7 @@ pub(crate) static RULE: Rule = Rule {
     suppressible: true,
     summary: "A chain's field is not declared at its endpoint (source: an exit field; destination: any field)",
     doc: include_str!("../../../../../rules/R104.md"),
-    check: Some(check),
+    check: Some(Check::Contract(check)),
 };
 
 /// Where a chain field must be declared: the source phase must produce it

@@ -2,7 +2,7 @@ use std::collections::HashSet;
 
 use crate::diagnostic::{Diagnostic, Severity};
 use crate::model::Spanned;
-use crate::rules::{Family, FixAvailability, Rule, RuleContext};
+use crate::rules::{Check, Family, FixAvailability, Rule, RuleContext};
 use crate::suggest::Suggester;
 
 pub(crate) static RULE: Rule = Rule {
@@ -19,7 +19,7 @@ pub(crate) static RULE: Rule = Rule {
     suppressible: true,
     summary: "graph_topology names an unknown node, or a node without a phase",
     doc: include_str!("../../../../../rules/R108.md"),
-    check: Some(check),
+    check: Some(Check::Contract(check)),
 };
 
 fn check(ctx: &RuleContext<'_>, out: &mut Vec<Diagnostic>) {

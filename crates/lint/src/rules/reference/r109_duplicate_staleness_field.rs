@@ -1,5 +1,5 @@
 use crate::diagnostic::{Diagnostic, Severity};
-use crate::rules::{Family, FixAvailability, Rule, RuleContext};
+use crate::rules::{Check, Family, FixAvailability, Rule, RuleContext};
 
 pub(crate) static RULE: Rule = Rule {
     code: "R109",
@@ -15,7 +15,7 @@ pub(crate) static RULE: Rule = Rule {
     suppressible: true,
     summary: "The same staleness field twice in one checkpoint",
     doc: include_str!("../../../../../rules/R109.md"),
-    check: Some(check),
+    check: Some(Check::Contract(check)),
 };
 
 fn check(ctx: &RuleContext<'_>, out: &mut Vec<Diagnostic>) {

@@ -2,7 +2,7 @@ use std::collections::HashMap;
 
 use crate::diagnostic::{Applicability, Diagnostic, Edit, Fix, Severity};
 use crate::model::{Field, Spanned};
-use crate::rules::{Family, FixAvailability, Rule, RuleContext};
+use crate::rules::{Check, Family, FixAvailability, Rule, RuleContext};
 
 pub(crate) static RULE: Rule = Rule {
     code: "R110",
@@ -18,7 +18,7 @@ pub(crate) static RULE: Rule = Rule {
     suppressible: true,
     summary: "source_phase names a phase that does not produce the field (once per field and phase)",
     doc: include_str!("../../../../../rules/R110.md"),
-    check: Some(check),
+    check: Some(Check::Contract(check)),
 };
 
 /// A phase that reads a field with a `source_phase` claim: (phase, field, claim).

@@ -19,10 +19,12 @@ pub(crate) static RULE: Rule = Rule {
     check: None,
 };
 
-pub(crate) fn diagnostic(parser_message: &str, offset: usize) -> Diagnostic {
+pub(crate) fn diagnostic(parser_message: &str, offset: usize, language: &str) -> Diagnostic {
     RULE.diagnostic(
         Span::empty(offset),
-        format!("YAML syntax error: {parser_message}"),
+        format!("{language} syntax error: {parser_message}"),
     )
-    .with_help("fix the YAML at this position; nothing else in the file is checked until it parses")
+    .with_help(format!(
+        "fix the {language} at this position; nothing else in the file is checked until it parses"
+    ))
 }

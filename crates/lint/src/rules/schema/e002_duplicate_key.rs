@@ -19,8 +19,18 @@ pub(crate) static RULE: Rule = Rule {
     check: None,
 };
 
-pub(crate) fn diagnostic(key: &str, path: &str, first: Span, second: Span) -> Diagnostic {
+pub(crate) fn diagnostic(
+    key: &str,
+    path: &str,
+    first: Span,
+    second: Span,
+    json: bool,
+) -> Diagnostic {
     RULE.diagnostic(second, format!("duplicate key `{key}` in {path}"))
         .with_related(first, format!("`{key}` first defined here"))
-        .with_help("YAML loaders keep only the last value; remove one of the two or merge them")
+        .with_help(if json {
+            "JSON parsers keep only the last value (or refuse the file); remove one of the two or merge them"
+        } else {
+            "YAML loaders keep only the last value; remove one of the two or merge them"
+        })
 }

@@ -19,9 +19,20 @@ pub(crate) static RULE: Rule = Rule {
     check: None,
 };
 
-pub(crate) fn diagnostic(span: Span, path: &str, expected: &str, found: &str) -> Diagnostic {
+pub(crate) fn diagnostic(
+    span: Span,
+    path: &str,
+    expected: &str,
+    found: &str,
+    json: bool,
+) -> Diagnostic {
     let diagnostic = RULE.diagnostic(span, format!("{path} must be {expected}, found {found}"));
-    match how_to_write(path, expected, found) {
+    let help = if json {
+        how_to_write_json(expected, found)
+    } else {
+        how_to_write(path, expected, found)
+    };
+    match help {
         Some(help) => diagnostic.with_help(help),
         None => diagnostic,
     }
@@ -50,6 +61,17 @@ fn how_to_write(path: &str, expected: &str, found: &str) -> Option<&'static str>
         ("an integer", _) => "write a whole number, without quotes",
         ("a number", _) => "write a number, without quotes",
         ("true or false", _) => "write `true` or `false`, without quotes",
+        _ => return None,
+    })
+}
+
+/// How to write a value of the expected type in JSON (a harness config).
+fn how_to_write_json(expected: &str, found: &str) -> Option<&'static str> {
+    Some(match (expected, found) {
+        ("a string", "null") => "write a string in double quotes instead of `null`",
+        ("a string", _) => "write it as a string, in double quotes: `\"7\"`",
+        (_, _) if expected.starts_with("a mapping") => "write an object: `{\"key\": \"value\"}`",
+        ("a list", _) => "write an array: `[{\"name\": \"...\"}]`",
         _ => return None,
     })
 }

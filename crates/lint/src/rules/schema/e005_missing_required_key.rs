@@ -20,10 +20,14 @@ pub(crate) static RULE: Rule = Rule {
 };
 
 /// `first_line` is the first line of the mapping that lacks the key.
-pub(crate) fn diagnostic(first_line: Span, path: &str, key: &str) -> Diagnostic {
+pub(crate) fn diagnostic(first_line: Span, path: &str, key: &str, json: bool) -> Diagnostic {
     RULE.diagnostic(
         first_line,
         format!("{path} is missing the required key `{key}`"),
     )
-    .with_help(format!("add `{key}:` to this mapping"))
+    .with_help(if json {
+        format!("add `\"{key}\": ...` to this object")
+    } else {
+        format!("add `{key}:` to this mapping")
+    })
 }

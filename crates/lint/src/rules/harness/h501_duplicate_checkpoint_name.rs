@@ -1,0 +1,48 @@
+use std::collections::HashMap;
+
+use crate::diagnostic::{Diagnostic, Severity};
+use crate::rules::{Check, Family, FixAvailability, HarnessContext, Rule};
+
+pub(crate) static RULE: Rule = Rule {
+    code: "H501",
+    name: "duplicate-checkpoint-name",
+    family: Family::Harness,
+    default_severity: Severity::Error,
+    default_enabled: true,
+    fix: FixAvailability::None,
+    needs: &[],
+    levels: &[],
+    points_at: "the second `name` value",
+    always_on: false,
+    suppressible: true,
+    summary: "Two checkpoint types of a harness config have the same name",
+    doc: include_str!("../../../../../rules/H501.md"),
+    check: Some(Check::Harness(check)),
+};
+
+fn check(ctx: &HarnessContext<'_>, out: &mut Vec<Diagnostic>) {
+    let mut first_seen: HashMap<&str, crate::syntax::Span> = HashMap::new();
+    for name in ctx
+        .config
+        .checkpoints
+        .iter()
+        .filter_map(|c| c.name.as_ref())
+    {
+        match first_seen.get(name.value.as_str()) {
+            Some(&first) => out.push(
+                RULE.diagnostic(
+                    name.span,
+                    format!(
+                        "checkpoint name `{}` is declared twice; both would be `.harness/checkpoint-{}.md`, so one checkpoint's approval would count for the other",
+                        name.value, name.value
+                    ),
+                )
+                .with_related(first, "first declared here")
+                .with_help("rename one of them, or remove the duplicate entry"),
+            ),
+            None => {
+                first_seen.insert(&name.value, name.span);
+            }
+        }
+    }
+}
