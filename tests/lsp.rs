@@ -1118,3 +1118,91 @@ fn hover_in_plain_text_and_on_a_field_with_a_finding() {
     assert!(value.contains("**field `citations`**"), "{value}");
     lsp.shutdown_and_exit();
 }
+
+#[test]
+fn governance_values_are_explained_and_completed() {
+    let mut lsp = Lsp::start();
+    lsp.initialize(&[]);
+    let (uri, text) = fixture("P401/fail.contract.yaml");
+    lsp.open(&uri, &text);
+    assert!(codes(&lsp.diagnostics(&uri, 1)).contains(&"P401".to_string()));
+    // Hover on a value of each governance key says what it means.
+    for (needle, meaning) in [
+        ("side_effects: irreversible", "for good"),
+        ("approval_policy: orchestrator", "automated approver"),
+    ] {
+        let (l, c) = pos(&text, needle);
+        let at = c + needle.find(": ").unwrap() as u32 + 3;
+        let hover = lsp.at("textDocument/hover", &uri, l, at, json!({}));
+        let value = hover["contents"]["value"].as_str().unwrap_or_default();
+        assert!(value.contains(meaning), "{needle}: {hover}");
+    }
+    // Completion offers the values of risk_class and checkpoint_mode.
+    let edited = text
+        .replace(
+            "pipeline_id: payouts\n",
+            "pipeline_id: payouts\ncheckpoint_mode: al\n",
+        )
+        .replace("  prepare:\n", "  prepare:\n    risk_class: hi\n");
+    lsp.notify(
+        "textDocument/didChange",
+        json!({"textDocument": {"uri": uri, "version": 2}, "contentChanges": [{"text": edited}]}),
+    );
+    lsp.diagnostics(&uri, 2);
+    let labels = |result: &Value| -> Vec<String> {
+        result
+            .as_array()
+            .map(|items| {
+                items
+                    .iter()
+                    .map(|i| i["label"].as_str().unwrap_or_default().to_string())
+                    .collect()
+            })
+            .unwrap_or_default()
+    };
+    let (l, c) = pos(&edited, "checkpoint_mode: al");
+    let modes = lsp.at("textDocument/completion", &uri, l, c + 19, json!({}));
+    assert_eq!(labels(&modes), ["always", "policy", "never"], "{modes}");
+    let (l, c) = pos(&edited, "risk_class: hi");
+    let risks = lsp.at("textDocument/completion", &uri, l, c + 14, json!({}));
+    assert_eq!(
+        labels(&risks),
+        ["low", "medium", "high", "critical"],
+        "{risks}"
+    );
+    lsp.shutdown_and_exit();
+}
+
+#[test]
+fn a_harness_config_gets_its_diagnostics_and_json_safe_actions() {
+    let mut lsp = Lsp::start();
+    lsp.initialize(&[]);
+    let uri = "file:///tmp/project/.harness/config.json";
+    let text = std::fs::read_to_string(repo().join("fixtures/H502/fail.harness.json")).unwrap();
+    lsp.open(uri, &text);
+    let diagnostics = lsp.diagnostics(uri, 1);
+    assert_eq!(codes(&diagnostics), ["H502", "H502", "H502", "H502"]);
+    let (l, c) = pos(&text, "\"post_planner\"");
+    assert_eq!(
+        diagnostics[0]["range"]["start"],
+        json!({"line": l, "character": c})
+    );
+    // The did-you-mean replaces inside the quotes; no `#` comment is
+    // offered, which JSON cannot hold.
+    let actions = lsp.code_actions(uri, l, c + 1, json!({"diagnostics": []}));
+    assert_eq!(
+        action_titles(&actions),
+        ["Replace with `post-planner` (H502, unsafe fix)"]
+    );
+    let edit = &actions[0]["edit"]["changes"][uri][0];
+    assert_eq!(edit["newText"], "post-planner");
+    assert_eq!(
+        edit["range"]["start"],
+        json!({"line": l, "character": c + 1})
+    );
+    // The same text elsewhere is not a harness config.
+    let elsewhere = "file:///tmp/project/config.json";
+    lsp.open(elsewhere, &text);
+    assert!(lsp.diagnostics(elsewhere, 1).is_empty());
+    lsp.shutdown_and_exit();
+}

@@ -29,28 +29,8 @@ fn neovim_receives_the_diagnostics_of_a_fixture() {
         println!("skipped: nvim is not installed (apt-get install neovim)");
         return;
     }
-    let dir = tempfile::tempdir().unwrap();
-    let out = dir.path().join("received.json");
     let fixture = repo().join("fixtures/R105/fail.contract.yaml");
-    let child = Command::new("nvim")
-        .args(["--headless", "--clean", "-n", "-c"])
-        .arg(format!(
-            "luafile {}",
-            repo()
-                .join("tests/neovim/collect-diagnostics.lua")
-                .display()
-        ))
-        .env("PHASELINT_REPO", repo())
-        .env("PHASELINT_BIN", env!("CARGO_BIN_EXE_phaselint"))
-        .env("PHASELINT_FILE", &fixture)
-        .env("PHASELINT_OUT", &out)
-        .env("HOME", dir.path())
-        .stdin(Stdio::null())
-        .stdout(Stdio::null())
-        .stderr(Stdio::null())
-        .spawn()
-        .unwrap();
-    let received = editor::received(child, &out, "neovim");
+    let received = diagnostics_in_neovim(&fixture);
     assert_eq!(received["received"], true);
     assert_eq!(received["clients"], serde_json::json!(["phaselint"]));
     let diagnostics: Vec<(String, u64, u64)> = received["diagnostics"]
@@ -73,4 +53,60 @@ fn neovim_receives_the_diagnostics_of_a_fixture() {
         "{message}"
     );
     assert_eq!(received["diagnostics"][0]["severity"], 1, "error");
+}
+
+/// What Neovim, set up with `phaselint.lua`'s defaults, received for
+/// `file` (tests/neovim/collect-diagnostics.lua writes it).
+fn diagnostics_in_neovim(file: &Path) -> serde_json::Value {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("received.json");
+    let child = Command::new("nvim")
+        .args(["--headless", "--clean", "-n", "-c"])
+        .arg(format!(
+            "luafile {}",
+            repo()
+                .join("tests/neovim/collect-diagnostics.lua")
+                .display()
+        ))
+        .env("PHASELINT_REPO", repo())
+        .env("PHASELINT_BIN", env!("CARGO_BIN_EXE_phaselint"))
+        .env("PHASELINT_FILE", file)
+        .env("PHASELINT_OUT", &out)
+        .env("HOME", dir.path())
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    editor::received(child, &out, "neovim")
+}
+
+#[test]
+fn neovim_lints_a_harness_config_by_its_default_patterns() {
+    if Command::new("nvim")
+        .arg("--version")
+        .stdout(Stdio::null())
+        .status()
+        .is_err()
+    {
+        assert!(std::env::var_os("CI").is_none(), "nvim is missing in CI");
+        println!("skipped: nvim is not installed (apt-get install neovim)");
+        return;
+    }
+    let project = tempfile::tempdir().unwrap();
+    std::fs::create_dir(project.path().join(".harness")).unwrap();
+    let config = project.path().join(".harness/config.json");
+    std::fs::copy(repo().join("fixtures/H501/fail.harness.json"), &config).unwrap();
+    let received = diagnostics_in_neovim(&config);
+    assert_eq!(received["clients"], serde_json::json!(["phaselint"]));
+    let first = &received["diagnostics"][0];
+    // `phaselint lint` reports it at 8:16.
+    assert_eq!(
+        (
+            first["code"].as_str(),
+            first["line"].as_u64(),
+            first["column"].as_u64()
+        ),
+        (Some("H501"), Some(8), Some(16))
+    );
 }

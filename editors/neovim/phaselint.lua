@@ -1,6 +1,7 @@
 -- phaselint.lua: start the phaselint language server (`phaselint lsp`) for
--- context contracts (*.contract.yaml, *.contract.yml) with Neovim's built-in
--- LSP client. No plugin is needed.
+-- context contracts (*.contract.yaml, *.contract.yml) and harness configs
+-- (.harness/config.json) with Neovim's built-in LSP client. No plugin is
+-- needed.
 --
 --   require('phaselint').setup()                      -- defaults
 --   require('phaselint').setup({ cmd = { '/path/to/phaselint', 'lsp' } })
@@ -12,7 +13,8 @@
 --
 -- Options (all optional):
 --   cmd           command and arguments            default { 'phaselint', 'lsp' }
---   patterns      autocmd file patterns            default { '*.contract.yaml', '*.contract.yml' }
+--   patterns      autocmd file patterns            default { '*.contract.yaml', '*.contract.yml',
+--                                                            '*/.harness/config.json' }
 --   root_markers  files that mark the project root default { 'phaselint.toml', 'pyproject.toml', '.git' }
 --                 (the file's own directory when none is found)
 --   config_path   a configuration file used instead of the phaselint.toml /
@@ -31,7 +33,7 @@ local M = {}
 local defaults = {
   name = 'phaselint',
   cmd = { 'phaselint', 'lsp' },
-  patterns = { '*.contract.yaml', '*.contract.yml' },
+  patterns = { '*.contract.yaml', '*.contract.yml', '*/.harness/config.json' },
   root_markers = { 'phaselint.toml', 'pyproject.toml', '.git' },
   config_path = nil,
   init_options = nil,
@@ -160,9 +162,11 @@ function M.attach(bufnr)
 end
 
 local function matches(bufnr)
-  local tail = vim.fn.fnamemodify(vim.api.nvim_buf_get_name(bufnr), ':t')
+  -- The whole name, as the autocmd matches it: `*/.harness/config.json`
+  -- names a folder.
+  local name = vim.fn.fnamemodify(vim.api.nvim_buf_get_name(bufnr), ':p')
   for _, pattern in ipairs(options.patterns) do
-    if vim.fn.match(tail, vim.fn.glob2regpat(pattern)) ~= -1 then
+    if vim.fn.match(name, vim.fn.glob2regpat(pattern)) ~= -1 then
       return true
     end
   end
@@ -214,7 +218,7 @@ function M.setup(opts)
   vim.api.nvim_create_autocmd({ 'BufReadPost', 'BufNewFile' }, {
     group = group,
     pattern = options.patterns,
-    desc = 'Start the phaselint language server for context contracts',
+    desc = 'Start the phaselint language server for context contracts and harness configs',
     callback = function(args)
       M.attach(args.buf)
     end,

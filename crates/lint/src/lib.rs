@@ -64,6 +64,13 @@ impl DocumentKind {
             DocumentKind::Harness => "harness",
         }
     }
+
+    /// Whether `source`, of this kind, is written as JSON: a harness
+    /// config whose text opens an object. JSON is held to JSON's syntax,
+    /// its helps speak JSON, and it takes no `#` comment.
+    pub fn is_json(self, source: &str) -> bool {
+        self == DocumentKind::Harness && source.trim_start().starts_with('{')
+    }
 }
 
 /// Everything known about one document: the text, its line index, the
@@ -102,6 +109,12 @@ impl Analysis {
     pub fn keep_only_findings(&mut self) {
         self.contract = None;
         self.graph = None;
+    }
+
+    /// Whether a `# phaselint: disable=` comment can be written in it (not
+    /// in JSON).
+    pub fn takes_comments(&self) -> bool {
+        !self.kind.is_json(&self.source)
     }
 
     /// Whether the YAML itself could not be read (E001 or E007).
@@ -237,7 +250,7 @@ fn json_syntax_error(
     kind: DocumentKind,
     lines: &LineIndex,
 ) -> Option<(String, usize)> {
-    if kind != DocumentKind::Harness || !source.trim_start().starts_with('{') {
+    if !kind.is_json(source) {
         return None;
     }
     let error = serde_json::from_str::<serde::de::IgnoredAny>(source).err()?;
@@ -299,12 +312,7 @@ pub fn analyze_document(source: String, kind: DocumentKind, settings: &Settings)
         Err(SyntaxError::Yaml { message, offset }) => {
             // A harness config is JSON (which YAML reads): name what the
             // author wrote.
-            let language = if kind == DocumentKind::Harness && source.trim_start().starts_with('{')
-            {
-                "JSON"
-            } else {
-                "YAML"
-            };
+            let language = if kind.is_json(source) { "JSON" } else { "YAML" };
             diagnostics.push(e001_yaml_syntax_error::diagnostic(
                 &message, offset, language,
             ));

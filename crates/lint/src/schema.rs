@@ -140,7 +140,7 @@ pub(crate) fn build_harness(root: &Node, source: &str) -> (HarnessConfig, Vec<Di
     let mut walker = Walker {
         source,
         dialect: Dialect::Phaselint,
-        json: source.trim_start().starts_with('{'),
+        json: crate::DocumentKind::Harness.is_json(source),
         diagnostics: Vec::new(),
     };
     let config = walker.harness(root);

@@ -21,6 +21,7 @@ use tower_lsp_server::{Client, LanguageServer};
 
 use crate::handlers;
 use crate::state::{Analyzed, Document, Encoding, Positions, State, apply_changes};
+use phaselint_lint::DocumentKind;
 use phaselint_lint::line_index::ColumnUnit;
 use phaselint_lint::model::Contract;
 
@@ -333,8 +334,11 @@ async fn analyzed(
                 return None;
             }
             let (text, path) = (document.text.clone(), document.path.clone());
+            let kind = path
+                .as_deref()
+                .map_or(DocumentKind::Contract, DocumentKind::of_path);
             let (settings, _error) = guard.settings_for(path.as_deref());
-            Some((text, settings))
+            Some((text, settings, kind))
         }
     };
     let started = std::time::Instant::now();
@@ -496,6 +500,10 @@ impl LanguageServer for Server {
             let positions = s.positions();
             let offset = positions.offset(at.position);
             let analysis = &s.analyzed.analysis;
+            // Completion reads the contract format; a harness config has none to offer.
+            if analysis.kind != DocumentKind::Contract {
+                return Ok(None);
+            }
             let contract = analysis.contract.as_deref().or(s.last_contract.as_deref());
             let items = handlers::completion::completion(&analysis.source, offset, contract);
             Ok(Some(CompletionResponse::Array(items)))

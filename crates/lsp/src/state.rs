@@ -10,7 +10,7 @@ use phaselint_lint::config::{Config, Settings};
 use phaselint_lint::index::SymbolIndex;
 use phaselint_lint::line_index::{ColumnUnit, LineCol, LineIndex};
 use phaselint_lint::model::Contract;
-use phaselint_lint::{Analysis, analyze_owned};
+use phaselint_lint::{Analysis, DocumentKind, analyze_document};
 use tower_lsp_server::ls_types::{Position, Range, TextDocumentContentChangeEvent, Uri};
 
 /// Runs analyses one at a time on one thread. Analyses of large documents
@@ -47,16 +47,16 @@ impl Analyzer {
         &self,
         version: i32,
         generation: u64,
-        prepare: impl FnOnce() -> Option<(String, Settings)> + Send + 'static,
+        prepare: impl FnOnce() -> Option<(String, Settings, DocumentKind)> + Send + 'static,
     ) -> Result<Option<Arc<Analyzed>>, String> {
         let (send, receive) = tokio::sync::oneshot::channel();
         let job = Box::new(move || {
-            let Some((text, settings)) = prepare() else {
+            let Some((text, settings, kind)) = prepare() else {
                 let _ = send.send(Ok(None));
                 return;
             };
             let result = std::panic::catch_unwind(move || {
-                Arc::new(Analyzed::new(version, generation, text, &settings))
+                Arc::new(Analyzed::new(version, generation, text, kind, &settings))
             })
             .map(Some)
             .map_err(|panic| {
@@ -93,8 +93,14 @@ pub struct Analyzed {
 }
 
 impl Analyzed {
-    pub fn new(version: i32, generation: u64, text: String, settings: &Settings) -> Self {
-        let analysis = analyze_owned(text, settings);
+    pub fn new(
+        version: i32,
+        generation: u64,
+        text: String,
+        kind: DocumentKind,
+        settings: &Settings,
+    ) -> Self {
+        let analysis = analyze_document(text, kind, settings);
         let index = analysis
             .contract
             .as_deref()
@@ -208,7 +214,9 @@ impl State {
     /// otherwise see Kubernetes manifests reported as broken contracts.
     pub fn wants_diagnostics(&mut self, path: Option<&Path>, analyzed: &Analyzed) -> bool {
         let Some(path) = path else { return true };
-        if analyzed.analysis.is_context_contract() {
+        if analyzed.analysis.is_context_contract()
+            || analyzed.analysis.kind == DocumentKind::Harness
+        {
             return true;
         }
         let _ = self.settings_for(Some(path));

@@ -26,6 +26,7 @@ const INSTALL_HINT =
 
 const DOCUMENT_SELECTOR: DocumentSelector = [
   { scheme: 'file', language: 'yaml', pattern: '**/*.contract.{yaml,yml}' },
+  { scheme: 'file', language: 'json', pattern: '**/.harness/config.json' },
 ];
 
 let client: LanguageClient | undefined;

@@ -64,7 +64,7 @@ pub fn code_actions(
                 ..CodeAction::default()
             }));
         }
-        if !can_be_suppressed(d.code) {
+        if !can_be_suppressed(d.code) || !analysis.takes_comments() {
             continue;
         }
         let suppression = suppressions.edit(d.span.start, d.code);

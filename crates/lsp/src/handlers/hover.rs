@@ -3,6 +3,7 @@
 
 use std::fmt::Write;
 
+use phaselint_lint::DocumentKind;
 use phaselint_lint::completion::{enum_value_at, key_at, may_be_enum_value, word_at};
 use phaselint_lint::format;
 use phaselint_lint::index::Symbol;
@@ -31,18 +32,29 @@ pub fn hover(
         Symbol::Phase { name, .. } => phase_summary(analyzed, name),
         Symbol::Field { name, .. } => Some(field_summary(analyzed, name)),
     });
+    // The format's tables describe contracts; a harness config's keys are
+    // its own.
+    let contract = analysis.kind == DocumentKind::Contract;
     let (text, span) = match (finding, summary) {
         (Some(d), summary) => {
             let doc = rule(d.code).map_or("", |r| r.doc);
-            // The finding first; what the name is stays in view under it.
-            let about = summary.map_or_else(String::new, |s| format!("{s}\n---\n\n"));
+            // The finding first; what the name or value is stays in view
+            // under it (`irreversible` under P401).
+            let summary = summary.or_else(|| {
+                contract
+                    .then(|| key_or_enum_value(&analysis.source, offset))
+                    .flatten()
+                    .map(|(text, _)| text)
+            });
+            let about = summary.map_or_else(String::new, |s| format!("{s}\n\n---\n\n"));
             (
                 format!("**{}**: {}\n\n---\n\n{about}{doc}", d.code, d.message),
                 d.span,
             )
         }
         (None, Some(summary)) => (summary, occurrence.map_or(Span::empty(offset), |o| o.span)),
-        (None, None) => key_or_enum_value(&analysis.source, offset)?,
+        (None, None) if contract => key_or_enum_value(&analysis.source, offset)?,
+        (None, None) => return None,
     };
     let (kind, value) = if markdown {
         (MarkupKind::Markdown, text)

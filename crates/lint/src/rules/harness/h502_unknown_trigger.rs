@@ -43,8 +43,8 @@ pub(crate) fn is_known(trigger: &str) -> bool {
 fn suggestion(trigger: &str) -> Option<String> {
     if let Some((prefix, area)) = trigger.split_once(':') {
         let area = area.trim().to_lowercase().replace(' ', "-");
-        let claims = prefix == FEATURE_CLAIM
-            || crate::suggest::closest(prefix, [FEATURE_CLAIM]).is_some();
+        let claims =
+            prefix == FEATURE_CLAIM || crate::suggest::closest(prefix, [FEATURE_CLAIM]).is_some();
         return (claims && is_area(&area)).then(|| format!("{FEATURE_CLAIM}:{area}"));
     }
     crate::suggest::closest(trigger, TRIGGERS.iter().copied()).map(str::to_string)
