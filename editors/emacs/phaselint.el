@@ -36,6 +36,20 @@
 ;;;###autoload
 (add-to-list 'auto-mode-alist '("\\.contract\\.ya?ml\\'" . phaselint-contract-mode))
 
+;; Harness configs (`.harness/config.json') are JSON: json-ts-mode or
+;; js-json-mode (Emacs 29+), js-mode before.
+(defalias 'phaselint--json-parent-mode
+  (cond ((fboundp 'json-ts-mode) 'json-ts-mode)
+        ((fboundp 'js-json-mode) 'js-json-mode)
+        (t 'js-mode)))
+
+;;;###autoload
+(define-derived-mode phaselint-harness-mode phaselint--json-parent-mode "Harness"
+  "Major mode for harness configs with named checkpoints (`.harness/config.json').")
+
+;;;###autoload
+(add-to-list 'auto-mode-alist '("/\\.harness/config\\.json\\'" . phaselint-harness-mode))
+
 (defun phaselint--server-program (_interactive)
   "The server command, with the configuration path if one is set."
   (if phaselint-config-path
@@ -44,10 +58,12 @@
     phaselint-command))
 
 (add-to-list 'eglot-server-programs
-             '(phaselint-contract-mode . phaselint--server-program))
+             '((phaselint-contract-mode phaselint-harness-mode) . phaselint--server-program))
 
 ;;;###autoload
 (add-hook 'phaselint-contract-mode-hook #'eglot-ensure)
+;;;###autoload
+(add-hook 'phaselint-harness-mode-hook #'eglot-ensure)
 
 (provide 'phaselint)
 ;;; phaselint.el ends here
