@@ -65,6 +65,14 @@ impl DocumentKind {
         }
     }
 
+    /// What a file of this kind is, in a message ("cannot load this file as …").
+    pub fn noun(self) -> &'static str {
+        match self {
+            DocumentKind::Contract => "a contract",
+            DocumentKind::Harness => "a harness config",
+        }
+    }
+
     /// Whether `source`, of this kind, is written as JSON: a harness
     /// config whose text opens an object. JSON is held to JSON's syntax,
     /// its helps speak JSON, and it takes no `#` comment.
@@ -138,6 +146,7 @@ pub fn analyze_bytes(bytes: &[u8], kind: DocumentKind, settings: &Settings) -> A
                         "the file is not valid UTF-8 (invalid byte at offset {})",
                         error.valid_up_to()
                     ),
+                    kind.noun(),
                 )],
                 kind,
                 source,
@@ -154,13 +163,14 @@ pub fn analyze_bytes(bytes: &[u8], kind: DocumentKind, settings: &Settings) -> A
 
 /// The analysis of a file that was not read at all because it is over a
 /// bound: one E007 with `message`.
-pub fn unloadable(message: &str) -> Analysis {
+pub fn unloadable(message: &str, kind: DocumentKind) -> Analysis {
     Analysis {
         diagnostics: vec![e007_unloadable_document::diagnostic(
             Span::empty(0),
             message,
+            kind.noun(),
         )],
-        kind: DocumentKind::Contract,
+        kind,
         source: String::new(),
         line_index: LineIndex::new(""),
         is_context_contract: false,
@@ -182,7 +192,7 @@ pub fn analyze_file(
     match input::read_file(path, input::Bound::Contract) {
         Ok(bytes) => Ok(analyze_bytes(&bytes, kind, settings)),
         Err(input::InputError::TooLarge { bound, size, .. }) => {
-            Ok(unloadable(&oversized(size, bound)))
+            Ok(unloadable(&oversized(size, bound), kind))
         }
         Err(error) => Err(error),
     }
@@ -318,7 +328,11 @@ pub fn analyze_document(source: String, kind: DocumentKind, settings: &Settings)
             ));
         }
         Err(SyntaxError::Unloadable { message, span }) => {
-            diagnostics.push(e007_unloadable_document::diagnostic(span, &message));
+            diagnostics.push(e007_unloadable_document::diagnostic(
+                span,
+                &message,
+                kind.noun(),
+            ));
         }
         Ok(None) => {
             diagnostics.push(e007_unloadable_document::diagnostic(
@@ -327,6 +341,7 @@ pub fn analyze_document(source: String, kind: DocumentKind, settings: &Settings)
                     DocumentKind::Contract => "the file is empty; a contract is a mapping with schema_version, pipeline_id and phases",
                     DocumentKind::Harness => "the file is empty; a harness config is a JSON object with `checkpoints.types`",
                 },
+                kind.noun(),
             ));
         }
         Ok(Some(root)) => {
@@ -334,6 +349,7 @@ pub fn analyze_document(source: String, kind: DocumentKind, settings: &Settings)
                 diagnostics.push(e007_unloadable_document::diagnostic(
                     Span::new(root.span.start, root.span.start),
                     &format!("the root must be a mapping, found {}", root.type_name()),
+                    kind.noun(),
                 ));
             } else if kind == DocumentKind::Harness {
                 let (config, schema_findings) = schema::build_harness(&root, source);
@@ -361,6 +377,7 @@ pub fn analyze_document(source: String, kind: DocumentKind, settings: &Settings)
                         &format!(
                             "more than {MAX_WILDCARD_NAMES} distinct field names with a `*` segment; phaselint does not analyze the phase graph of such a contract"
                         ),
+                        kind.noun(),
                     ));
                 } else {
                     let graph = PhaseGraph::build(contract.clone());

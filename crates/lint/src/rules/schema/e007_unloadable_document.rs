@@ -19,9 +19,7 @@ pub(crate) static RULE: Rule = Rule {
     check: None,
 };
 
-pub(crate) fn diagnostic(span: Span, problem: &str) -> Diagnostic {
-    RULE.diagnostic(
-        span,
-        format!("cannot load this file as a contract: {problem}"),
-    )
+/// `what` is what the file was read as: "a contract", "a harness config".
+pub(crate) fn diagnostic(span: Span, problem: &str, what: &str) -> Diagnostic {
+    RULE.diagnostic(span, format!("cannot load this file as {what}: {problem}"))
 }
