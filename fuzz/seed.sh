@@ -14,7 +14,7 @@ seed() { # target file
   cp "$2" "corpus/$1/$name"
 }
 
-contracts=$(find "$repo/fixtures" -name '*.yaml')
+contracts=$(find "$repo/fixtures" -name '*.yaml' -o -name '*.harness.json')
 if [ -d "$shared" ]; then
   contracts="$contracts $(find "$shared" -name '*.yaml')"
 else

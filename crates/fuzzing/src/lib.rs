@@ -55,6 +55,12 @@ pub fn analyze(data: &[u8]) {
         phaselint_lint::DocumentKind::Contract,
         &Settings::default(),
     ));
+    // The same bytes as a harness config: JSON checked as JSON, its own
+    // tables and rules, and fixes that must keep it parseable.
+    let harness = analyze_bytes(data, phaselint_lint::DocumentKind::Harness, &settings);
+    check_findings(&harness);
+    check_positions(&harness);
+    check_fixes(&harness, &settings);
 }
 
 fn check_findings(analysis: &Analysis) {
@@ -110,7 +116,7 @@ fn check_fixes(analysis: &Analysis, settings: &Settings) {
     };
     assert!(applied > 0);
     // Safe fixes never turn a loadable file into one that cannot be read.
-    let again = phaselint_lint::analyze(&fixed, settings);
+    let again = phaselint_lint::analyze_kind(&fixed, analysis.kind, settings);
     assert!(
         !again.is_unreadable(),
         "safe fixes broke the file:\n{fixed}\n{:?}",
