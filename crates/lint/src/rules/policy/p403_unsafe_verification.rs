@@ -386,6 +386,10 @@ mod tests {
         "[*dest, *source] != []",
         "context.get('a') if context.get('b') else context.get('c')",
         "len(dest) > 0  # a trailing comment",
+        "Rb'x' != BR'y' and U'z' == 'z' if dest else None",
+        "0.5 + .5 + 5. + 1e-3 + 1E+3 + 0J != 0",
+        "'\\'' == \"'\" and \"\\\"\" != ''",
+        "not dest in source and source not in dest and dest is not source",
     ];
 
     /// Refused, and the construct the message must name.
@@ -404,6 +408,7 @@ mod tests {
         ("context['__globals__']", "the dunder key `__globals__`"),
         ("f'{dest}' == 'x'", "an f-string"),
         ("f'plain' == 'plain'", "an f-string"),
+        ("Rf'{dest}' == ''", "an f-string"),
         ("'a' f'{source}' == 'ab'", "an f-string"),
         ("t'{dest}'", "t-string"),
         ("(lambda: 1)()", "calls a computed value"),
