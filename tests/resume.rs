@@ -478,43 +478,53 @@ fn approve_writes_the_record_bound_to_the_digest() {
     "#);
 }
 
+/// SPEC §10.4: the second confirmation is for resuming *into* an
+/// irreversible phase (`review` → `publish`), not for a checkpoint taken
+/// after one (`after_publish`, whose act is done). Until issue 13 it was
+/// the other way round.
 #[test]
-fn approving_an_irreversible_phase_needs_confirmation() {
+fn approving_a_resume_into_an_irreversible_phase_needs_confirmation() {
     let dir = temp();
-    let args = [
-        "approve",
-        "--contract",
-        "fixtures/resume/contracts/pipeline.contract.yaml",
-        "--checkpoint",
-        "after_publish",
-        "--by",
-        "ana",
-        "--policy",
-        "human",
-        "--now",
-        "2026-03-01T11:00:00Z",
-    ];
-    let run = phaselint(&repo(), &args);
+    let args = |checkpoint: &'static str| {
+        vec![
+            "approve",
+            "--contract",
+            "fixtures/resume/contracts/pipeline.contract.yaml",
+            "--checkpoint",
+            checkpoint,
+            "--by",
+            "ana",
+            "--policy",
+            "human",
+            "--now",
+            "2026-03-01T11:00:00Z",
+        ]
+    };
+    let run = phaselint(&repo(), &args("review_by_human"));
     assert_eq!(run.code, 3);
-    insta::assert_snapshot!(run.stderr, @"phaselint: error: phase `publish` of checkpoint `after_publish` has side_effects: irreversible; pass --confirm-irreversible to approve it (or run on a terminal to confirm interactively)");
+    insta::assert_snapshot!(run.stderr, @"phaselint: error: a resume from checkpoint `review_by_human` runs irreversible phase `publish`; pass --confirm-irreversible to approve it (or run on a terminal to confirm interactively)");
     let output = dir.path().join("approval.json");
     let output = output.to_string_lossy();
-    let mut confirmed = args.to_vec();
+    let mut confirmed = args("review_by_human");
     confirmed.extend_from_slice(&["--confirm-irreversible", "--output", &output]);
     let run = phaselint(&repo(), &confirmed);
     assert_eq!(run.code, 0, "{}", run.stderr);
     assert_eq!(run.stdout, "");
     let record = read_json(dir.path().join("approval.json").as_path());
-    assert_eq!(record["checkpoint_id"], "after_publish");
+    assert_eq!(record["checkpoint_id"], "review_by_human");
     assert_eq!(record["policy"], "human");
-    // And the record lets the run resume past the irreversible phase.
+    // And the record lets the run resume into the irreversible phase.
     let run = resume(
         &repo(),
-        "after_publish",
+        "review_by_human",
         "fixtures/resume/contexts/fresh.json",
         &["--approvals", &output],
     );
     assert_eq!(run.code, 0, "{}", run.stdout);
+    // A checkpoint after the irreversible phase asks no confirmation.
+    let run = phaselint(&repo(), &args("after_publish"));
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    assert_eq!(run.json()["checkpoint_id"], "after_publish");
 }
 
 #[test]
@@ -532,16 +542,23 @@ fn approve_refuses_what_could_never_be_valid() {
         args.extend_from_slice(extra);
         phaselint(&repo(), &args)
     };
+    let run = base(&["--checkpoint", "draft_by_orchestrator", "--policy", "human"]);
+    assert_eq!(run.code, 3);
+    assert!(run.stderr.contains(
+        "checkpoint `draft_by_orchestrator` has approval_policy `orchestrator`: an approval with --policy human cannot satisfy it"
+    ), "{}", run.stderr);
+    // Whatever the spec's policy, only a person approves resuming into an
+    // irreversible phase (SPEC §10.4).
     let run = base(&[
         "--checkpoint",
-        "review_by_human",
+        "review_by_orchestrator",
         "--policy",
         "orchestrator",
     ]);
     assert_eq!(run.code, 3);
     assert!(run.stderr.contains(
-        "checkpoint `review_by_human` has approval_policy `human`: an approval with --policy orchestrator cannot satisfy it"
-    ));
+        "a resume from checkpoint `review_by_orchestrator` runs irreversible phase `publish`: only a person may approve it (--policy human)"
+    ), "{}", run.stderr);
     let run = base(&[
         "--checkpoint",
         "after_generate",
@@ -895,7 +912,7 @@ fn every_scenario_folder_gives_its_expected_report() {
         .filter(|p| p.is_dir())
         .collect();
     folders.sort();
-    assert!(folders.len() >= 84, "{folders:?}");
+    assert!(folders.len() >= 86, "{folders:?}");
     let failures: Vec<String> = folders
         .iter()
         .filter_map(|folder| {

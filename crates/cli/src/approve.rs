@@ -5,8 +5,8 @@ use std::io::{IsTerminal, Write};
 use std::path::PathBuf;
 
 use clap::ValueEnum;
-use phaselint_lint::model::{EnumValue, SideEffects};
-use phaselint_lint::resume::{ApprovalRecord, ApproverKind, Target};
+use phaselint_lint::model::EnumValue;
+use phaselint_lint::resume::{ApprovalRecord, ApproverKind, Target, required_policy};
 
 use crate::atomic_write::write_atomically;
 use crate::exit;
@@ -79,8 +79,20 @@ fn approve(args: &ApproveArgs) -> Result<(), NoVerdict> {
         ApproverArg::Orchestrator => ApproverKind::Orchestrator,
     };
     let on_resume = &target.spec.on_resume;
-    match on_resume.approval_policy.as_ref().map(|p| p.value) {
-        Some(policy) if on_resume.approval_required() && !kind.satisfies(policy) => {
+    let irreversible_next = target.irreversible_next(&analysis);
+    let into = irreversible_next
+        .iter()
+        .map(|p| format!("`{p}`"))
+        .collect::<Vec<_>>()
+        .join(", ");
+    match required_policy(on_resume, &irreversible_next) {
+        Some(_) if !irreversible_next.is_empty() && kind != ApproverKind::Human => {
+            return Err(NoVerdict(format!(
+                "a resume from checkpoint `{}` runs irreversible phase {into}: only a person may approve it (--policy human)",
+                target.checkpoint_id
+            )));
+        }
+        Some(policy) if !kind.satisfies(policy) => {
             return Err(NoVerdict(format!(
                 "checkpoint `{}` has approval_policy `{}`: an approval with --policy {} cannot satisfy it",
                 target.checkpoint_id,
@@ -88,11 +100,11 @@ fn approve(args: &ApproveArgs) -> Result<(), NoVerdict> {
                 kind.as_str()
             )));
         }
-        _ if !on_resume.approval_required() => eprintln!(
+        None => eprintln!(
             "phaselint: note: checkpoint `{}` does not require approval; the record is written anyway",
             target.checkpoint_id
         ),
-        _ => {}
+        Some(_) => {}
     }
     let watched: Vec<&str> = on_resume
         .staleness_checks
@@ -137,22 +149,17 @@ fn approve(args: &ApproveArgs) -> Result<(), NoVerdict> {
         }
         acks.push(ack.to_string());
     }
-    let irreversible = target
-        .phase
-        .side_effects
-        .as_ref()
-        .is_some_and(|s| s.value == SideEffects::Irreversible);
-    if irreversible && !args.confirm_irreversible {
+    if !irreversible_next.is_empty() && !args.confirm_irreversible {
         let question = format!(
-            "Phase `{}` has irreversible side effects. Approve resuming past checkpoint `{}`?",
-            target.phase.name, target.checkpoint_id
+            "Resuming past checkpoint `{}` runs {into}, whose side effects cannot be undone. Approve it?",
+            target.checkpoint_id
         );
         let confirmed = if std::io::stdin().is_terminal() && std::io::stderr().is_terminal() {
             ask_yes_no(&question).map_err(|e| format!("cannot ask for confirmation: {e}"))?
         } else {
             return Err(NoVerdict(format!(
-                "phase `{}` of checkpoint `{}` has side_effects: irreversible; pass --confirm-irreversible to approve it (or run on a terminal to confirm interactively)",
-                target.phase.name, target.checkpoint_id
+                "a resume from checkpoint `{}` runs irreversible phase {into}; pass --confirm-irreversible to approve it (or run on a terminal to confirm interactively)",
+                target.checkpoint_id
             )));
         };
         if !confirmed {

@@ -466,10 +466,14 @@ impl Operator for TerminalOperator {
         if !ask_yes_no("Approve this resume?")? {
             return Ok(None);
         }
-        if q.irreversible
+        if !q.irreversible_next.is_empty()
             && !ask_yes_no(&format!(
-                "Phase `{}` has irreversible side effects. Confirm a second time?",
-                q.phase
+                "Resuming runs {}, whose side effects cannot be undone. Confirm a second time?",
+                q.irreversible_next
+                    .iter()
+                    .map(|p| format!("`{p}`"))
+                    .collect::<Vec<_>>()
+                    .join(", ")
             ))?
         {
             return Ok(None);

@@ -138,6 +138,9 @@ pub(crate) struct Expectation<'a> {
     pub now: Timestamp,
     pub stale_fields: &'a [String],
     pub digest: &'a str,
+    /// The irreversible phases the run resumes into, which make `policy`
+    /// `human` whatever the spec says.
+    pub irreversible_next: &'a [String],
 }
 
 pub(crate) fn validate(record: &ApprovalRecord, expected: &Expectation<'_>) -> Vec<String> {
@@ -156,16 +159,25 @@ pub(crate) fn validate(record: &ApprovalRecord, expected: &Expectation<'_>) -> V
             "policy `{}` is not a kind of approver (human or orchestrator)",
             record.policy
         )),
-        Some(kind) if !kind.satisfies(expected.policy) => problems.push(format!(
-            "a{} {} approval does not satisfy approval_policy `{}`",
-            if kind == ApproverKind::Orchestrator {
-                "n"
+        Some(kind) if !kind.satisfies(expected.policy) => {
+            let article = if kind == ApproverKind::Orchestrator {
+                "an"
             } else {
-                ""
-            },
-            kind.as_str(),
-            crate::model::EnumValue::as_str(expected.policy)
-        )),
+                "a"
+            };
+            problems.push(match expected.irreversible_next {
+                [] => format!(
+                    "{article} {} approval does not satisfy approval_policy `{}`",
+                    kind.as_str(),
+                    crate::model::EnumValue::as_str(expected.policy)
+                ),
+                phases => format!(
+                    "{article} {} approval cannot approve resuming into irreversible phase {}: a person must",
+                    kind.as_str(),
+                    phases.iter().map(|p| format!("`{p}`")).collect::<Vec<_>>().join(", ")
+                ),
+            })
+        }
         Some(_) => {}
     }
     match parse_timestamp(&record.approved_at) {
@@ -218,8 +230,8 @@ pub struct ApprovalQuestion {
     pub policy: ApprovalPolicy,
     pub target_digest: String,
     pub stale_fields: Vec<String>,
-    /// The phase has `side_effects: irreversible`: ask a second time.
-    pub irreversible: bool,
+    /// The irreversible phases the run resumes into: ask a second time.
+    pub irreversible_next: Vec<String>,
     pub authorization_statement: String,
 }
 
@@ -256,6 +268,7 @@ mod tests {
                 now: "2026-03-01T12:00:00Z".parse().unwrap(),
                 stale_fields: &stale,
                 digest: "d",
+                irreversible_next: &[],
             },
         )
     }

@@ -87,6 +87,7 @@ pub fn check(
             stale_now: &stale_now,
             blocking_failure,
             statement: &statement,
+            irreversible_next: &irreversible_phases(&next),
         },
         operator,
     )?;
@@ -343,17 +344,29 @@ fn denial(
                     .map(|r| r.field.clone())
                     .collect(),
             },
-            risk_classification: target
-                .phase
-                .risk_class
+            // The phase the run resumes into, not the checkpoint's own:
+            // its act is already done. With several, the highest risk and
+            // the strongest side effect.
+            risk_classification: next
+                .iter()
+                .map(|p| p.risk())
+                .max()
+                .unwrap_or(RiskClass::Low),
+            side_effect_class: next
+                .iter()
+                .map(|p| p.side_effect_class())
+                .max()
+                .unwrap_or(SideEffects::None),
+            // The spec's policy, even when the irreversible phase ahead
+            // makes the requirement `human`.
+            policy_basis: target
+                .spec
+                .on_resume
+                .approval_policy
                 .as_ref()
-                .map_or(RiskClass::Low, |r| r.value),
-            side_effect_class: target
-                .phase
-                .side_effects
-                .as_ref()
-                .map_or(SideEffects::None, |s| s.value),
-            policy_basis: gate.policy.unwrap_or(ApprovalPolicy::Human),
+                .map(|p| p.value)
+                .or(gate.policy)
+                .unwrap_or(ApprovalPolicy::Human),
             authorization_statement: statement.to_string(),
             trust_state: gate.trust_state,
         },
@@ -640,6 +653,34 @@ struct GateInput<'a> {
     stale_now: &'a [String],
     blocking_failure: bool,
     statement: &'a str,
+    /// The irreversible phases the run resumes into (SPEC §10.4): a person
+    /// must approve, whatever the spec's policy says.
+    irreversible_next: &'a [String],
+}
+
+/// The phases among `next` whose side effects are irreversible.
+fn irreversible_phases(next: &[&Phase]) -> Vec<String> {
+    next.iter()
+        .filter(|p| p.side_effect_class() == SideEffects::Irreversible)
+        .map(|p| p.name.clone())
+        .collect()
+}
+
+/// The approval a resume needs (SPEC §6 step 5, §10.4): a person's when it
+/// resumes into an irreversible phase, whatever the spec says; otherwise
+/// the spec's policy when it requires approval.
+pub fn required_policy(
+    on_resume: &crate::model::OnResume,
+    irreversible_next: &[String],
+) -> Option<ApprovalPolicy> {
+    if !irreversible_next.is_empty() {
+        return Some(ApprovalPolicy::Human);
+    }
+    on_resume
+        .approval_policy
+        .as_ref()
+        .map(|p| p.value)
+        .filter(|_| on_resume.approval_required())
 }
 
 fn approve(
@@ -654,14 +695,16 @@ fn approve(
         stale_now,
         blocking_failure,
         statement,
+        irreversible_next,
     } = *input;
     let on_resume = &target.spec.on_resume;
-    let policy = on_resume.approval_policy.as_ref().map(|p| p.value);
-    let (true, Some(policy)) = (on_resume.approval_required(), policy) else {
+    let spec_policy = on_resume.approval_policy.as_ref().map(|p| p.value);
+    let Some(policy) = required_policy(on_resume, irreversible_next) else {
         return Ok(Gate {
             status: ApprovalStatus {
                 required: false,
-                policy,
+                policy: spec_policy,
+                irreversible_next: Vec::new(),
                 granted: false,
                 auto_granted: false,
                 approval: None,
@@ -669,7 +712,7 @@ fn approve(
                 candidates: Vec::new(),
                 reason: "approval not required".into(),
             },
-            policy,
+            policy: spec_policy,
             trust_state: TrustState::NotRequired,
         });
     };
@@ -679,6 +722,7 @@ fn approve(
         now: request.now,
         stale_fields: stale_now,
         digest: &target.digest,
+        irreversible_next,
     };
     let judge = |source: Origin, location: String, record: ApprovalRecord| {
         let problems = approval::validate(&record, &expected);
@@ -778,11 +822,7 @@ fn approve(
             policy,
             target_digest: target.digest.clone(),
             stale_fields: stale_now.to_vec(),
-            irreversible: target
-                .phase
-                .side_effects
-                .as_ref()
-                .is_some_and(|s| s.value == crate::model::SideEffects::Irreversible),
+            irreversible_next: irreversible_next.to_vec(),
             authorization_statement: statement.to_string(),
         };
         match operator.ask(&question).map_err(ResumeError::Operator)? {
@@ -806,7 +846,19 @@ fn approve(
         }
     }
 
-    let policy_name = policy.as_str();
+    // What is required, in the reasons below.
+    let requirement = match irreversible_next {
+        [] => format!("approval required (policy `{}`)", policy.as_str()),
+        phases => format!(
+            "a person's approval is required because the run resumes into irreversible phase{} {}",
+            if phases.len() == 1 { "" } else { "s" },
+            phases
+                .iter()
+                .map(|p| format!("`{p}`"))
+                .collect::<Vec<_>>()
+                .join(", ")
+        ),
+    };
     let granted = pending.is_none() && (approval.is_some() || auto);
     let auto_granted = granted && approval.is_none();
     let presented = candidates.iter().filter(|c| c.record.is_some()).count();
@@ -837,12 +889,11 @@ fn approve(
         )
     } else if declined {
         (
-            format!("approval required (policy `{policy_name}`) and the operator declined"),
+            format!("{requirement} and the operator declined"),
             TrustState::Declined,
         )
     } else if presented == 0 {
-        let mut reason =
-            format!("approval required (policy `{policy_name}`) and none was presented");
+        let mut reason = format!("{requirement} and none was presented");
         if policy == ApprovalPolicy::AutoIfFresh {
             reason.push_str(
                 "; auto_if_fresh does not apply because a blocking field is stale or has no provenance",
@@ -864,7 +915,7 @@ fn approve(
             .collect();
         (
             format!(
-                "approval required (policy `{policy_name}`); {presented} approval{} presented, none valid: {}",
+                "{requirement}; {presented} approval{} presented, none valid: {}",
                 if presented == 1 { " was" } else { "s were" },
                 problems.join(" | ")
             ),
@@ -879,6 +930,7 @@ fn approve(
             auto_granted,
             approval: approval.filter(|_| granted),
             harness_pending: pending.is_some(),
+            irreversible_next: irreversible_next.to_vec(),
             candidates,
             reason,
         },
@@ -1077,10 +1129,85 @@ checkpoint_integrity:
     impl Operator for Person {
         fn ask(&mut self, question: &ApprovalQuestion) -> Result<Option<String>, String> {
             assert_eq!(question.checkpoint_id, "before_ship");
-            assert!(!question.irreversible, "the checkpoint's phase is `fetch`");
+            // The checkpoint's own phase, `fetch`, is not irreversible; the
+            // run resumes into `ship`, which is (SPEC §10.4).
+            assert_eq!(question.irreversible_next, ["ship"]);
             self.1 += 1;
             Ok(self.0.map(str::to_string))
         }
+    }
+
+    /// No approval in the spec: the irreversible phase after the
+    /// checkpoint asks for a person anyway; the one before does not.
+    const INTO_IRREVERSIBLE: &str = r#"
+schema_version: "1"
+pipeline_id: unit
+phases:
+  fetch:
+    exit:
+      required:
+        - name: data
+  ship:
+    side_effects: irreversible
+    risk_class: critical
+    entry:
+      required:
+        - name: data
+  notify: {}
+checkpoint_integrity:
+  - checkpoint_id: before_ship
+    phase: fetch
+    on_resume:
+      approval_required: false
+  - checkpoint_id: after_ship
+    phase: ship
+    on_resume:
+      approval_required: false
+"#;
+
+    #[test]
+    fn resuming_into_an_irreversible_phase_needs_a_person_whatever_the_spec() {
+        let analysis = crate::analyze(INTO_IRREVERSIBLE, &Settings::default());
+        let mut before = request(json!({"data": 1}));
+        let report = check(&analysis, &before, None, None).unwrap();
+        assert_eq!(report.decision, Decision::Denied);
+        assert!(report.approval_status.required);
+        assert_eq!(report.approval_status.policy, Some(ApprovalPolicy::Human));
+        assert_eq!(report.approval_status.irreversible_next, ["ship"]);
+        let denial = report.denial.unwrap();
+        assert_eq!(denial.required_policy, ApprovalPolicy::Human);
+        // The phase resumed into, not the checkpoint's (`fetch`).
+        assert_eq!(
+            denial.checkpoint_pending.risk_classification,
+            RiskClass::Critical
+        );
+        assert_eq!(
+            denial.checkpoint_pending.side_effect_class,
+            SideEffects::Irreversible
+        );
+        // An orchestrator's approval does not do.
+        before.approvals = vec![ApprovalSource::File {
+            location: "approval.json".into(),
+            records: vec![ApprovalRecord {
+                approved_by: "scheduler".into(),
+                approved_at: "2026-03-01T11:00:00Z".into(),
+                policy: "orchestrator".into(),
+                checkpoint_id: "before_ship".into(),
+                stale_fields_acknowledged: Vec::new(),
+                notes: None,
+                target_digest: Some(
+                    crate::resume::target_digest(&analysis, "before_ship").unwrap(),
+                ),
+            }],
+        }];
+        let report = check(&analysis, &before, None, None).unwrap();
+        assert_eq!(report.decision, Decision::Denied);
+        // After the irreversible act, resuming into `notify` needs nothing.
+        let mut after = request(json!({"data": 1}));
+        after.checkpoint_id = "after_ship".into();
+        let report = check(&analysis, &after, None, None).unwrap();
+        assert_eq!(report.decision, Decision::Resume);
+        assert!(!report.approval_status.required);
     }
 
     #[test]

@@ -22,7 +22,7 @@ pub use approval::{
     APPROVALS_KEY, ApprovalQuestion, ApprovalRecord, ApprovalSource, ApproverKind, Candidate,
     Operator, Origin, parse_records,
 };
-pub use check::check;
+pub use check::{check, required_policy};
 pub use document::{DocumentError, DocumentFormat, canonical_json, node_to_value, parse_document};
 pub use entry::{FieldResult, FieldStatus};
 pub use harness::{DiskSentinels, SentinelFiles, harness_sources};

@@ -77,6 +77,10 @@ pub enum NextStep {
         approver: Approver,
         acknowledge: Vec<String>,
         after_refresh: bool,
+        /// The run resumes into an irreversible phase: `approve` asks for
+        /// `--confirm-irreversible` (SPEC §10.4).
+        #[serde(skip_serializing_if = "std::ops::Not::not")]
+        confirm_irreversible: bool,
     },
     /// Approve on the terminal with `--interactive`.
     ApproveInteractively,
@@ -133,12 +137,14 @@ impl NextStep {
                 approver,
                 acknowledge,
                 after_refresh,
+                confirm_irreversible,
             } => {
                 let acks: String = acknowledge.iter().map(|f| format!(" --ack {f}")).collect();
                 format!(
-                    "{}get an approval bound to this checkpoint: phaselint approve --contract {contract} --checkpoint {checkpoint_id} --by NAME --policy {}{acks} --output approval.json, then pass --approvals approval.json",
+                    "{}get an approval bound to this checkpoint: phaselint approve --contract {contract} --checkpoint {checkpoint_id} --by NAME --policy {}{acks}{} --output approval.json, then pass --approvals approval.json",
                     if *after_refresh { "then " } else { "" },
-                    approver.flag()
+                    approver.flag(),
+                    if *confirm_irreversible { " --confirm-irreversible" } else { "" }
                 )
             }
             NextStep::ApproveInteractively => {
@@ -237,6 +243,7 @@ pub fn next_steps(report: &ResumeReport, recovery_hook: bool, interactive: bool)
         approver: Approver::for_policy(denial.required_policy),
         acknowledge,
         after_refresh: blocked_by_staleness,
+        confirm_irreversible: !report.approval_status.irreversible_next.is_empty(),
     });
     if !interactive
         && !blocked_by_staleness
@@ -311,6 +318,7 @@ checkpoint_integrity:
                     approver: Approver::Human,
                     acknowledge: Vec::new(),
                     after_refresh: true,
+                    confirm_irreversible: false,
                 },
             ]
         );
@@ -324,6 +332,7 @@ checkpoint_integrity:
             approver: Approver::Human,
             acknowledge: vec!["text".into()],
             after_refresh: false,
+            confirm_irreversible: false,
         }));
         assert!(steps.contains(&NextStep::ApproveInteractively));
     }
@@ -347,10 +356,22 @@ checkpoint_integrity:
             approver: Approver::HumanOrOrchestrator,
             acknowledge: vec!["a".into(), "b".into()],
             after_refresh: true,
+            confirm_irreversible: false,
         };
         assert_eq!(
             approve.describe("c.yaml"),
             "then get an approval bound to this checkpoint: phaselint approve --contract c.yaml --checkpoint k --by NAME --policy human|orchestrator --ack a --ack b --output approval.json, then pass --approvals approval.json"
+        );
+        let into_irreversible = NextStep::Approve {
+            checkpoint_id: "k".into(),
+            approver: Approver::Human,
+            acknowledge: Vec::new(),
+            after_refresh: false,
+            confirm_irreversible: true,
+        };
+        assert_eq!(
+            into_irreversible.describe("c.yaml"),
+            "get an approval bound to this checkpoint: phaselint approve --contract c.yaml --checkpoint k --by NAME --policy human --confirm-irreversible --output approval.json, then pass --approvals approval.json"
         );
     }
 }

@@ -185,7 +185,9 @@ pub struct EntryRevalidation {
 #[derive(Clone, Debug, Serialize)]
 pub struct ApprovalStatus {
     pub required: bool,
-    /// The checkpoint's `approval_policy`.
+    /// The policy the approval is judged by: the checkpoint's
+    /// `approval_policy`, or `human` when the run resumes into an
+    /// irreversible phase.
     pub policy: Option<ApprovalPolicy>,
     pub granted: bool,
     /// `auto_if_fresh` granted it because nothing blocking is stale.
@@ -194,6 +196,10 @@ pub struct ApprovalStatus {
     pub approval: Option<ApprovalRecord>,
     /// A harness request `checkpoint-<id>.md` waits for its `.granted`.
     pub harness_pending: bool,
+    /// The irreversible phases the run resumes into: they make a person's
+    /// approval required whatever the spec's policy (SPEC §10.4).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub irreversible_next: Vec<String>,
     /// Every approval presented, valid or not.
     pub candidates: Vec<Candidate>,
     pub reason: String,

@@ -27,6 +27,23 @@ pub struct Target<'a> {
 }
 
 impl<'a> Target<'a> {
+    /// The irreversible phases a resume from this checkpoint runs next
+    /// (its phase's successors): resuming into one needs a person's
+    /// approval, confirmed twice (SPEC §10.4).
+    pub fn irreversible_next(&self, analysis: &Analysis) -> Vec<String> {
+        let Some(graph) = &analysis.graph else {
+            return Vec::new();
+        };
+        let mut next: Vec<usize> = graph.successors(self.phase_index).collect();
+        next.sort_unstable();
+        next.dedup();
+        next.into_iter()
+            .filter_map(|i| self.contract.phases.get(i))
+            .filter(|p| p.side_effect_class() == crate::model::SideEffects::Irreversible)
+            .map(|p| p.name.clone())
+            .collect()
+    }
+
     /// Finds `checkpoint_id` in the analysis. Fails (never guesses) when
     /// the contract has E-code findings, when the id is unknown or
     /// declared twice, when its phase is unknown, or when it requires
