@@ -43,14 +43,22 @@ pub enum ResumeFormat {
 #[derive(clap::Args)]
 pub struct ResumeCheckArgs {
     /// The contract the run follows.
-    #[arg(long, value_name = "FILE")]
-    pub contract: PathBuf,
+    #[arg(long, value_name = "FILE", required_unless_present = "handoff")]
+    pub contract: Option<PathBuf>,
     /// The checkpoint the run paused at.
-    #[arg(long, value_name = "ID")]
-    pub checkpoint: String,
+    #[arg(long, value_name = "ID", required_unless_present = "handoff")]
+    pub checkpoint: Option<String>,
     /// The context to resume with, JSON or YAML; `-` reads standard input.
-    #[arg(long, value_name = "FILE|-")]
-    pub context: PathBuf,
+    #[arg(long, value_name = "FILE|-", required_unless_present = "handoff")]
+    pub context: Option<PathBuf>,
+    /// Check a team handoff (Markdown, SPEC §10.2) instead of a contract's checkpoint.
+    #[arg(long, value_name = "FILE",
+          conflicts_with_all = ["contract", "checkpoint", "context", "next_phase", "approvals",
+                                "harness_dir", "recover_with", "interactive"])]
+    pub handoff: Option<PathBuf>,
+    /// A handoff older than this is stale (`90s`, `15m`, `2h`, `1d` or seconds).
+    #[arg(long, value_name = "DURATION", requires = "handoff")]
+    pub max_handoff_age: Option<String>,
     #[command(flatten)]
     pub clock: ClockArgs,
     #[arg(long, value_enum, default_value = "strict")]
@@ -90,18 +98,60 @@ impl From<String> for NoVerdict {
 }
 
 pub fn run(args: &ResumeCheckArgs) -> u8 {
-    match check(args) {
+    if let Some(handoff) = &args.handoff {
+        return answer(args, check_handoff(args, handoff), |report, out| {
+            phaselint_render::handoff_human(report, &handoff.display().to_string(), out)
+        });
+    }
+    let contract = args
+        .contract
+        .as_ref()
+        .map_or_else(String::new, |c| c.display().to_string());
+    answer(args, check(args), |report, out| {
+        phaselint_render::resume_human(report, &contract, args.recover_with.is_some(), out)
+    })
+}
+
+/// No verdict: the reason on stderr (and as JSON on stdout with
+/// `--format json`), exit 3.
+fn no_verdict(args: &ResumeCheckArgs, message: &str) -> u8 {
+    eprintln!("phaselint: error: {message}");
+    eprintln!("phaselint: no resume verdict (exit 3): the run must not resume");
+    if args.format == ResumeFormat::Json {
+        /// The no-verdict answer, its keys in the documented order.
+        #[derive(serde::Serialize)]
+        struct NoVerdictJson<'a> {
+            version: u32,
+            decision: Option<&'a str>,
+            error: &'a str,
+        }
+        let answer = NoVerdictJson {
+            version: 1,
+            decision: None,
+            error: message,
+        };
+        if let Ok(text) = serde_json::to_string_pretty(&answer) {
+            println!("{text}");
+        }
+    }
+    exit::NO_VERDICT
+}
+
+/// Prints a verdict (JSON or human) and returns its exit code; a failure
+/// to reach one is exit 3 with the reason, in JSON too.
+fn answer<R: serde::Serialize + Verdict>(
+    args: &ResumeCheckArgs,
+    report: Result<R, NoVerdict>,
+    human: impl FnOnce(&R, &mut std::io::StdoutLock<'_>) -> std::io::Result<()>,
+) -> u8 {
+    match report {
         Ok(report) => {
+            let mut out = std::io::stdout().lock();
             let printed = match args.format {
                 ResumeFormat::Json => serde_json::to_string_pretty(&report)
                     .map_err(std::io::Error::other)
-                    .and_then(|text| writeln!(std::io::stdout().lock(), "{text}")),
-                ResumeFormat::Human => phaselint_render::resume_human(
-                    &report,
-                    &args.contract.display().to_string(),
-                    args.recover_with.is_some(),
-                    &mut std::io::stdout().lock(),
-                ),
+                    .and_then(|text| writeln!(out, "{text}")),
+                ResumeFormat::Human => human(&report, &mut out),
             };
             if let Err(e) = printed
                 && e.kind() != std::io::ErrorKind::BrokenPipe
@@ -109,48 +159,105 @@ pub fn run(args: &ResumeCheckArgs) -> u8 {
                 eprintln!("phaselint: error: cannot write output: {e}");
                 return exit::NO_VERDICT;
             }
-            report.decision.exit_code()
+            report.decision().exit_code()
         }
-        Err(NoVerdict(message)) => {
-            eprintln!("phaselint: error: {message}");
-            eprintln!("phaselint: no resume verdict (exit 3): the run must not resume");
-            if args.format == ResumeFormat::Json {
-                /// The no-verdict answer, its keys in the documented order.
-                #[derive(serde::Serialize)]
-                struct NoVerdictJson<'a> {
-                    version: u32,
-                    decision: Option<&'a str>,
-                    error: &'a str,
-                }
-                let answer = NoVerdictJson {
-                    version: 1,
-                    decision: None,
-                    error: &message,
-                };
-                if let Ok(text) = serde_json::to_string_pretty(&answer) {
-                    println!("{text}");
-                }
-            }
-            exit::NO_VERDICT
-        }
+        Err(NoVerdict(message)) => no_verdict(args, &message),
+    }
+}
+
+/// What every resume check's report says: its decision.
+trait Verdict {
+    fn decision(&self) -> resume::Decision;
+}
+
+impl Verdict for ResumeReport {
+    fn decision(&self) -> resume::Decision {
+        self.decision
+    }
+}
+
+impl Verdict for resume::HandoffReport {
+    fn decision(&self) -> resume::Decision {
+        self.decision
+    }
+}
+
+/// Reads the handoff (and whether its checkpoint signal is still there),
+/// and checks it in the library.
+fn check_handoff(args: &ResumeCheckArgs, path: &Path) -> Result<resume::HandoffReport, NoVerdict> {
+    let now = parse_now(args.clock.now.as_deref())?;
+    let max_age = match &args.max_handoff_age {
+        None => None,
+        Some(text) => Some(phaselint_lint::duration::parse_seconds(text).ok_or_else(|| {
+            NoVerdict(format!(
+                "--max-handoff-age `{text}` is not a duration such as `90s`, `15m`, `2h`, `1d` or whole seconds"
+            ))
+        })?),
+    };
+    let settings = settings_beside(
+        path,
+        args.configuration.config.as_deref(),
+        args.configuration.no_config,
+    )?;
+    let bytes = input::read_file(path, Bound::Document).map_err(|e| {
+        format!(
+            "cannot read the handoff `{}`: {}",
+            path.display(),
+            e.reason()
+        )
+    })?;
+    let text = String::from_utf8(bytes).map_err(|e| {
+        format!(
+            "cannot read the handoff `{}`: it is not UTF-8 (invalid byte at offset {})",
+            path.display(),
+            e.utf8_error().valid_up_to()
+        )
+    })?;
+    // Whether the checkpoint signal is still there; a link or anything
+    // else at that path counts as there (fail closed).
+    let unfinished_signal = resume::unfinished_signal_for(path)
+        .filter(|signal| signal.symlink_metadata().is_ok())
+        .map(|signal| signal.display().to_string());
+    let input = resume::HandoffInput {
+        now,
+        max_age,
+        max_clock_skew: settings.max_clock_skew,
+        mode: mode(args.mode),
+        unfinished_signal,
+    };
+    Ok(resume::check_handoff(&text, &input))
+}
+
+fn mode(mode: ModeArg) -> Mode {
+    match mode {
+        ModeArg::Strict => Mode::Strict,
+        ModeArg::Permissive => Mode::Permissive,
+        ModeArg::Audit => Mode::Audit,
     }
 }
 
 fn check(args: &ResumeCheckArgs) -> Result<ResumeReport, NoVerdict> {
     let now = parse_now(args.clock.now.as_deref())?;
+    let (Some(contract), Some(checkpoint), Some(context_path)) =
+        (&args.contract, &args.checkpoint, &args.context)
+    else {
+        return Err(NoVerdict(
+            "resume-check needs --contract, --checkpoint and --context (or --handoff FILE)".into(),
+        ));
+    };
     let (analysis, settings) = load_contract(
-        &args.contract,
+        contract,
         args.configuration.config.as_deref(),
         args.configuration.no_config,
     )?;
-    let stdin_context = args.context.as_os_str() == "-";
+    let stdin_context = context_path.as_os_str() == "-";
     if args.recover_with.is_some() && stdin_context {
         return Err(NoVerdict(
             "--recover-with needs --context FILE: the hook updates that file, which is then re-read"
                 .into(),
         ));
     }
-    let context = read_document(&args.context, "context")?;
+    let context = read_document(context_path, "context")?;
     let mut approvals = Vec::new();
     for path in &args.approvals {
         let value = read_document(path, "approvals file")?;
@@ -165,25 +272,21 @@ fn check(args: &ResumeCheckArgs) -> Result<ResumeReport, NoVerdict> {
         approvals.extend(resume::harness_sources(
             &resume::DiskSentinels,
             dir,
-            &args.checkpoint,
+            checkpoint,
         )?);
     }
     let request = ResumeRequest {
-        checkpoint_id: args.checkpoint.clone(),
+        checkpoint_id: checkpoint.clone(),
         context,
         now,
-        mode: match args.mode {
-            ModeArg::Strict => Mode::Strict,
-            ModeArg::Permissive => Mode::Permissive,
-            ModeArg::Audit => Mode::Audit,
-        },
+        mode: mode(args.mode),
         next_phase: args.next_phase.clone(),
         approvals,
         max_clock_skew: settings.max_clock_skew,
     };
     let mut hook = args.recover_with.as_ref().map(|command| Hook {
         command: command.clone(),
-        context: args.context.clone(),
+        context: context_path.clone(),
         timeout: Duration::from_secs(args.recover_timeout),
     });
     let mut terminal = TerminalOperator;
@@ -217,13 +320,15 @@ pub(crate) fn parse_now(now: Option<&str>) -> Result<Timestamp, NoVerdict> {
     }
 }
 
-/// Reads and analyzes the contract. Any E-code finding, and any config
-/// problem, is a no-verdict error listing what is wrong.
-pub(crate) fn load_contract(
+/// The settings a resume check of `path` uses: the configuration given,
+/// none, or the one found by walking up from the file. Rule levels are
+/// not applied: no config can hide an E-code from the resume check. Only
+/// the clock skew is taken from it.
+fn settings_beside(
     path: &Path,
     config: Option<&Path>,
     no_config: bool,
-) -> Result<(Analysis, Settings), NoVerdict> {
+) -> Result<Settings, NoVerdict> {
     let config = if let Some(file) = config {
         Config::load(file).map_err(|e| e.to_string())?
     } else if no_config {
@@ -235,10 +340,19 @@ pub(crate) fn load_contract(
             .unwrap_or_else(|| PathBuf::from("."));
         Config::discover(&dir).map_err(|e| e.to_string())?
     };
-    // Rule levels from the config are not applied: no config can hide an
-    // E-code from the resume check. Only the clock skew is taken from it.
     let mut settings = Settings::default();
     settings.max_clock_skew = config.settings_for(path).max_clock_skew;
+    Ok(settings)
+}
+
+/// Reads and analyzes the contract. Any E-code finding, and any config
+/// problem, is a no-verdict error listing what is wrong.
+pub(crate) fn load_contract(
+    path: &Path,
+    config: Option<&Path>,
+    no_config: bool,
+) -> Result<(Analysis, Settings), NoVerdict> {
+    let settings = settings_beside(path, config, no_config)?;
     let analysis =
         analyze_file(path, phaselint_lint::DocumentKind::Contract, &settings).map_err(|e| {
             format!(

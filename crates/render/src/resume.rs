@@ -3,8 +3,11 @@
 
 use std::io::{self, Write};
 
+use phaselint_lint::duration::format_seconds;
 use phaselint_lint::model::EnumValue;
-use phaselint_lint::resume::{AttemptOutcome, FieldState, FieldStatus, ResumeReport};
+use phaselint_lint::resume::{
+    AttemptOutcome, Decision, FieldState, FieldStatus, HandoffReport, Mode, ResumeReport,
+};
 
 /// The resume check's report for a person: what was checked, what failed,
 /// and what to do next (`resume-check --format human`). `contract` is the
@@ -157,31 +160,123 @@ pub fn resume_human(
         }
     }
 
+    let next: Vec<String> = report
+        .next_steps
+        .iter()
+        .map(|step| step.describe(contract))
+        .collect();
+    verdict(
+        out,
+        report.decision,
+        report.mode,
+        &report.failures,
+        &report.warnings,
+        &next,
+    )
+}
+
+/// The end of every resume check's report, whatever it checked: the
+/// decision with its exit code and mode, what failed, what only warns,
+/// and what to do next.
+fn verdict(
+    out: &mut impl Write,
+    decision: Decision,
+    mode: Mode,
+    failures: &[String],
+    warnings: &[String],
+    next: &[String],
+) -> io::Result<()> {
     writeln!(out)?;
-    let code = report.decision.exit_code();
     writeln!(
         out,
-        "Decision: {} (exit {code}, mode {})",
-        report.decision.as_str().to_uppercase(),
-        report.mode.as_str()
+        "Decision: {} (exit {}, mode {})",
+        decision.as_str().to_uppercase(),
+        decision.exit_code(),
+        mode.as_str()
     )?;
-    if !report.failures.is_empty() {
+    if !failures.is_empty() {
         writeln!(out, "What failed:")?;
-        for f in &report.failures {
+        for f in failures {
             writeln!(out, "  - {f}")?;
         }
     }
-    if !report.warnings.is_empty() {
+    if !warnings.is_empty() {
         writeln!(out, "Warnings:")?;
-        for w in &report.warnings {
+        for w in warnings {
             writeln!(out, "  - {w}")?;
         }
     }
     writeln!(out, "What to do next:")?;
-    for step in &report.next_steps {
-        writeln!(out, "  - {}", step.describe(contract))?;
+    for step in next {
+        writeln!(out, "  - {step}")?;
     }
     Ok(())
+}
+
+/// A team handoff's report for a person (`resume-check --handoff`): its
+/// timestamp and tasks, every problem at its line, and the verdict.
+pub fn handoff_human(report: &HandoffReport, path: &str, out: &mut impl Write) -> io::Result<()> {
+    writeln!(out, "Handoff check: {path}")?;
+    let age = report.age_seconds.map_or(String::new(), |age| {
+        if age >= 0 {
+            format!(" ({} old)", format_seconds(age as u64))
+        } else {
+            format!(" ({} in the future)", format_seconds(age.unsigned_abs()))
+        }
+    });
+    writeln!(
+        out,
+        "mode: {}   timestamp: {}{age}",
+        report.mode.as_str(),
+        report.timestamp.as_deref().unwrap_or("none")
+    )?;
+    writeln!(out)?;
+    if report.tasks.is_empty() {
+        writeln!(
+            out,
+            "Tasks: {}",
+            if report.partial {
+                "not captured (partial handoff)"
+            } else {
+                "none read"
+            }
+        )?;
+    } else {
+        writeln!(out, "Tasks ({}):", report.tasks.len())?;
+        for t in &report.tasks {
+            let blocked = if t.blocked_by.is_empty() {
+                String::new()
+            } else {
+                format!(", blocked by {}", t.blocked_by.join(", "))
+            };
+            writeln!(
+                out,
+                "  {:<4} {:<12} {:<16} {}{blocked}",
+                t.id,
+                t.status,
+                t.owner.as_deref().unwrap_or("-"),
+                t.subject
+            )?;
+        }
+    }
+    let failures: Vec<String> = report
+        .problems
+        .iter()
+        .map(|p| match &p.section {
+            Some(section) => format!("line {} ({section}): {}", p.line, p.message),
+            None => format!("line {}: {}", p.line, p.message),
+        })
+        .collect();
+    let next = match (report.problems.is_empty(), report.decision) {
+        (true, _) => "a new session may rehydrate from this handoff".to_string(),
+        (false, Decision::Resume) => format!(
+            "mode {}: a new session may rehydrate, but strict mode would have {} it; fix the problems above",
+            report.mode.as_str(),
+            report.strict_decision.as_str()
+        ),
+        (false, _) => "fix each problem above in the handoff (or checkpoint again, which writes a new one), then check it again".to_string(),
+    };
+    verdict(out, report.decision, report.mode, &failures, &[], &[next])
 }
 
 #[cfg(test)]

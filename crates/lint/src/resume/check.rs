@@ -24,7 +24,7 @@ use crate::resume::entry::{
 use crate::resume::report::{
     ApprovalStatus, AttemptOutcome, CheckedField, CheckpointPending, Decision, Denial,
     EntryRevalidation, Event, Evidence, FieldState, GateOutcome, GateResult, GateSeverity, Mode,
-    NextPhaseSource, RecoveryAttempt, ResumeReport, ScopeDelta, StaleField, TrustState,
+    NextPhaseSource, RecoveryAttempt, ResumeReport, ScopeDelta, StaleField, TrustState, decide,
 };
 use crate::resume::staleness::{self, Evaluation, PROVENANCE_KEY, Provenance, State};
 use crate::resume::target::Target;
@@ -270,27 +270,6 @@ fn checked_field(e: &Evaluation) -> CheckedField {
         severity: e.severity,
         reason: e.reason.clone(),
     }
-}
-
-/// Step 6: (passed, what strict mode decides, what the mode decides).
-fn decide(
-    blocking_failure: bool,
-    approval_missing: bool,
-    mode: Mode,
-) -> (bool, Decision, Decision) {
-    let strict = if blocking_failure {
-        Decision::Blocked
-    } else if approval_missing {
-        Decision::Denied
-    } else {
-        Decision::Resume
-    };
-    let decision = match mode {
-        Mode::Strict => strict,
-        Mode::Permissive if approval_missing => Decision::Denied,
-        Mode::Permissive | Mode::Audit => Decision::Resume,
-    };
-    (!blocking_failure && !approval_missing, strict, decision)
 }
 
 /// What an operator console needs to render a denial (SPEC §6 step 5).

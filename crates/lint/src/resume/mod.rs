@@ -12,6 +12,7 @@ mod approval;
 mod check;
 mod document;
 mod entry;
+mod handoff;
 mod harness;
 mod next;
 mod report;
@@ -25,6 +26,9 @@ pub use approval::{
 pub use check::{check, required_policy};
 pub use document::{DocumentError, DocumentFormat, canonical_json, node_to_value, parse_document};
 pub use entry::{FieldResult, FieldStatus};
+pub use handoff::{
+    HandoffInput, HandoffReport, Problem, Task, check_handoff, unfinished_signal_for,
+};
 pub use harness::{DiskSentinels, SentinelFiles, harness_sources};
 pub use jiff::Timestamp;
 pub use next::{Approver, NextStep, next_steps};

@@ -42,6 +42,27 @@ pub enum Decision {
     Denied,
 }
 
+/// Step 6: (passed, what strict mode decides, what the mode decides).
+pub(crate) fn decide(
+    blocking_failure: bool,
+    approval_missing: bool,
+    mode: Mode,
+) -> (bool, Decision, Decision) {
+    let strict = if blocking_failure {
+        Decision::Blocked
+    } else if approval_missing {
+        Decision::Denied
+    } else {
+        Decision::Resume
+    };
+    let decision = match mode {
+        Mode::Strict => strict,
+        Mode::Permissive if approval_missing => Decision::Denied,
+        Mode::Permissive | Mode::Audit => Decision::Resume,
+    };
+    (!blocking_failure && !approval_missing, strict, decision)
+}
+
 /// The exit code of a resume check that reached no verdict (SPEC §5).
 pub const NO_VERDICT_EXIT: u8 = 3;
 

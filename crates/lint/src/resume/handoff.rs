@@ -1,0 +1,620 @@
+//! Team handoff documents (SPEC §10.2): the Markdown a team session writes
+//! when it checkpoints, which a new session rehydrates from. Read with a
+//! CommonMark parser (tables included), so headings in code blocks,
+//! escaped pipes and inline markup in cells read as Markdown means them.
+//! Every problem is collected with its line; the verdict is the resume
+//! check's (`decide`), so modes mean what they mean for contracts.
+
+use std::collections::HashMap;
+use std::path::{Component, Path, PathBuf};
+
+use pulldown_cmark::{Event, HeadingLevel, Options, Parser, Tag, TagEnd};
+use serde::Serialize;
+
+use super::report::{Decision, Mode, decide};
+use super::staleness::parse_timestamp;
+use crate::duration::format_seconds;
+use crate::line_index::LineIndex;
+use jiff::Timestamp;
+
+/// The sections every handoff has, as the checkpoint skill writes them.
+pub const REQUIRED_SECTIONS: &[&str] = &[
+    "Timestamp",
+    "Reason",
+    "Team Composition",
+    "Task States",
+    "Review Tracking",
+    "Resumption Notes",
+];
+
+/// Task statuses a task list uses.
+pub const STATUSES: &[&str] = &["pending", "in_progress", "completed", "blocked"];
+
+/// What the check needs besides the text.
+#[derive(Clone, Debug)]
+pub struct HandoffInput {
+    pub now: Timestamp,
+    /// A handoff older than this many seconds is stale.
+    pub max_age: Option<u64>,
+    /// Seconds the timestamp may lie in the future.
+    pub max_clock_skew: u64,
+    pub mode: Mode,
+    /// The checkpoint signal (`.tina/checkpoint-needed`) when it still
+    /// exists beside a `.tina/phase-N/handoff.md`: the checkpoint did not
+    /// complete.
+    pub unfinished_signal: Option<String>,
+}
+
+/// The report of SPEC §10.2.
+#[derive(Clone, Debug, Serialize)]
+pub struct HandoffReport {
+    pub version: u32,
+    pub kind: &'static str,
+    pub decision: Decision,
+    pub passed: bool,
+    pub mode: Mode,
+    #[serde(skip)]
+    pub strict_decision: Decision,
+    /// As written, when the section holds one.
+    pub timestamp: Option<String>,
+    pub age_seconds: Option<i64>,
+    /// The task states were not captured (no table, only a note).
+    pub partial: bool,
+    pub tasks: Vec<Task>,
+    pub problems: Vec<Problem>,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct Task {
+    pub id: String,
+    pub subject: String,
+    pub status: String,
+    /// `None` for `-` or an empty cell.
+    pub owner: Option<String>,
+    pub blocked_by: Vec<String>,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct Problem {
+    /// 1-based.
+    pub line: usize,
+    /// The section it is in, as SPEC §10.2 names it; `None` for the file.
+    pub section: Option<String>,
+    pub message: String,
+}
+
+/// The checkpoint signal whose presence beside `handoff` means the
+/// checkpoint did not complete: `.tina/checkpoint-needed` for a handoff at
+/// `.tina/phase-N/handoff.md`.
+pub fn unfinished_signal_for(handoff: &Path) -> Option<PathBuf> {
+    let mut parts = handoff.components().rev();
+    let file = parts.next()?;
+    let phase = parts.next()?;
+    let tina = parts.next()?;
+    let is = |c: Component<'_>, name: &str| c.as_os_str() == name;
+    let phase_name = phase.as_os_str().to_str()?;
+    let numbered = phase_name
+        .strip_prefix("phase-")
+        .is_some_and(|n| !n.is_empty() && n.bytes().all(|b| b.is_ascii_digit()));
+    if !is(file, "handoff.md") || !numbered || !is(tina, ".tina") {
+        return None;
+    }
+    Some(handoff.parent()?.parent()?.join("checkpoint-needed"))
+}
+
+/// One `## ` section and what it holds.
+#[derive(Default)]
+struct Section {
+    /// The heading as written.
+    title: String,
+    line: usize,
+    /// Its text outside lists and tables, paragraphs joined by newlines.
+    text: String,
+    /// Where that text starts.
+    text_line: Option<usize>,
+    /// Top-level list items: text and line.
+    items: Vec<(String, usize)>,
+    tables: Vec<Table>,
+}
+
+#[derive(Default)]
+struct Table {
+    line: usize,
+    header: Vec<String>,
+    rows: Vec<(Vec<String>, usize)>,
+}
+
+/// Where text goes while walking the events.
+enum Sink {
+    Heading(String),
+    Body,
+}
+
+fn sections(text: &str, lines: &LineIndex) -> Vec<Section> {
+    let line_of = |offset: usize| lines.line_of(offset) + 1;
+    let mut sections: Vec<Section> = Vec::new();
+    let mut sink = Sink::Body;
+    let mut list_depth = 0usize;
+    let mut in_cell = false;
+    let mut in_head = false;
+    let mut cell = String::new();
+    let mut row: Vec<String> = Vec::new();
+    let mut row_line = 0;
+    let events = Parser::new_ext(text, Options::ENABLE_TABLES).into_offset_iter();
+    for (event, range) in events {
+        match event {
+            Event::Start(Tag::Heading {
+                level: HeadingLevel::H2,
+                ..
+            }) => sink = Sink::Heading(String::new()),
+            Event::End(TagEnd::Heading(HeadingLevel::H2)) => {
+                if let Sink::Heading(title) = std::mem::replace(&mut sink, Sink::Body) {
+                    sections.push(Section {
+                        title: title.trim().to_string(),
+                        line: line_of(range.start),
+                        ..Section::default()
+                    });
+                }
+            }
+            Event::Start(Tag::List(_)) => list_depth += 1,
+            Event::End(TagEnd::List(_)) => list_depth = list_depth.saturating_sub(1),
+            Event::Start(Tag::Item) if list_depth == 1 => {
+                if let Some(section) = sections.last_mut() {
+                    section.items.push((String::new(), line_of(range.start)));
+                }
+            }
+            Event::Start(Tag::Table(_)) => {
+                if let Some(section) = sections.last_mut() {
+                    section.tables.push(Table {
+                        line: line_of(range.start),
+                        ..Table::default()
+                    });
+                }
+            }
+            Event::Start(Tag::TableHead) => {
+                in_head = true;
+                row.clear();
+            }
+            Event::End(TagEnd::TableHead) => {
+                in_head = false;
+                if let Some(table) = sections.last_mut().and_then(|s| s.tables.last_mut()) {
+                    table.header = std::mem::take(&mut row);
+                }
+            }
+            Event::Start(Tag::TableRow) => {
+                row.clear();
+                row_line = line_of(range.start);
+            }
+            Event::End(TagEnd::TableRow) if !in_head => {
+                if let Some(table) = sections.last_mut().and_then(|s| s.tables.last_mut()) {
+                    table.rows.push((std::mem::take(&mut row), row_line));
+                }
+            }
+            Event::Start(Tag::TableCell) => {
+                in_cell = true;
+                cell.clear();
+            }
+            Event::End(TagEnd::TableCell) => {
+                in_cell = false;
+                row.push(cell.trim().to_string());
+            }
+            Event::Text(t) | Event::Code(t) | Event::InlineHtml(t) | Event::Html(t) => {
+                if let (Sink::Body, false, 0, Some(section)) =
+                    (&sink, in_cell, list_depth, sections.last_mut())
+                {
+                    section.text_line.get_or_insert(line_of(range.start));
+                }
+                write_text(&mut sink, &mut sections, in_cell, &mut cell, list_depth, &t);
+            }
+            Event::SoftBreak | Event::HardBreak => {
+                write_text(
+                    &mut sink,
+                    &mut sections,
+                    in_cell,
+                    &mut cell,
+                    list_depth,
+                    " ",
+                );
+            }
+            Event::End(TagEnd::Paragraph | TagEnd::CodeBlock) if list_depth == 0 && !in_cell => {
+                if let (Sink::Body, Some(section)) = (&sink, sections.last_mut()) {
+                    section.text.push('\n');
+                }
+            }
+            _ => {}
+        }
+    }
+    sections
+}
+
+fn write_text(
+    sink: &mut Sink,
+    sections: &mut [Section],
+    in_cell: bool,
+    cell: &mut String,
+    list_depth: usize,
+    text: &str,
+) {
+    if let Sink::Heading(title) = sink {
+        title.push_str(text);
+        return;
+    }
+    if in_cell {
+        cell.push_str(text);
+        return;
+    }
+    let Some(section) = sections.last_mut() else {
+        return;
+    };
+    match section.items.last_mut() {
+        Some((item, _)) if list_depth > 0 => item.push_str(text),
+        _ => section.text.push_str(text),
+    }
+}
+
+/// Checks a handoff's text (SPEC §10.2): every problem, with its line.
+pub fn check_handoff(text: &str, input: &HandoffInput) -> HandoffReport {
+    let lines = LineIndex::new(text);
+    let sections = sections(text, &lines);
+    let mut problems: Vec<Problem> = Vec::new();
+    let mut problem = |line: usize, section: Option<&str>, message: String| {
+        problems.push(Problem {
+            line,
+            section: section.map(str::to_string),
+            message,
+        });
+    };
+
+    // Each required section once, found by its heading in any case.
+    let mut found: HashMap<&'static str, &Section> = HashMap::new();
+    for section in &sections {
+        let Some(&name) = REQUIRED_SECTIONS
+            .iter()
+            .find(|n| n.eq_ignore_ascii_case(&section.title))
+        else {
+            continue;
+        };
+        match found.get(name) {
+            Some(first) => problem(
+                section.line,
+                Some(name),
+                format!(
+                    "`## {name}` appears again (first at line {}); only the first is read",
+                    first.line
+                ),
+            ),
+            None => {
+                found.insert(name, section);
+            }
+        }
+    }
+    for name in REQUIRED_SECTIONS {
+        if !found.contains_key(name) {
+            problem(
+                1,
+                Some(name),
+                format!("the required section `## {name}` is missing"),
+            );
+        }
+    }
+
+    let mut timestamp = None;
+    let mut age_seconds = None;
+    if let Some(section) = found.get("Timestamp") {
+        let written = section.text.trim();
+        let text_line = section.text_line.unwrap_or(section.line);
+        let words: Vec<&str> = written.split_whitespace().collect();
+        match words.as_slice() {
+            [] => problem(
+                section.line,
+                Some("Timestamp"),
+                "`## Timestamp` holds no timestamp".into(),
+            ),
+            [one] => {
+                timestamp = Some(one.to_string());
+                match parse_timestamp(one) {
+                    Err(_) => problem(
+                        text_line,
+                        Some("Timestamp"),
+                        format!(
+                            "`{one}` is not an ISO 8601 date-time with `Z` or an offset, such as `2026-01-26T10:30:00Z`"
+                        ),
+                    ),
+                    Ok(at) => {
+                        let age = input.now.as_second() - at.as_second();
+                        age_seconds = Some(age);
+                        if -age > input.max_clock_skew as i64 {
+                            problem(
+                                text_line,
+                                Some("Timestamp"),
+                                format!(
+                                    "`{one}` is {} in the future, more than max_clock_skew {}: the handoff cannot have been written yet",
+                                    format_seconds(age.unsigned_abs()),
+                                    format_seconds(input.max_clock_skew)
+                                ),
+                            );
+                        } else if let Some(limit) = input.max_age
+                            && age > limit as i64
+                        {
+                            problem(
+                                text_line,
+                                Some("Timestamp"),
+                                format!(
+                                    "the handoff is {} old, older than --max-handoff-age {}: it is stale",
+                                    format_seconds(age as u64),
+                                    format_seconds(limit)
+                                ),
+                            );
+                        }
+                    }
+                }
+            }
+            _ => problem(
+                text_line,
+                Some("Timestamp"),
+                format!(
+                    "`## Timestamp` holds more than one value (`{written}`); write one ISO 8601 date-time"
+                ),
+            ),
+        }
+    }
+
+    if let Some(section) = found.get("Reason")
+        && section.text.trim().is_empty()
+        && section.items.is_empty()
+    {
+        problem(
+            section.line,
+            Some("Reason"),
+            "`## Reason` is empty: say why the session checkpointed".into(),
+        );
+    }
+
+    if let Some(section) = found.get("Team Composition") {
+        let mut members = 0;
+        for (item, line) in &section.items {
+            match item.split_once(':') {
+                Some((member, role)) if !member.trim().is_empty() && !role.trim().is_empty() => {
+                    members += 1;
+                }
+                _ => problem(
+                    *line,
+                    Some("Team Composition"),
+                    format!("`- {}` is not `- member: role`", item.trim()),
+                ),
+            }
+        }
+        if members == 0 {
+            problem(
+                section.line,
+                Some("Team Composition"),
+                "`## Team Composition` lists no `- member: role` item".into(),
+            );
+        }
+    }
+
+    let mut tasks = Vec::new();
+    let mut partial = false;
+    if let Some(section) = found.get("Task States") {
+        match section.tables.first() {
+            Some(table) => tasks = task_table(table, &mut problem),
+            None if !section.text.trim().is_empty() || !section.items.is_empty() => {
+                partial = true;
+                problem(
+                    section.line,
+                    Some("Task States"),
+                    "the task states were not captured (no table, only a note): the handoff is partial, and a new session cannot restore who was doing what".into(),
+                );
+            }
+            None => problem(
+                section.line,
+                Some("Task States"),
+                "`## Task States` has no task table (`| ID | Subject | Status | Owner |`)".into(),
+            ),
+        }
+    }
+
+    if let Some(signal) = &input.unfinished_signal {
+        problem(
+            1,
+            None,
+            format!(
+                "`{signal}` still exists: the checkpoint did not complete, so this handoff may be incomplete"
+            ),
+        );
+    }
+
+    problems.sort_by_key(|p| p.line);
+    let (passed, strict_decision, decision) = decide(!problems.is_empty(), false, input.mode);
+    HandoffReport {
+        version: 1,
+        kind: "handoff",
+        decision,
+        passed,
+        mode: input.mode,
+        strict_decision,
+        timestamp,
+        age_seconds,
+        partial,
+        tasks,
+        problems,
+    }
+}
+
+/// The tasks of the `Task States` table, with its problems.
+fn task_table(table: &Table, problem: &mut impl FnMut(usize, Option<&str>, String)) -> Vec<Task> {
+    const SECTION: Option<&str> = Some("Task States");
+    let column = |name: &str| {
+        table
+            .header
+            .iter()
+            .position(|h| h.trim().eq_ignore_ascii_case(name))
+    };
+    let (Some(id), Some(subject), Some(status), Some(owner)) = (
+        column("ID"),
+        column("Subject"),
+        column("Status"),
+        column("Owner"),
+    ) else {
+        let missing: Vec<&str> = ["ID", "Subject", "Status", "Owner"]
+            .into_iter()
+            .filter(|c| column(c).is_none())
+            .collect();
+        problem(
+            table.line,
+            SECTION,
+            format!(
+                "the task table lacks the column{} {} (it has {})",
+                if missing.len() == 1 { "" } else { "s" },
+                missing
+                    .iter()
+                    .map(|c| format!("`{c}`"))
+                    .collect::<Vec<_>>()
+                    .join(", "),
+                table
+                    .header
+                    .iter()
+                    .map(|c| format!("`{c}`"))
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            ),
+        );
+        return Vec::new();
+    };
+    let blocked_by = column("Blocked By");
+    let cell = |row: &[String], i: usize| row.get(i).map_or("", |c| c.trim()).to_string();
+    let mut tasks: Vec<(Task, usize)> = Vec::new();
+    for (row, line) in &table.rows {
+        let task = Task {
+            id: cell(row, id),
+            subject: cell(row, subject),
+            status: cell(row, status),
+            owner: Some(cell(row, owner)).filter(|o| !o.is_empty() && o != "-"),
+            blocked_by: blocked_by.map_or_else(Vec::new, |b| {
+                cell(row, b)
+                    .split(',')
+                    .map(str::trim)
+                    .filter(|i| !i.is_empty() && *i != "-")
+                    .map(str::to_string)
+                    .collect()
+            }),
+        };
+        if task.id.is_empty() {
+            problem(*line, SECTION, "a task has no ID".into());
+        } else if let Some((_, first)) = tasks.iter().find(|(t, _)| t.id == task.id) {
+            problem(
+                *line,
+                SECTION,
+                format!(
+                    "task ID `{}` appears twice (first at line {first}); IDs are unique",
+                    task.id
+                ),
+            );
+        }
+        if !STATUSES.contains(&task.status.as_str()) {
+            // `In Progress` is `in_progress` written another way.
+            let normalized = task.status.to_lowercase().replace([' ', '-'], "_");
+            let suggestion = STATUSES
+                .iter()
+                .copied()
+                .find(|s| *s == normalized)
+                .or_else(|| crate::suggest::closest(&normalized, STATUSES.iter().copied()))
+                .map_or(String::new(), |s| format!("; did you mean `{s}`?"));
+            problem(
+                *line,
+                SECTION,
+                format!(
+                    "task `{}` has status `{}`, not one of {}{suggestion}",
+                    task.id,
+                    task.status,
+                    STATUSES
+                        .iter()
+                        .map(|s| format!("`{s}`"))
+                        .collect::<Vec<_>>()
+                        .join(", ")
+                ),
+            );
+        }
+        if task.status == "in_progress" && task.owner.is_none() {
+            problem(
+                *line,
+                SECTION,
+                format!(
+                    "task `{}` is in_progress but has no owner: nobody would pick it up",
+                    task.id
+                ),
+            );
+        }
+        tasks.push((task, *line));
+    }
+    for (task, line) in &tasks {
+        for dependency in &task.blocked_by {
+            if dependency == &task.id {
+                problem(
+                    *line,
+                    SECTION,
+                    format!("task `{}` is blocked by itself", task.id),
+                );
+            } else if !tasks.iter().any(|(t, _)| &t.id == dependency) {
+                problem(
+                    *line,
+                    SECTION,
+                    format!(
+                        "task `{}` is blocked by `{dependency}`, which is no task of the table",
+                        task.id
+                    ),
+                );
+            }
+        }
+    }
+    tasks.into_iter().map(|(t, _)| t).collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn input() -> HandoffInput {
+        HandoffInput {
+            now: "2026-01-26T12:00:00Z"
+                .parse()
+                .unwrap_or_else(|e| panic!("{e}")),
+            max_age: None,
+            max_clock_skew: 300,
+            mode: Mode::Strict,
+            unfinished_signal: None,
+        }
+    }
+
+    #[test]
+    fn the_signal_is_looked_for_only_beside_a_phase_handoff() {
+        assert_eq!(
+            unfinished_signal_for(Path::new("w/.tina/phase-2/handoff.md")),
+            Some(PathBuf::from("w/.tina/checkpoint-needed"))
+        );
+        assert_eq!(unfinished_signal_for(Path::new("handoff.md")), None);
+        assert_eq!(
+            unfinished_signal_for(Path::new(".tina/phase-x/handoff.md")),
+            None
+        );
+        assert_eq!(
+            unfinished_signal_for(Path::new("tina/phase-2/handoff.md")),
+            None
+        );
+    }
+
+    #[test]
+    fn cells_read_as_markdown_means_them() {
+        let text = "## Task States\n| **ID** | Subject | Status | Owner |\n|---|---|---|---|\n| 1 | parse `a \\| b` | completed | *worker-1* |\n\n```\n## Reason\n```\n";
+        let report = check_handoff(text, &input());
+        assert_eq!(report.tasks[0].subject, "parse a | b");
+        assert_eq!(report.tasks[0].owner.as_deref(), Some("worker-1"));
+        // The heading in the code block is no section.
+        assert!(
+            report
+                .problems
+                .iter()
+                .any(|p| p.message.contains("`## Reason` is missing"))
+        );
+    }
+}

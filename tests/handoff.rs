@@ -1,0 +1,337 @@
+//! `phaselint resume-check --handoff` through the real binary (SPEC §10.2),
+//! always with a fixed `--now`: one case per rule of the handoff format,
+//! each JSON report snapshotted whole. The base document is the checkpoint
+//! skill's own example handoff (`fixtures/handoff/skill-example.md`).
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+const NOW: &str = "2026-01-26T12:00:00Z";
+
+fn repo() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
+}
+
+fn example() -> String {
+    std::fs::read_to_string(repo().join("fixtures/handoff/skill-example.md")).unwrap()
+}
+
+/// The example with `find` replaced by `replace` (which must be there).
+fn edited(find: &str, replace: &str) -> String {
+    let text = example();
+    assert!(text.contains(find), "{find:?} is not in the example");
+    text.replacen(find, replace, 1)
+}
+
+struct Run {
+    code: i32,
+    stdout: String,
+    stderr: String,
+}
+
+/// Runs the check on `text` written at `relative` in a fresh directory.
+fn check_at(relative: &str, text: &[u8], extra: &[&str]) -> Run {
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join(relative);
+    std::fs::create_dir_all(file.parent().unwrap()).unwrap();
+    std::fs::write(&file, text).unwrap();
+    run_in(dir.path(), relative, extra)
+}
+
+fn run_in(dir: &Path, relative: &str, extra: &[&str]) -> Run {
+    let output = Command::new(env!("CARGO_BIN_EXE_phaselint"))
+        .args([
+            "resume-check",
+            "--handoff",
+            relative,
+            "--now",
+            NOW,
+            "--no-config",
+        ])
+        .args(extra)
+        .current_dir(dir)
+        .output()
+        .unwrap();
+    Run {
+        code: output.status.code().unwrap(),
+        stdout: String::from_utf8_lossy(&output.stdout).into_owned(),
+        stderr: String::from_utf8_lossy(&output.stderr).into_owned(),
+    }
+}
+
+/// The JSON report of `text`, with the exit code it must give.
+fn json(text: &str, extra: &[&str], exit: i32) -> String {
+    let mut args = vec!["--format", "json"];
+    args.extend_from_slice(extra);
+    let run = check_at("handoff.md", text.as_bytes(), &args);
+    assert_eq!(run.code, exit, "{}{}", run.stdout, run.stderr);
+    run.stdout
+}
+
+#[test]
+fn the_skill_example_resumes() {
+    insta::assert_snapshot!(json(&example(), &[], 0));
+}
+
+#[test]
+fn the_skill_example_in_human_form() {
+    let run = check_at("handoff.md", example().as_bytes(), &[]);
+    assert_eq!(run.code, 0);
+    insta::assert_snapshot!(run.stdout);
+}
+
+#[test]
+fn sections_match_in_any_case_and_order() {
+    let text = example()
+        .replace("## Timestamp", "## timestamp")
+        .replace("## Task States", "## TASK STATES");
+    let (head, notes) = text.split_at(text.find("## Resumption Notes").unwrap());
+    let reordered = format!("{notes}\n{head}");
+    let report = json(&reordered, &[], 0);
+    assert!(report.contains("\"problems\": []"), "{report}");
+}
+
+#[test]
+fn a_missing_section_is_named() {
+    let text = edited(
+        "## Review Tracking\n- Task 1: spec-review passed, code-quality passed\n- Task 2: not yet reviewed\n",
+        "",
+    );
+    insta::assert_snapshot!(json(&text, &[], 1));
+}
+
+#[test]
+fn an_empty_file_lacks_every_section() {
+    insta::assert_snapshot!(json("", &[], 1));
+}
+
+#[test]
+fn a_repeated_section_is_reported_at_the_second() {
+    let text = format!("{}\n## Reason\nAgain\n", example());
+    insta::assert_snapshot!(json(&text, &[], 1));
+}
+
+#[test]
+fn an_unparseable_timestamp() {
+    insta::assert_snapshot!(json(&edited("2026-01-26T10:30:00Z", "yesterday"), &[], 1));
+}
+
+#[test]
+fn a_timestamp_without_an_offset() {
+    insta::assert_snapshot!(json(
+        &edited("2026-01-26T10:30:00Z", "2026-01-26T10:30:00"),
+        &[],
+        1
+    ));
+}
+
+#[test]
+fn two_timestamps() {
+    let text = edited(
+        "2026-01-26T10:30:00Z",
+        "2026-01-26T10:30:00Z 2026-01-26T11:00:00Z",
+    );
+    insta::assert_snapshot!(json(&text, &[], 1));
+}
+
+#[test]
+fn a_timestamp_in_the_future_beyond_the_clock_skew() {
+    insta::assert_snapshot!(json(
+        &edited("2026-01-26T10:30:00Z", "2026-01-26T12:10:00Z"),
+        &[],
+        1
+    ));
+}
+
+#[test]
+fn a_timestamp_within_the_clock_skew_and_one_with_an_offset_are_fine() {
+    let report = json(
+        &edited("2026-01-26T10:30:00Z", "2026-01-26T12:04:00Z"),
+        &[],
+        0,
+    );
+    assert!(report.contains("\"age_seconds\": -240"), "{report}");
+    let report = json(
+        &edited("2026-01-26T10:30:00Z", "2026-01-26T13:30:00+02:00"),
+        &[],
+        0,
+    );
+    assert!(report.contains("\"age_seconds\": 1800"), "{report}");
+}
+
+#[test]
+fn an_old_handoff_is_stale_past_max_handoff_age() {
+    insta::assert_snapshot!(json(&example(), &["--max-handoff-age", "1h"], 1));
+    json(&example(), &["--max-handoff-age", "2h"], 0);
+}
+
+#[test]
+fn an_empty_reason() {
+    let text = edited("## Reason\nContext threshold exceeded\n", "## Reason\n\n");
+    insta::assert_snapshot!(json(&text, &[], 1));
+}
+
+#[test]
+fn a_team_without_members_and_an_item_that_is_not_member_role() {
+    let text = edited(
+        "- worker-1: supersonic:implementer\n- worker-2: supersonic:implementer\n- spec-reviewer: supersonic:spec-reviewer\n- code-quality-reviewer: supersonic:code-quality-reviewer\n",
+        "- worker-1\n",
+    );
+    insta::assert_snapshot!(json(&text, &[], 1));
+}
+
+#[test]
+fn columns_in_any_order_and_case_with_blocked_by() {
+    let text = edited(
+        "| ID | Subject | Status | Owner |\n|----|---------|--------|-------|\n| 1 | Implement feature A | completed | worker-1 |\n| 2 | Implement feature B | in_progress | worker-2 |\n| 3 | Add tests for A | pending | - |",
+        "| owner | status | BLOCKED BY | subject | id |\n|---|---|---|---|---|\n| worker-1 | completed | | Implement feature A | 1 |\n| worker-2 | in_progress | | Implement feature B | 2 |\n| | pending | 1, 2 | Add tests for A | 3 |",
+    );
+    insta::assert_snapshot!(json(&text, &[], 0));
+}
+
+#[test]
+fn a_table_without_the_owner_column() {
+    let text = edited(
+        "| ID | Subject | Status | Owner |\n|----|---------|--------|-------|\n| 1 | Implement feature A | completed | worker-1 |\n| 2 | Implement feature B | in_progress | worker-2 |\n| 3 | Add tests for A | pending | - |",
+        "| ID | Subject | Status |\n|---|---|---|\n| 1 | Implement feature A | completed |",
+    );
+    insta::assert_snapshot!(json(&text, &[], 1));
+}
+
+#[test]
+fn an_unknown_status_gets_a_did_you_mean() {
+    let text = edited("| in_progress | worker-2 |", "| In Progress | worker-2 |").replacen(
+        "| completed | worker-1 |",
+        "| done | worker-1 |",
+        1,
+    );
+    insta::assert_snapshot!(json(&text, &[], 1));
+}
+
+#[test]
+fn a_task_in_progress_needs_an_owner() {
+    insta::assert_snapshot!(json(
+        &edited("| in_progress | worker-2 |", "| in_progress | - |"),
+        &[],
+        1
+    ));
+}
+
+#[test]
+fn blocked_by_must_name_another_task() {
+    let text = edited(
+        "| ID | Subject | Status | Owner |\n|----|---------|--------|-------|\n| 1 | Implement feature A | completed | worker-1 |\n| 2 | Implement feature B | in_progress | worker-2 |\n| 3 | Add tests for A | pending | - |",
+        "| ID | Subject | Status | Owner | Blocked By |\n|---|---|---|---|---|\n| 1 | Implement feature A | completed | worker-1 | |\n| 2 | Implement feature B | blocked | - | 2 |\n| 3 | Add tests for A | pending | - | 1, 9 |",
+    );
+    insta::assert_snapshot!(json(&text, &[], 1));
+}
+
+#[test]
+fn task_ids_are_unique() {
+    insta::assert_snapshot!(json(
+        &edited("| 3 | Add tests for A |", "| 2 | Add tests for A |"),
+        &[],
+        1
+    ));
+}
+
+#[test]
+fn a_task_list_that_failed_makes_the_handoff_partial() {
+    let text = edited(
+        "| ID | Subject | Status | Owner |\n|----|---------|--------|-------|\n| 1 | Implement feature A | completed | worker-1 |\n| 2 | Implement feature B | in_progress | worker-2 |\n| 3 | Add tests for A | pending | - |",
+        "TaskList failed twice; task states were not captured.",
+    );
+    insta::assert_snapshot!(json(&text, &[], 1));
+}
+
+#[test]
+fn an_empty_task_states_section() {
+    let text = edited(
+        "| ID | Subject | Status | Owner |\n|----|---------|--------|-------|\n| 1 | Implement feature A | completed | worker-1 |\n| 2 | Implement feature B | in_progress | worker-2 |\n| 3 | Add tests for A | pending | - |\n",
+        "",
+    );
+    insta::assert_snapshot!(json(&text, &[], 1));
+}
+
+#[test]
+fn code_blocks_escaped_pipes_and_inline_markup_read_as_markdown() {
+    let text = edited(
+        "| 3 | Add tests for A | pending | - |",
+        "| 3 | Add `a \\| b` tests | **pending** | *-* |",
+    )
+    .replacen(
+        "## Reason\nContext threshold exceeded\n",
+        "## Reason\nContext threshold exceeded\n\n```\n## Timestamp\nnot a section\n```\n",
+        1,
+    );
+    insta::assert_snapshot!(json(&text, &[], 0));
+}
+
+#[test]
+fn an_unfinished_checkpoint_is_reported() {
+    let dir = tempfile::tempdir().unwrap();
+    let handoff = dir.path().join(".tina/phase-2/handoff.md");
+    std::fs::create_dir_all(handoff.parent().unwrap()).unwrap();
+    std::fs::write(&handoff, example()).unwrap();
+    std::fs::write(dir.path().join(".tina/checkpoint-needed"), "").unwrap();
+    let run = run_in(
+        dir.path(),
+        ".tina/phase-2/handoff.md",
+        &["--format", "json"],
+    );
+    assert_eq!(run.code, 1);
+    insta::assert_snapshot!(run.stdout);
+    // Once the signal is gone, the same handoff resumes.
+    std::fs::remove_file(dir.path().join(".tina/checkpoint-needed")).unwrap();
+    assert_eq!(run_in(dir.path(), ".tina/phase-2/handoff.md", &[]).code, 0);
+}
+
+#[test]
+fn permissive_and_audit_report_the_problems_and_resume() {
+    let text = edited("2026-01-26T10:30:00Z", "yesterday");
+    for mode in ["permissive", "audit"] {
+        let report = json(&text, &["--mode", mode], 0);
+        assert!(report.contains("\"decision\": \"resume\""), "{report}");
+        assert!(report.contains("\"passed\": false"), "{report}");
+        assert!(report.contains("is not an ISO 8601 date-time"), "{report}");
+    }
+    let run = check_at("handoff.md", text.as_bytes(), &["--mode", "permissive"]);
+    assert_eq!(run.code, 0);
+    insta::assert_snapshot!(run.stdout);
+}
+
+#[test]
+fn every_problem_of_a_bad_handoff_is_reported_in_one_run() {
+    let text = "# Handoff\n\n## Timestamp\nsoon\n\n## Team Composition\n- lead\n\n## Task States\n| ID | Subject | Status | Owner | Blocked By |\n|---|---|---|---|---|\n| 1 | a | working | - | 4 |\n| 1 | b | in_progress | | |\n";
+    insta::assert_snapshot!(json(text, &[], 1));
+}
+
+#[test]
+fn what_cannot_be_read_gives_no_verdict() {
+    let not_utf8 = check_at("handoff.md", b"## Timestamp\n\xff\n", &[]);
+    assert_eq!(not_utf8.code, 3, "{}", not_utf8.stderr);
+    assert!(not_utf8.stderr.contains("not UTF-8"), "{}", not_utf8.stderr);
+    let dir = tempfile::tempdir().unwrap();
+    let missing = run_in(dir.path(), "nope.md", &[]);
+    assert_eq!(missing.code, 3);
+    assert!(
+        missing.stderr.contains("cannot read the handoff `nope.md`"),
+        "{}",
+        missing.stderr
+    );
+    std::fs::create_dir(dir.path().join("folder.md")).unwrap();
+    let folder = run_in(dir.path(), "folder.md", &[]);
+    assert_eq!(folder.code, 3, "{}", folder.stderr);
+    let bad_age = check_at(
+        "handoff.md",
+        example().as_bytes(),
+        &["--max-handoff-age", "soon"],
+    );
+    assert_eq!(bad_age.code, 3);
+    assert!(
+        bad_age.stderr.contains("--max-handoff-age `soon`"),
+        "{}",
+        bad_age.stderr
+    );
+}
