@@ -43,6 +43,8 @@ enum Command {
     ResumeCheck(resume::ResumeCheckArgs),
     /// Print (or write) an ApprovalRecord bound to a checkpoint's current digest.
     Approve(approve::ApproveArgs),
+    /// Print the combined hash of files, as a checkpoint manifest records it (SPEC §10.3).
+    ManifestHash(resume::ManifestHashArgs),
     /// Print a rule's page, or list every rule.
     Rule {
         /// A rule code such as C203; omit to list all rules.
@@ -212,6 +214,7 @@ fn main() -> ExitCode {
         Command::Lint(args) => lint::run(&args),
         Command::ResumeCheck(args) => resume::run(&args),
         Command::Approve(args) => approve::run(&args),
+        Command::ManifestHash(args) => resume::manifest_hash(&args),
         Command::Rule { code } => rule::run(code.as_deref()),
         Command::Lsp => match phaselint_lsp::run_stdio(release_freed_memory) {
             Ok(true) => exit::SUCCESS,

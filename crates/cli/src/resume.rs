@@ -43,19 +43,27 @@ pub enum ResumeFormat {
 #[derive(clap::Args)]
 pub struct ResumeCheckArgs {
     /// The contract the run follows.
-    #[arg(long, value_name = "FILE", required_unless_present = "handoff")]
+    #[arg(long, value_name = "FILE", required_unless_present_any = ["handoff", "manifest"])]
     pub contract: Option<PathBuf>,
     /// The checkpoint the run paused at.
-    #[arg(long, value_name = "ID", required_unless_present = "handoff")]
+    #[arg(long, value_name = "ID", required_unless_present_any = ["handoff", "manifest"])]
     pub checkpoint: Option<String>,
     /// The context to resume with, JSON or YAML; `-` reads standard input.
-    #[arg(long, value_name = "FILE|-", required_unless_present = "handoff")]
+    #[arg(long, value_name = "FILE|-", required_unless_present_any = ["handoff", "manifest"])]
     pub context: Option<PathBuf>,
     /// Check a team handoff (Markdown, SPEC §10.2) instead of a contract's checkpoint.
     #[arg(long, value_name = "FILE",
           conflicts_with_all = ["contract", "checkpoint", "context", "next_phase", "approvals",
-                                "harness_dir", "recover_with", "interactive"])]
+                                "harness_dir", "recover_with", "interactive", "manifest"])]
     pub handoff: Option<PathBuf>,
+    /// Check a checkpoint manifest (JSON or YAML, SPEC §10.3): may the mutation proceed?
+    #[arg(long, value_name = "FILE",
+          conflicts_with_all = ["contract", "checkpoint", "context", "next_phase", "approvals",
+                                "harness_dir", "recover_with", "interactive"])]
+    pub manifest: Option<PathBuf>,
+    /// The directory a manifest's scope paths are relative to.
+    #[arg(long, value_name = "DIR", default_value = ".", requires = "manifest")]
+    pub root: PathBuf,
     /// A handoff older than this is stale (`90s`, `15m`, `2h`, `1d` or seconds).
     #[arg(long, value_name = "DURATION", requires = "handoff")]
     pub max_handoff_age: Option<String>,
@@ -98,6 +106,11 @@ impl From<String> for NoVerdict {
 }
 
 pub fn run(args: &ResumeCheckArgs) -> u8 {
+    if let Some(manifest) = &args.manifest {
+        return answer(args, check_manifest(args, manifest), |report, out| {
+            phaselint_render::manifest_human(report, &manifest.display().to_string(), out)
+        });
+    }
     if let Some(handoff) = &args.handoff {
         return answer(args, check_handoff(args, handoff), |report, out| {
             phaselint_render::handoff_human(report, &handoff.display().to_string(), out)
@@ -176,6 +189,12 @@ impl Verdict for ResumeReport {
     }
 }
 
+impl Verdict for resume::ManifestReport {
+    fn decision(&self) -> resume::Decision {
+        self.decision
+    }
+}
+
 impl Verdict for resume::HandoffReport {
     fn decision(&self) -> resume::Decision {
         self.decision
@@ -226,6 +245,69 @@ fn check_handoff(args: &ResumeCheckArgs, path: &Path) -> Result<resume::HandoffR
         unfinished_signal,
     };
     Ok(resume::check_handoff(&text, &input))
+}
+
+/// Reads the manifest and checks it, and the files it names, in the
+/// library. A malformed manifest is no verdict, with every problem.
+fn check_manifest(
+    args: &ResumeCheckArgs,
+    path: &Path,
+) -> Result<resume::ManifestReport, NoVerdict> {
+    let now = parse_now(args.clock.now.as_deref())?;
+    let settings = settings_beside(
+        path,
+        args.configuration.config.as_deref(),
+        args.configuration.no_config,
+    )?;
+    let manifest = read_document(path, "manifest")?;
+    if !args.root.is_dir() {
+        return Err(NoVerdict(format!(
+            "--root `{}` is not a directory",
+            args.root.display()
+        )));
+    }
+    let input = resume::ManifestInput {
+        now,
+        max_clock_skew: settings.max_clock_skew,
+        mode: mode(args.mode),
+        root: args.root.clone(),
+    };
+    resume::check_manifest(&manifest, &resume::DiskFiles, &input).map_err(|problems| {
+        NoVerdict(format!(
+            "the manifest `{}` is malformed:\n{}",
+            path.display(),
+            problems
+                .iter()
+                .map(|p| format!("  - {p}"))
+                .collect::<Vec<_>>()
+                .join("\n")
+        ))
+    })
+}
+
+#[derive(clap::Args)]
+pub struct ManifestHashArgs {
+    /// The directory the paths are relative to.
+    #[arg(long, value_name = "DIR", default_value = ".")]
+    pub root: PathBuf,
+    /// The scope files, in the order the manifest lists them.
+    #[arg(required = true, value_name = "FILE")]
+    pub files: Vec<String>,
+}
+
+/// `phaselint manifest-hash`: the combined hash a skill writes into
+/// `pre_mutation_state.hash`.
+pub fn manifest_hash(args: &ManifestHashArgs) -> u8 {
+    match resume::manifest_hash(&resume::DiskFiles, &args.root, &args.files) {
+        Ok(hash) => {
+            println!("{hash}");
+            exit::SUCCESS
+        }
+        Err(message) => {
+            eprintln!("phaselint: error: {message}");
+            exit::NO_VERDICT
+        }
+    }
 }
 
 fn mode(mode: ModeArg) -> Mode {

@@ -171,6 +171,45 @@ pub fn read_file_within(path: &Path, bound: u64) -> Result<Vec<u8>, InputError> 
     read_within(file, path, bound, metadata.len())
 }
 
+/// The lower-case hex SHA-256 of a regular file (following symbolic
+/// links), read in blocks: a file of any size costs one buffer of memory.
+pub fn sha256_file(path: &Path) -> Result<String, InputError> {
+    use sha2::Digest;
+    let io = |error| InputError::Io {
+        path: path.to_path_buf(),
+        error,
+    };
+    let mut file = open(path).map_err(io)?;
+    let metadata = file.metadata().map_err(io)?;
+    if !metadata.is_file() {
+        return Err(InputError::NotAFile {
+            path: path.to_path_buf(),
+            kind: describe_file_type(metadata.file_type()),
+        });
+    }
+    let mut hasher = sha2::Sha256::new();
+    let mut buffer = vec![0u8; 64 * 1024];
+    loop {
+        match file.read(&mut buffer) {
+            Ok(0) => break,
+            Ok(n) => hasher.update(&buffer[..n]),
+            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
+            Err(e) => return Err(io(e)),
+        }
+    }
+    Ok(hex(&hasher.finalize()))
+}
+
+/// Lower-case hex of `bytes`.
+pub fn hex(bytes: &[u8]) -> String {
+    use std::fmt::Write as _;
+    let mut out = String::with_capacity(bytes.len() * 2);
+    for b in bytes {
+        let _ = write!(out, "{b:02x}");
+    }
+    out
+}
+
 /// Reads a stream (standard input) of at most `bound` bytes.
 pub fn read_stream(stream: impl Read, name: &Path, bound: Bound) -> Result<Vec<u8>, InputError> {
     read_within(stream, name, bound.bytes(), 0)

@@ -18,7 +18,7 @@ use phaselint_lint::syntax::Span;
 
 use phaselint_lint::Analysis;
 
-pub use resume::{handoff_human, resume_human};
+pub use resume::{handoff_human, manifest_human, resume_human};
 
 /// A linted file: the path it is shown under, and its analysis.
 pub struct Linted {

@@ -6,7 +6,8 @@ use std::io::{self, Write};
 use phaselint_lint::duration::format_seconds;
 use phaselint_lint::model::EnumValue;
 use phaselint_lint::resume::{
-    AttemptOutcome, Decision, FieldState, FieldStatus, HandoffReport, Mode, ResumeReport,
+    AttemptOutcome, Decision, FieldState, FieldStatus, HandoffReport, ManifestReport, Mode,
+    ResumeReport,
 };
 
 /// The resume check's report for a person: what was checked, what failed,
@@ -277,6 +278,55 @@ pub fn handoff_human(report: &HandoffReport, path: &str, out: &mut impl Write) -
         (false, _) => "fix each problem above in the handoff (or checkpoint again, which writes a new one), then check it again".to_string(),
     };
     verdict(out, report.decision, report.mode, &failures, &[], &[next])
+}
+
+/// A checkpoint manifest's report for a person (`resume-check
+/// --manifest`): the files and hashes compared, the problems, and the
+/// verdict.
+pub fn manifest_human(report: &ManifestReport, path: &str, out: &mut impl Write) -> io::Result<()> {
+    writeln!(out, "Manifest check: {path}")?;
+    writeln!(
+        out,
+        "checkpoint: {}   mode: {}",
+        report.checkpoint_id,
+        report.mode.as_str()
+    )?;
+    writeln!(out)?;
+    writeln!(out, "Scope files ({}):", report.files.len())?;
+    for f in &report.files {
+        let state = match (&f.sha256, f.exists) {
+            (Some(sha), _) => sha.clone(),
+            (None, true) => "unreadable".to_string(),
+            (None, false) => "MISSING".to_string(),
+        };
+        writeln!(out, "  {:<40} {state}", f.path)?;
+    }
+    writeln!(out, "recorded hash: {}", report.expected_hash)?;
+    writeln!(
+        out,
+        "live hash:     {}",
+        report
+            .actual_hash
+            .as_deref()
+            .unwrap_or("(not every file could be hashed)")
+    )?;
+    let next = match (report.problems.is_empty(), report.decision) {
+        (true, _) => "the mutation may proceed: the checkpoint is in place and the state is as recorded".to_string(),
+        (false, Decision::Resume) => format!(
+            "mode {}: the mutation may proceed, but strict mode would have {} it; fix the problems above",
+            report.mode.as_str(),
+            report.strict_decision.as_str()
+        ),
+        (false, _) => "do not mutate: take the checkpoint again (the skill writes a new manifest and hash with `phaselint manifest-hash`), then check it again".to_string(),
+    };
+    verdict(
+        out,
+        report.decision,
+        report.mode,
+        &report.problems,
+        &report.warnings,
+        &[next],
+    )
 }
 
 #[cfg(test)]

@@ -14,6 +14,7 @@ mod document;
 mod entry;
 mod handoff;
 mod harness;
+mod manifest;
 mod next;
 mod report;
 mod staleness;
@@ -31,6 +32,10 @@ pub use handoff::{
 };
 pub use harness::{DiskSentinels, SentinelFiles, harness_sources};
 pub use jiff::Timestamp;
+pub use manifest::{
+    CHECKPOINT_TYPES, DiskFiles, ManifestInput, ManifestReport, ScopeFile, ScopeFiles,
+    check_manifest, combined_hash, manifest_hash, scoped,
+};
 pub use next::{Approver, NextStep, next_steps};
 pub use report::{
     ApprovalStatus, AttemptOutcome, CheckedField, CheckpointPending, Decision, Denial,
