@@ -323,6 +323,12 @@ fn what_cannot_be_read_gives_no_verdict() {
     std::fs::create_dir(dir.path().join("folder.md")).unwrap();
     let folder = run_in(dir.path(), "folder.md", &[]);
     assert_eq!(folder.code, 3, "{}", folder.stderr);
+    #[cfg(unix)]
+    {
+        std::os::unix::fs::symlink("loop.md", dir.path().join("loop.md")).unwrap();
+        let looped = run_in(dir.path(), "loop.md", &[]);
+        assert_eq!(looped.code, 3, "{}", looped.stderr);
+    }
     let bad_age = check_at(
         "handoff.md",
         example().as_bytes(),

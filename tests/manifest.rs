@@ -1,0 +1,594 @@
+//! `phaselint resume-check --manifest` and `phaselint manifest-hash`
+//! through the real binary (SPEC §10.3), always with a fixed `--now`: one
+//! case per rule of the manifest check, the JSON reports snapshotted. Each
+//! case builds its scope files in a temporary root and writes the
+//! manifest's hash with `phaselint manifest-hash`, as a skill would.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+use std::path::Path;
+use std::process::Command;
+
+use serde_json::{Value, json};
+
+const NOW: &str = "2026-03-01T12:00:00Z";
+
+struct Run {
+    code: i32,
+    stdout: String,
+    stderr: String,
+}
+
+fn phaselint(dir: &Path, args: &[&str]) -> Run {
+    let output = Command::new(env!("CARGO_BIN_EXE_phaselint"))
+        .args(args)
+        .current_dir(dir)
+        .output()
+        .unwrap();
+    Run {
+        code: output.status.code().unwrap(),
+        stdout: String::from_utf8_lossy(&output.stdout).into_owned(),
+        stderr: String::from_utf8_lossy(&output.stderr).into_owned(),
+    }
+}
+
+/// A root with `src/app.py` and `config.toml`, and a git-stash manifest
+/// recording their hash.
+struct Project {
+    dir: tempfile::TempDir,
+}
+
+impl Project {
+    fn new() -> Self {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::create_dir(dir.path().join("src")).unwrap();
+        std::fs::write(dir.path().join("src/app.py"), "print('v1')\n").unwrap();
+        std::fs::write(dir.path().join("config.toml"), "level = 1\n").unwrap();
+        Project { dir }
+    }
+
+    fn path(&self) -> &Path {
+        self.dir.path()
+    }
+
+    fn write(&self, relative: &str, text: &str) {
+        let file = self.path().join(relative);
+        std::fs::create_dir_all(file.parent().unwrap()).unwrap();
+        std::fs::write(file, text).unwrap();
+    }
+
+    /// `phaselint manifest-hash` of `files` under the root.
+    fn hash(&self, files: &[&str]) -> String {
+        let mut args = vec!["manifest-hash"];
+        args.extend_from_slice(files);
+        let run = phaselint(self.path(), &args);
+        assert_eq!(run.code, 0, "{}", run.stderr);
+        run.stdout.trim().to_string()
+    }
+
+    fn manifest(&self, kind: &str, files: &[&str]) -> Value {
+        json!({
+            "checkpoint_created": true,
+            "checkpoint": {
+                "id": "ckpt-7",
+                "type": kind,
+                "created_at": "2026-03-01T11:30:00Z",
+                "scope": {"files": files, "state_keys": ["app.mode"]},
+                "restore_command": "git stash pop",
+                "expiry": "24h"
+            },
+            "pre_mutation_state": {"hash": self.hash(files), "summary": "before the migration"},
+            "evidence_anchors": ["ckpt-7: stash@{0} holds src/app.py and config.toml"],
+            "mutation_plan": "rewrite the config loader"
+        })
+    }
+
+    /// The check of `manifest` (written as `manifest.json`), JSON report.
+    fn check(&self, manifest: &Value, extra: &[&str]) -> Run {
+        std::fs::write(
+            self.path().join("manifest.json"),
+            serde_json::to_string_pretty(manifest).unwrap(),
+        )
+        .unwrap();
+        let mut args = vec![
+            "resume-check",
+            "--manifest",
+            "manifest.json",
+            "--now",
+            NOW,
+            "--no-config",
+            "--format",
+            "json",
+        ];
+        args.extend_from_slice(extra);
+        phaselint(self.path(), &args)
+    }
+}
+
+const SCOPE: &[&str] = &["src/app.py", "config.toml"];
+
+/// The JSON report, with the exit code it must give.
+fn report(project: &Project, manifest: &Value, exit: i32) -> String {
+    let run = project.check(manifest, &[]);
+    assert_eq!(run.code, exit, "{}{}", run.stdout, run.stderr);
+    run.stdout
+}
+
+/// The problems of a report, for short assertions.
+fn problems(stdout: &str) -> Vec<String> {
+    let report: Value = serde_json::from_str(stdout).unwrap();
+    report["problems"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|p| p.as_str().unwrap().to_string())
+        .collect()
+}
+
+#[test]
+fn an_untouched_scope_lets_the_mutation_proceed() {
+    let project = Project::new();
+    let manifest = project.manifest("git_stash", SCOPE);
+    let hash = manifest["pre_mutation_state"]["hash"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    let out = report(&project, &manifest, 0);
+    // The hash differs from run to run only in nothing: the files are fixed.
+    insta::assert_snapshot!(out);
+    assert!(out.contains(&format!("\"actual_hash\": \"{hash}\"")));
+}
+
+#[test]
+fn a_file_changed_after_the_checkpoint_blocks() {
+    let project = Project::new();
+    let manifest = project.manifest("git_stash", SCOPE);
+    project.write("config.toml", "level = 2\n");
+    insta::assert_snapshot!(report(&project, &manifest, 1));
+    let human = phaselint(
+        project.path(),
+        &[
+            "resume-check",
+            "--manifest",
+            "manifest.json",
+            "--now",
+            NOW,
+            "--no-config",
+        ],
+    );
+    assert_eq!(human.code, 1);
+    insta::assert_snapshot!(human.stdout);
+}
+
+#[test]
+fn a_scope_file_that_is_gone_blocks() {
+    let project = Project::new();
+    let manifest = project.manifest("git_stash", SCOPE);
+    std::fs::remove_file(project.path().join("src/app.py")).unwrap();
+    insta::assert_snapshot!(report(&project, &manifest, 1));
+}
+
+#[test]
+fn a_checkpoint_not_created_blocks() {
+    let project = Project::new();
+    let mut manifest = project.manifest("git_stash", SCOPE);
+    manifest["checkpoint_created"] = json!(false);
+    assert!(problems(&report(&project, &manifest, 1))[0].contains("`checkpoint_created` is false"));
+}
+
+#[test]
+fn an_expired_checkpoint_is_stale() {
+    let project = Project::new();
+    let mut manifest = project.manifest("git_stash", SCOPE);
+    manifest["checkpoint"]["expiry"] = json!("15m");
+    insta::assert_snapshot!(report(&project, &manifest, 1));
+    manifest["checkpoint"]["expiry"] = json!("2026-03-01T11:45:00Z");
+    assert!(
+        problems(&report(&project, &manifest, 1))[0].contains("expired at 2026-03-01T11:45:00Z")
+    );
+    manifest["checkpoint"]["expiry"] = json!(600);
+    assert!(
+        problems(&report(&project, &manifest, 1))[0].contains("expired at 2026-03-01T11:40:00Z")
+    );
+}
+
+#[test]
+fn never_null_and_absent_never_expire() {
+    let project = Project::new();
+    let mut manifest = project.manifest("git_stash", SCOPE);
+    for expiry in [json!("never"), json!(null)] {
+        manifest["checkpoint"]["expiry"] = expiry;
+        report(&project, &manifest, 0);
+    }
+    manifest["checkpoint"]
+        .as_object_mut()
+        .unwrap()
+        .remove("expiry");
+    report(&project, &manifest, 0);
+}
+
+#[test]
+fn an_unreadable_expiry_blocks() {
+    let project = Project::new();
+    let mut manifest = project.manifest("git_stash", SCOPE);
+    manifest["checkpoint"]["expiry"] = json!("next week");
+    assert!(
+        problems(&report(&project, &manifest, 1))[0]
+            .contains("`checkpoint.expiry` `next week` is neither")
+    );
+}
+
+#[test]
+fn a_checkpoint_from_the_future_blocks_beyond_the_clock_skew() {
+    let project = Project::new();
+    let mut manifest = project.manifest("git_stash", SCOPE);
+    manifest["checkpoint"]["created_at"] = json!("2026-03-01T12:10:00Z");
+    insta::assert_snapshot!(report(&project, &manifest, 1));
+    manifest["checkpoint"]["created_at"] = json!("2026-03-01T12:03:00Z");
+    report(&project, &manifest, 0);
+}
+
+#[test]
+fn file_backup_copies_under_their_path_or_base_name() {
+    let project = Project::new();
+    let manifest = project.manifest("file_backup", SCOPE);
+    // Under the listed path, and under the base name (the skill's example).
+    project.write(".checkpoints/ckpt-7/src/app.py", "print('v1')\n");
+    project.write(".checkpoints/ckpt-7/config.toml", "level = 1\n");
+    report(&project, &manifest, 0);
+    std::fs::remove_dir_all(project.path().join(".checkpoints/ckpt-7/src")).unwrap();
+    project.write(".checkpoints/ckpt-7/app.py", "print('v1')\n");
+    insta::assert_snapshot!(report(&project, &manifest, 0));
+}
+
+#[test]
+fn a_missing_backup_copy_blocks() {
+    let project = Project::new();
+    let manifest = project.manifest("file_backup", SCOPE);
+    project.write(".checkpoints/ckpt-7/config.toml", "level = 1\n");
+    insta::assert_snapshot!(report(&project, &manifest, 1));
+}
+
+#[test]
+fn a_backup_copy_that_differs_blocks() {
+    let project = Project::new();
+    let manifest = project.manifest("file_backup", SCOPE);
+    project.write(".checkpoints/ckpt-7/src/app.py", "print('v0')\n");
+    project.write(".checkpoints/ckpt-7/config.toml", "level = 1\n");
+    let out = report(&project, &manifest, 1);
+    assert!(
+        problems(&out)[0].starts_with("the backup copies hash to sha256:"),
+        "{out}"
+    );
+}
+
+#[test]
+fn paths_that_leave_the_root_are_refused() {
+    let project = Project::new();
+    let mut manifest = project.manifest("git_stash", SCOPE);
+    manifest["checkpoint"]["scope"]["files"] =
+        json!(["../outside.txt", "/etc/hostname", "src/../config.toml"]);
+    let out = report(&project, &manifest, 1);
+    let found = problems(&out);
+    assert!(
+        found
+            .iter()
+            .any(|p| p.contains("`../outside.txt` leaves the root through `..`")),
+        "{found:?}"
+    );
+    assert!(
+        found
+            .iter()
+            .any(|p| p.contains("`/etc/hostname` is absolute")),
+        "{found:?}"
+    );
+    assert!(
+        !found.iter().any(|p| p.contains("src/../config.toml")),
+        "{found:?}"
+    );
+}
+
+#[test]
+fn evidence_that_does_not_mention_the_checkpoint_warns() {
+    let project = Project::new();
+    let mut manifest = project.manifest("git_stash", SCOPE);
+    manifest["evidence_anchors"] = json!(["stash@{0}", {"kind": "log", "ref": "deploy-42"}]);
+    let out = report(&project, &manifest, 0);
+    let report: Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(
+        report["warnings"],
+        json!([
+            "no `evidence_anchors` entry mentions checkpoint `ckpt-7`: the evidence is not grounded in this checkpoint"
+        ])
+    );
+    // An anchor object that names it counts.
+    let mut anchored = project.manifest("git_stash", SCOPE);
+    anchored["evidence_anchors"] = json!([{"checkpoint": "ckpt-7"}]);
+    assert!(report_warnings(&project, &anchored).is_empty());
+}
+
+fn report_warnings(project: &Project, manifest: &Value) -> Vec<Value> {
+    let out = report(project, manifest, 0);
+    let report: Value = serde_json::from_str(&out).unwrap();
+    report["warnings"].as_array().unwrap().clone()
+}
+
+#[test]
+fn secret_looking_scope_files_warn_and_do_not_block() {
+    let project = Project::new();
+    for file in [
+        ".env.production",
+        "deploy/id_rsa",
+        "tls/server.pem",
+        "aws-credentials.json",
+    ] {
+        project.write(file, "secret\n");
+    }
+    let files = [
+        ".env.production",
+        "deploy/id_rsa",
+        "tls/server.pem",
+        "aws-credentials.json",
+        "config.toml",
+    ];
+    let manifest = project.manifest("git_stash", &files);
+    insta::assert_snapshot!(report(&project, &manifest, 0));
+}
+
+#[test]
+fn a_malformed_manifest_lists_every_problem_and_gives_no_verdict() {
+    let project = Project::new();
+    let manifest = json!({
+        "checkpoint_created": "yes",
+        "checkpoint": {"id": 7, "type": "stash", "scope": {"files": "src/app.py"}, "restore_command": "git stash pop"},
+    });
+    let run = project.check(&manifest, &[]);
+    assert_eq!(run.code, 3);
+    insta::assert_snapshot!(run.stderr);
+}
+
+#[test]
+fn an_unknown_type_gets_a_did_you_mean_and_no_verdict() {
+    let project = Project::new();
+    let mut manifest = project.manifest("git_stash", SCOPE);
+    manifest["checkpoint"]["type"] = json!("file_backups");
+    let run = project.check(&manifest, &[]);
+    assert_eq!(run.code, 3);
+    assert!(
+        run.stderr.contains("`checkpoint.type` `file_backups` is not one of `git_stash`, `file_backup`, `state_snapshot`, `database_savepoint`; did you mean `file_backup`?"),
+        "{}",
+        run.stderr
+    );
+}
+
+#[test]
+fn invalid_json_and_an_empty_file_give_no_verdict() {
+    let project = Project::new();
+    std::fs::write(
+        project.path().join("manifest.json"),
+        "{\"checkpoint_created\": true,",
+    )
+    .unwrap();
+    let run = phaselint(
+        project.path(),
+        &["resume-check", "--manifest", "manifest.json", "--now", NOW],
+    );
+    assert_eq!(run.code, 3);
+    assert!(
+        run.stderr
+            .contains("cannot read the manifest `manifest.json`: it is not valid JSON"),
+        "{}",
+        run.stderr
+    );
+    std::fs::write(project.path().join("manifest.json"), "").unwrap();
+    let run = phaselint(
+        project.path(),
+        &["resume-check", "--manifest", "manifest.json", "--now", NOW],
+    );
+    assert_eq!(run.code, 3);
+}
+
+#[test]
+fn a_yaml_manifest_is_read_like_json() {
+    let project = Project::new();
+    let hash = project.hash(SCOPE);
+    let yaml = format!(
+        "checkpoint_created: true\ncheckpoint:\n  id: ckpt-7\n  type: state_snapshot\n  created_at: 2026-03-01T11:30:00Z\n  scope:\n    files: [src/app.py, config.toml]\n  restore_command: ./restore.sh ckpt-7\n  expiry: never\npre_mutation_state:\n  hash: \"{hash}\"\nevidence_anchors: [ckpt-7]\n"
+    );
+    std::fs::write(project.path().join("manifest.yaml"), yaml).unwrap();
+    let run = phaselint(
+        project.path(),
+        &[
+            "resume-check",
+            "--manifest",
+            "manifest.yaml",
+            "--now",
+            NOW,
+            "--no-config",
+        ],
+    );
+    assert_eq!(run.code, 0, "{}{}", run.stdout, run.stderr);
+}
+
+#[test]
+fn a_directory_a_fifo_or_a_link_loop_where_a_file_should_be_blocks() {
+    let project = Project::new();
+    let manifest = project.manifest("git_stash", SCOPE);
+    std::fs::remove_file(project.path().join("config.toml")).unwrap();
+    std::fs::create_dir(project.path().join("config.toml")).unwrap();
+    let found = problems(&report(&project, &manifest, 1));
+    assert!(
+        found[0].contains("`config.toml` cannot be read: it is a directory"),
+        "{found:?}"
+    );
+    #[cfg(unix)]
+    {
+        std::fs::remove_dir(project.path().join("config.toml")).unwrap();
+        std::os::unix::fs::symlink("config.toml", project.path().join("config.toml")).unwrap();
+        let found = problems(&report(&project, &manifest, 1));
+        assert!(
+            found[0].contains("`config.toml` cannot be read"),
+            "{found:?}"
+        );
+        std::fs::remove_file(project.path().join("config.toml")).unwrap();
+        let made = Command::new("mkfifo")
+            .arg(project.path().join("config.toml"))
+            .status()
+            .is_ok_and(|s| s.success());
+        if made {
+            let found = problems(&report(&project, &manifest, 1));
+            assert!(found[0].contains("it is a FIFO"), "{found:?}");
+        }
+    }
+}
+
+#[test]
+fn modes_report_a_changed_file_and_let_permissive_and_audit_proceed() {
+    let project = Project::new();
+    let manifest = project.manifest("git_stash", SCOPE);
+    project.write("src/app.py", "print('v2')\n");
+    for mode in ["permissive", "audit"] {
+        let run = project.check(&manifest, &["--mode", mode]);
+        assert_eq!(run.code, 0, "{mode}");
+        let report: Value = serde_json::from_str(&run.stdout).unwrap();
+        assert_eq!(report["decision"], "resume");
+        assert_eq!(report["passed"], false);
+        assert_eq!(report["mode"], mode);
+    }
+}
+
+#[test]
+fn an_empty_restore_command_and_a_malformed_hash_block() {
+    let project = Project::new();
+    let mut manifest = project.manifest("git_stash", SCOPE);
+    manifest["checkpoint"]["restore_command"] = json!("  ");
+    manifest["pre_mutation_state"]["hash"] = json!("md5:abc");
+    insta::assert_snapshot!(report(&project, &manifest, 1));
+}
+
+#[test]
+fn scope_paths_are_relative_to_root() {
+    let project = Project::new();
+    let manifest = project.manifest("git_stash", SCOPE);
+    std::fs::create_dir(project.path().join("elsewhere")).unwrap();
+    std::fs::write(
+        project.path().join("elsewhere/manifest.json"),
+        serde_json::to_string(&manifest).unwrap(),
+    )
+    .unwrap();
+    let run = phaselint(
+        &project.path().join("elsewhere"),
+        &[
+            "resume-check",
+            "--manifest",
+            "manifest.json",
+            "--root",
+            "..",
+            "--now",
+            NOW,
+            "--no-config",
+        ],
+    );
+    assert_eq!(run.code, 0, "{}{}", run.stdout, run.stderr);
+    let run = phaselint(
+        &project.path().join("elsewhere"),
+        &[
+            "resume-check",
+            "--manifest",
+            "manifest.json",
+            "--root",
+            "nope",
+            "--now",
+            NOW,
+        ],
+    );
+    assert_eq!(run.code, 3);
+    assert!(
+        run.stderr.contains("--root `nope` is not a directory"),
+        "{}",
+        run.stderr
+    );
+}
+
+#[test]
+fn manifest_hash_is_the_documented_hash_and_refuses_what_it_cannot_hash() {
+    use sha2::Digest;
+    let project = Project::new();
+    let hex = |bytes: &[u8]| bytes.iter().map(|b| format!("{b:02x}")).collect::<String>();
+    let file_sha = hex(&sha2::Sha256::digest(b"level = 1\n"));
+    let expected = format!(
+        "sha256:{}",
+        hex(&sha2::Sha256::digest(
+            format!("config.toml\0{file_sha}\n").as_bytes()
+        ))
+    );
+    assert_eq!(project.hash(&["config.toml"]), expected);
+    let missing = phaselint(project.path(), &["manifest-hash", "nope.txt"]);
+    assert_eq!(missing.code, 3);
+    assert!(
+        missing.stderr.contains("`nope.txt` does not exist"),
+        "{}",
+        missing.stderr
+    );
+    let outside = phaselint(project.path(), &["manifest-hash", "../x"]);
+    assert_eq!(outside.code, 3);
+    assert!(
+        outside.stderr.contains("leaves the root"),
+        "{}",
+        outside.stderr
+    );
+}
+
+#[test]
+fn a_large_scope_file_is_hashed_in_bounded_memory() {
+    // A sparse 1 GiB file under a 512 MiB address-space cap: reading it
+    // whole would fail; hashing it in blocks does not.
+    let project = Project::new();
+    let big = std::fs::File::create(project.path().join("big.bin")).unwrap();
+    big.set_len(1 << 30).unwrap();
+    let output = Command::new("sh")
+        .arg("-c")
+        .arg("ulimit -v 524288 && exec \"$0\" \"$@\"")
+        .arg(env!("CARGO_BIN_EXE_phaselint"))
+        .args(["manifest-hash", "big.bin"])
+        .current_dir(project.path())
+        .output()
+        .unwrap();
+    assert_eq!(
+        output.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    assert!(String::from_utf8_lossy(&output.stdout).starts_with("sha256:"));
+}
+
+#[test]
+fn every_checkpoint_type_is_read() {
+    let project = Project::new();
+    for kind in ["git_stash", "state_snapshot", "database_savepoint"] {
+        let manifest = project.manifest(kind, SCOPE);
+        let out = report(&project, &manifest, 0);
+        assert!(out.contains("\"decision\": \"resume\""), "{kind}: {out}");
+    }
+}
+
+#[test]
+fn a_manifest_that_is_a_directory_or_a_link_loop_gives_no_verdict() {
+    let project = Project::new();
+    std::fs::create_dir(project.path().join("manifest.json")).unwrap();
+    let run = phaselint(
+        project.path(),
+        &["resume-check", "--manifest", "manifest.json", "--now", NOW],
+    );
+    assert_eq!(run.code, 3, "{}", run.stderr);
+    assert!(run.stderr.contains("it is a directory"), "{}", run.stderr);
+    #[cfg(unix)]
+    {
+        std::os::unix::fs::symlink("loop.json", project.path().join("loop.json")).unwrap();
+        let run = phaselint(
+            project.path(),
+            &["resume-check", "--manifest", "loop.json", "--now", NOW],
+        );
+        assert_eq!(run.code, 3, "{}", run.stderr);
+    }
+}
