@@ -21,7 +21,7 @@ else
   echo "note: $shared not found; seeding from fixtures/ only" >&2
 fi
 for f in $contracts; do seed analyze "$f"; done
-for f in "$repo"/fixtures/resume/contexts/* "$repo"/fixtures/resume/approvals/*; do
+for f in "$repo"/fixtures/resume/contexts/* "$repo"/fixtures/resume/approvals/* "$repo"/fixtures/handoff/*; do
   seed resume_readers "$f"
 done
 printf '2026-01-01T00:00:00Z\n15m\n90s\n2026-03-01T14:00:00+05:30\n1d\n' > /tmp/phaselint-seed-times

@@ -175,7 +175,18 @@ pub fn resume_readers(data: &[u8]) {
         if let Ok(value) = resume::parse_document(text, format) {
             let _ = resume::parse_records(&value);
             let _ = resume::canonical_json(&value);
+            // As a checkpoint manifest, over files that all exist.
+            let _ = resume::check_manifest(&value, &EveryFile, &manifest_input());
         }
+    }
+    // As a team handoff: every problem points at a line of the text.
+    let report = resume::check_handoff(text, &handoff_input());
+    let lines = text.lines().count().max(1);
+    for problem in &report.problems {
+        assert!(
+            (1..=lines + 1).contains(&problem.line),
+            "{problem:?} outside 1..={lines}"
+        );
     }
     for line in text.lines().take(16) {
         let _ = resume::parse_timestamp(line);
@@ -187,6 +198,38 @@ pub fn resume_readers(data: &[u8]) {
                 "{line:?} -> {written}"
             );
         }
+    }
+}
+
+/// Scope files that all exist, each with the same content.
+struct EveryFile;
+
+impl resume::ScopeFiles for EveryFile {
+    fn sha256(&self, _path: &std::path::Path) -> Result<Option<String>, String> {
+        Ok(Some("0".repeat(64)))
+    }
+}
+
+fn fuzz_now() -> resume::Timestamp {
+    resume::Timestamp::from_second(1_772_366_400).unwrap_or(resume::Timestamp::UNIX_EPOCH)
+}
+
+fn manifest_input() -> resume::ManifestInput {
+    resume::ManifestInput {
+        now: fuzz_now(),
+        max_clock_skew: 300,
+        mode: resume::Mode::Strict,
+        root: std::path::PathBuf::from("/fuzz-root"),
+    }
+}
+
+fn handoff_input() -> resume::HandoffInput {
+    resume::HandoffInput {
+        now: fuzz_now(),
+        max_age: Some(3600),
+        max_clock_skew: 300,
+        mode: resume::Mode::Strict,
+        unfinished_signal: None,
     }
 }
 
