@@ -423,6 +423,12 @@ const FOLLOWED: &[Followed] = &[
         edits: &[(APPEND, "  - checkpoint_id: archived\n    phase: archive\n")],
     },
     Followed {
+        fixture: "G305/fail-cycle.contract.yaml",
+        code: "G305",
+        help: "add a checkpoint_integrity entry with `phase: check`, so the state before `write` can be restored",
+        edits: &[(APPEND, "  - checkpoint_id: checked\n    phase: check\n")],
+    },
+    Followed {
         fixture: "G306/fail.contract.yaml",
         code: "G306",
         help: "add a checkpoint_integrity entry with `phase: build` and `on_resume: {approval_required: true, approval_policy: human}`",

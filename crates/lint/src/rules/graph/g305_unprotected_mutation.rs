@@ -139,7 +139,7 @@ fn check(ctx: &RuleContext<'_>, out: &mut Vec<Diagnostic>) {
                     contract.phases[entry].name
                 ),
                 Start::Mutation(earlier) if earlier == phase => {
-                    format!("`{}` itself, through a cycle", node.name)
+                    "its own side effects, around a cycle,".to_string()
                 }
                 Start::Mutation(earlier) => {
                     format!("the side effects of `{}`", contract.phases[earlier].name)
