@@ -129,7 +129,18 @@ pub fn run(args: &LintArgs) -> u8 {
     }
     linted.sort_by(|a, b| a.path.cmp(&b.path));
 
-    let report = Report::new(&linted, unreadable);
+    let mut report = Report::new(&linted, unreadable);
+    // The rules enabled for any file linted, for the formats that list them.
+    report.ran = phaselint_lint::rules::RULES
+        .iter()
+        .map(|r| r.code)
+        .filter(|code| {
+            targets
+                .iter()
+                .any(|t| t.config.settings_for(&absolute(&t.path)).is_enabled(code))
+        })
+        .collect();
+    report.working_dir = std::env::current_dir().ok();
     let style = output::Style {
         // A report file is read later, by tools or in an editor: never
         // coloured, whatever --color says of the terminal.

@@ -63,6 +63,8 @@ pub enum Format {
     Json,
     /// GitHub Actions workflow commands.
     Github,
+    /// SARIF 2.1.0, for GitHub code scanning and other SARIF consumers.
+    Sarif,
 }
 
 impl From<Format> for phaselint_render::Format {
@@ -72,6 +74,7 @@ impl From<Format> for phaselint_render::Format {
             Format::Concise => phaselint_render::Format::Concise,
             Format::Json => phaselint_render::Format::Json,
             Format::Github => phaselint_render::Format::Github,
+            Format::Sarif => phaselint_render::Format::Sarif,
         }
     }
 }

@@ -7,6 +7,7 @@ mod full;
 mod github;
 mod json;
 mod resume;
+mod sarif;
 
 use std::collections::BTreeMap;
 use std::io::{self, Write};
@@ -37,6 +38,8 @@ pub enum Format {
     Json,
     /// GitHub Actions workflow commands.
     Github,
+    /// SARIF 2.1.0, for code scanning.
+    Sarif,
 }
 
 /// `1 file`, `2 files`.
@@ -49,11 +52,21 @@ pub struct Report<'a> {
     /// Files named or found that could not be read: the summary must not
     /// say that all checks passed when some were never made.
     pub unreadable: usize,
+    /// The codes of the rules the run enabled (SARIF lists them); empty
+    /// for every rule.
+    pub ran: Vec<&'static str>,
+    /// What relative paths are relative to (SARIF's `%SRCROOT%`).
+    pub working_dir: Option<std::path::PathBuf>,
 }
 
 impl<'a> Report<'a> {
     pub fn new(files: &'a [Linted], unreadable: usize) -> Self {
-        Report { files, unreadable }
+        Report {
+            files,
+            unreadable,
+            ran: Vec::new(),
+            working_dir: None,
+        }
     }
 
     pub fn diagnostics(&self) -> impl Iterator<Item = (&'a Linted, &'a Diagnostic)> {
@@ -103,6 +116,7 @@ pub fn write(
             Format::Concise => concise::render(report, &mut out)?,
             Format::Json => json::render(report, &mut out)?,
             Format::Github => github::render(report, &mut out)?,
+            Format::Sarif => sarif::render(report, &mut out)?,
         }
         if style.summary && matches!(format, Format::Full | Format::Concise) {
             summary(report, &mut out)?;

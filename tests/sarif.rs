@@ -1,0 +1,159 @@
+//! `--format sarif` against the official validator, the SARIF Multitool
+//! (`@microsoft/sarif-multitool` from npm; `.ci/run` installs it and sets
+//! `SARIF_MULTITOOL` to its binary), with GitHub's ingestion rules: the
+//! log of every fixture must have no error. Skipped with a printed reason
+//! when the validator is absent, except in CI.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use serde_json::Value;
+
+fn repo() -> PathBuf {
+    std::path::absolute(Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")).unwrap()
+}
+
+fn sarif_of(args: &[&str]) -> String {
+    let output = Command::new(env!("CARGO_BIN_EXE_phaselint"))
+        .args(["lint", "--no-config", "--format", "sarif"])
+        .args(args)
+        .current_dir(repo())
+        .output()
+        .unwrap();
+    assert!(output.status.code().is_some_and(|c| c <= 1), "{output:?}");
+    String::from_utf8(output.stdout).unwrap()
+}
+
+#[test]
+fn the_sarif_of_every_fixture_passes_the_official_validator() {
+    let Some(validator) = std::env::var_os("SARIF_MULTITOOL").filter(|v| Path::new(v).exists())
+    else {
+        assert!(
+            std::env::var_os("CI").is_none(),
+            "the SARIF Multitool is missing in CI: .ci/run must install it and set SARIF_MULTITOOL"
+        );
+        println!(
+            "skipped: SARIF_MULTITOOL is not set (npm install @microsoft/sarif-multitool, then point it at the platform binary)"
+        );
+        return;
+    };
+    let dir = tempfile::tempdir().unwrap();
+    let log = dir.path().join("fixtures.sarif");
+    std::fs::write(&log, sarif_of(&["fixtures/"])).unwrap();
+    let output = Command::new(validator)
+        .arg("validate")
+        .arg(&log)
+        .args(["--rule-kind", "Sarif;Gh"])
+        .output()
+        .unwrap();
+    let said = String::from_utf8_lossy(&output.stdout);
+    assert!(said.contains("Analysis completed successfully"), "{said}");
+    let problems: Vec<&str> = said
+        .lines()
+        .filter(|l| l.contains(": error ") || l.contains(": warning "))
+        .collect();
+    assert!(problems.is_empty(), "{}", problems.join("\n"));
+}
+
+/// What the validator does not check: regions are the `json` format's
+/// numbers, related locations and fixes are there, every rule that ran is
+/// described with its page.
+#[test]
+fn results_carry_the_json_positions_related_locations_and_fixes() {
+    let sarif: Value = serde_json::from_str(&sarif_of(&[
+        "fixtures/R101/fail.contract.yaml",
+        "fixtures/G303/fail.contract.yaml",
+    ]))
+    .unwrap();
+    let json_out = Command::new(env!("CARGO_BIN_EXE_phaselint"))
+        .args([
+            "lint",
+            "--no-config",
+            "--format",
+            "json",
+            "fixtures/R101/fail.contract.yaml",
+            "fixtures/G303/fail.contract.yaml",
+        ])
+        .current_dir(repo())
+        .output()
+        .unwrap();
+    let json: Value = serde_json::from_slice(&json_out.stdout).unwrap();
+    let run = &sarif["runs"][0];
+    assert_eq!(sarif["version"], "2.1.0");
+    assert_eq!(run["columnKind"], "unicodeCodePoints");
+    let driver = &run["tool"]["driver"];
+    assert_eq!(driver["name"], "phaselint");
+    // Every rule that ran: G304 is off by default, so not listed.
+    let rules = driver["rules"].as_array().unwrap();
+    assert_eq!(rules.len(), phaselint_rule_count() - 1);
+    assert!(!rules.iter().any(|r| r["id"] == "G304"));
+    let everything: Value = serde_json::from_str(&sarif_of(&[
+        "--select",
+        "ALL",
+        "fixtures/R101/fail.contract.yaml",
+    ]))
+    .unwrap();
+    let all_rules = everything["runs"][0]["tool"]["driver"]["rules"]
+        .as_array()
+        .unwrap();
+    assert_eq!(all_rules.len(), phaselint_rule_count());
+    let r101 = rules.iter().find(|r| r["id"] == "R101").unwrap();
+    assert!(
+        r101["helpUri"]
+            .as_str()
+            .unwrap()
+            .ends_with("/rules/R101.md")
+    );
+    assert!(
+        r101["help"]["markdown"]
+            .as_str()
+            .unwrap()
+            .contains("## What it checks")
+    );
+    assert_eq!(r101["defaultConfiguration"]["level"], "error");
+    let results = run["results"].as_array().unwrap();
+    let diagnostics = json["diagnostics"].as_array().unwrap();
+    assert_eq!(results.len(), diagnostics.len());
+    for (result, d) in results.iter().zip(diagnostics) {
+        assert_eq!(result["ruleId"], d["code"]);
+        let region = &result["locations"][0]["physicalLocation"]["region"];
+        assert_eq!(region["startLine"], d["start"]["line"]);
+        assert_eq!(region["startColumn"], d["start"]["column"]);
+        assert_eq!(region["endLine"], d["end"]["line"]);
+        assert_eq!(region["endColumn"], d["end"]["column"]);
+        let uri = &result["locations"][0]["physicalLocation"]["artifactLocation"];
+        assert_eq!(uri["uriBaseId"], "%SRCROOT%");
+        assert_eq!(uri["uri"], d["path"]);
+        let level = match d["severity"].as_str().unwrap() {
+            "info" => "note",
+            other => other,
+        };
+        assert_eq!(result["level"], level);
+        assert_eq!(
+            result["relatedLocations"].as_array().map_or(0, Vec::len),
+            d["related"].as_array().unwrap().len()
+        );
+        assert_eq!(result["fixes"].is_array(), !d["fix"].is_null());
+    }
+    assert!(
+        results.iter().any(|r| r["fixes"].is_array()),
+        "R101's did-you-mean is a fix"
+    );
+    assert!(results.iter().any(|r| r["relatedLocations"].is_array()));
+}
+
+fn phaselint_rule_count() -> usize {
+    let output = Command::new(env!("CARGO_BIN_EXE_phaselint"))
+        .arg("rule")
+        .output()
+        .unwrap();
+    String::from_utf8_lossy(&output.stdout)
+        .lines()
+        .filter(|l| {
+            l.len() > 4
+                && l.as_bytes()[0].is_ascii_uppercase()
+                && l.as_bytes()[1..4].iter().all(u8::is_ascii_digit)
+        })
+        .count()
+}
