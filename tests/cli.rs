@@ -977,3 +977,57 @@ fn the_harness_did_you_mean_keeps_the_json_quotes() {
         "{\"checkpoints\": {\"types\": [{\"name\": \"a\", \"triggerOn\": \"post-planner\"}]}}\n"
     );
 }
+
+// ---------------------------------------------------------------------------
+// GitLab Code Quality
+// ---------------------------------------------------------------------------
+
+fn gitlab_issues(dir: &Path, file: &str) -> Vec<serde_json::Value> {
+    let out = phaselint(dir, &["lint", "--no-config", "--format", "gitlab", file]);
+    let issues: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    issues.as_array().unwrap().clone()
+}
+
+#[test]
+fn gitlab_code_quality_issues_have_stable_fingerprints() {
+    let dir = tempfile::tempdir().unwrap();
+    let text = std::fs::read_to_string(repo().join("fixtures/P403/fail.contract.yaml")).unwrap();
+    std::fs::write(dir.path().join("a.contract.yaml"), &text).unwrap();
+    let issues = gitlab_issues(dir.path(), "a.contract.yaml");
+    assert!(!issues.is_empty());
+    for issue in &issues {
+        for key in ["description", "check_name", "fingerprint", "severity"] {
+            assert!(issue[key].is_string(), "{key} in {issue}");
+        }
+        assert_eq!(issue["location"]["path"], "a.contract.yaml");
+        assert!(issue["location"]["lines"]["begin"].as_u64().unwrap() >= 1);
+        assert!(
+            ["info", "minor", "major", "critical", "blocker"]
+                .contains(&issue["severity"].as_str().unwrap())
+        );
+    }
+    // The same findings again, and after a comment moved every line down:
+    // the same fingerprints, at new lines.
+    assert_eq!(gitlab_issues(dir.path(), "a.contract.yaml"), issues);
+    std::fs::write(
+        dir.path().join("a.contract.yaml"),
+        format!("# moved\n{text}"),
+    )
+    .unwrap();
+    let moved = gitlab_issues(dir.path(), "a.contract.yaml");
+    let prints = |list: &[serde_json::Value]| {
+        list.iter()
+            .map(|i| i["fingerprint"].clone())
+            .collect::<Vec<_>>()
+    };
+    assert_eq!(prints(&moved), prints(&issues));
+    assert_ne!(
+        moved[0]["location"]["lines"]["begin"],
+        issues[0]["location"]["lines"]["begin"]
+    );
+    // Every fingerprint is distinct.
+    let mut distinct: Vec<String> = prints(&issues).iter().map(|p| p.to_string()).collect();
+    distinct.sort();
+    distinct.dedup();
+    assert_eq!(distinct.len(), issues.len());
+}

@@ -65,6 +65,8 @@ pub enum Format {
     Github,
     /// SARIF 2.1.0, for GitHub code scanning and other SARIF consumers.
     Sarif,
+    /// GitLab Code Quality JSON, for merge request widgets.
+    Gitlab,
 }
 
 impl From<Format> for phaselint_render::Format {
@@ -75,6 +77,7 @@ impl From<Format> for phaselint_render::Format {
             Format::Json => phaselint_render::Format::Json,
             Format::Github => phaselint_render::Format::Github,
             Format::Sarif => phaselint_render::Format::Sarif,
+            Format::Gitlab => phaselint_render::Format::Gitlab,
         }
     }
 }

@@ -5,6 +5,7 @@
 mod concise;
 mod full;
 mod github;
+mod gitlab;
 mod json;
 mod resume;
 mod sarif;
@@ -40,6 +41,8 @@ pub enum Format {
     Github,
     /// SARIF 2.1.0, for code scanning.
     Sarif,
+    /// GitLab Code Quality JSON.
+    Gitlab,
 }
 
 /// `1 file`, `2 files`.
@@ -117,6 +120,7 @@ pub fn write(
             Format::Json => json::render(report, &mut out)?,
             Format::Github => github::render(report, &mut out)?,
             Format::Sarif => sarif::render(report, &mut out)?,
+            Format::Gitlab => gitlab::render(report, &mut out)?,
         }
         if style.summary && matches!(format, Format::Full | Format::Concise) {
             summary(report, &mut out)?;
