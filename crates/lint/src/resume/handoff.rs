@@ -484,6 +484,9 @@ fn task_table(table: &Table, problem: &mut impl FnMut(usize, Option<&str>, Strin
     let blocked_by = column("Blocked By");
     let cell = |row: &[String], i: usize| row.get(i).map_or("", |c| c.trim()).to_string();
     let mut tasks: Vec<(Task, usize)> = Vec::new();
+    // Where each ID first appears: a table of thousands of rows costs
+    // one lookup per row, not a scan of the rows before it.
+    let mut first_line_of: HashMap<String, usize> = HashMap::new();
     for (row, line) in &table.rows {
         let task = Task {
             id: cell(row, id),
@@ -501,7 +504,7 @@ fn task_table(table: &Table, problem: &mut impl FnMut(usize, Option<&str>, Strin
         };
         if task.id.is_empty() {
             problem(*line, SECTION, "a task has no ID".into());
-        } else if let Some((_, first)) = tasks.iter().find(|(t, _)| t.id == task.id) {
+        } else if let Some(first) = first_line_of.get(task.id.as_str()) {
             problem(
                 *line,
                 SECTION,
@@ -545,6 +548,9 @@ fn task_table(table: &Table, problem: &mut impl FnMut(usize, Option<&str>, Strin
                 ),
             );
         }
+        if !task.id.is_empty() {
+            first_line_of.entry(task.id.clone()).or_insert(*line);
+        }
         tasks.push((task, *line));
     }
     for (task, line) in &tasks {
@@ -555,7 +561,7 @@ fn task_table(table: &Table, problem: &mut impl FnMut(usize, Option<&str>, Strin
                     SECTION,
                     format!("task `{}` is blocked by itself", task.id),
                 );
-            } else if !tasks.iter().any(|(t, _)| &t.id == dependency) {
+            } else if !first_line_of.contains_key(dependency.as_str()) {
                 problem(
                     *line,
                     SECTION,

@@ -28,7 +28,8 @@ pub use check::{check, required_policy};
 pub use document::{DocumentError, DocumentFormat, canonical_json, node_to_value, parse_document};
 pub use entry::{FieldResult, FieldStatus};
 pub use handoff::{
-    HandoffInput, HandoffReport, Problem, Task, check_handoff, unfinished_signal_for,
+    HandoffInput, HandoffReport, Problem as HandoffProblem, Task as HandoffTask, check_handoff,
+    unfinished_signal_for,
 };
 pub use harness::{DiskSentinels, SentinelFiles, harness_sources};
 pub use jiff::Timestamp;
