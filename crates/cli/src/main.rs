@@ -45,6 +45,12 @@ enum Command {
     Approve(approve::ApproveArgs),
     /// Print the combined hash of files, as a checkpoint manifest records it (SPEC §10.3).
     ManifestHash(resume::ManifestHashArgs),
+    /// Print the JSON Schema (draft 2020-12) of a document kind, for yaml-language-server and editors.
+    Schema {
+        /// The kind of document.
+        #[arg(long, value_enum, default_value = "contract")]
+        kind: KindArg,
+    },
     /// Print a rule's page, or list every rule.
     Rule {
         /// A rule code such as C203; omit to list all rules.
@@ -222,6 +228,19 @@ fn main() -> ExitCode {
         Command::Approve(args) => approve::run(&args),
         Command::ManifestHash(args) => resume::manifest_hash(&args),
         Command::Rule { code } => rule::run(code.as_deref()),
+        Command::Schema { kind } => {
+            let schema = phaselint_lint::json_schema::json_schema(kind.into());
+            match serde_json::to_string_pretty(&schema) {
+                Ok(text) => {
+                    println!("{text}");
+                    exit::SUCCESS
+                }
+                Err(e) => {
+                    eprintln!("phaselint: error: {e}");
+                    exit::NO_VERDICT
+                }
+            }
+        }
         Command::Lsp => match phaselint_lsp::run_stdio(release_freed_memory) {
             Ok(true) => exit::SUCCESS,
             // The protocol's answer to `exit` without `shutdown`.

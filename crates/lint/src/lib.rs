@@ -13,6 +13,7 @@ pub mod format;
 pub mod graph;
 pub mod index;
 pub mod input;
+pub mod json_schema;
 pub mod line_index;
 pub mod model;
 pub mod resume;
