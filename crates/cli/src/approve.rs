@@ -80,11 +80,7 @@ fn approve(args: &ApproveArgs) -> Result<(), NoVerdict> {
     };
     let on_resume = &target.spec.on_resume;
     let irreversible_next = target.irreversible_next(&analysis);
-    let into = irreversible_next
-        .iter()
-        .map(|p| format!("`{p}`"))
-        .collect::<Vec<_>>()
-        .join(", ");
+    let into = phaselint_lint::diagnostic::code_list(irreversible_next.iter());
     match required_policy(on_resume, &irreversible_next) {
         Some(_) if !irreversible_next.is_empty() && kind != ApproverKind::Human => {
             return Err(NoVerdict(format!(
@@ -129,11 +125,7 @@ fn approve(args: &ApproveArgs) -> Result<(), NoVerdict> {
                 } else {
                     format!(
                         "its fields: {}",
-                        watched
-                            .iter()
-                            .map(|w| format!("`{w}`"))
-                            .collect::<Vec<_>>()
-                            .join(", ")
+                        phaselint_lint::diagnostic::code_list(watched.iter())
                     )
                 }
             )));

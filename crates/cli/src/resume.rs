@@ -665,11 +665,7 @@ impl Operator for TerminalOperator {
         if !q.irreversible_next.is_empty()
             && !ask_yes_no(&format!(
                 "Resuming runs {}, whose side effects cannot be undone. Confirm a second time?",
-                q.irreversible_next
-                    .iter()
-                    .map(|p| format!("`{p}`"))
-                    .collect::<Vec<_>>()
-                    .join(", ")
+                phaselint_lint::diagnostic::code_list(q.irreversible_next.iter())
             ))?
         {
             return Ok(None);

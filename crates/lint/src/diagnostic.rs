@@ -4,6 +4,16 @@
 
 use crate::syntax::Span;
 
+/// Names as a message lists them: each in backticks, joined by commas
+/// (`` `a`, `b` ``).
+pub fn code_list<T: std::fmt::Display>(items: impl IntoIterator<Item = T>) -> String {
+    items
+        .into_iter()
+        .map(|item| format!("`{item}`"))
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
 #[derive(
     Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, serde::Serialize, serde::Deserialize,
 )]

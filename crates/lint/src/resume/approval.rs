@@ -174,7 +174,7 @@ pub(crate) fn validate(record: &ApprovalRecord, expected: &Expectation<'_>) -> V
                 phases => format!(
                     "{article} {} approval cannot approve resuming into irreversible phase {}: a person must",
                     kind.as_str(),
-                    phases.iter().map(|p| format!("`{p}`")).collect::<Vec<_>>().join(", ")
+                    crate::diagnostic::code_list(phases.iter())
                 ),
             })
         }
@@ -201,11 +201,7 @@ pub(crate) fn validate(record: &ApprovalRecord, expected: &Expectation<'_>) -> V
         problems.push(format!(
             "it does not acknowledge stale field{} {}",
             if unacknowledged.len() == 1 { "" } else { "s" },
-            unacknowledged
-                .iter()
-                .map(|f| format!("`{f}`"))
-                .collect::<Vec<_>>()
-                .join(", ")
+            crate::diagnostic::code_list(unacknowledged.iter())
         ));
     }
     match &record.target_digest {

@@ -552,11 +552,7 @@ fn revalidate(
     let passed = field_results
         .iter()
         .all(|r| r.status != FieldStatus::Failed);
-    let names = phases
-        .iter()
-        .map(|p| format!("`{p}`"))
-        .collect::<Vec<_>>()
-        .join(", ");
+    let names = crate::diagnostic::code_list(phases.iter());
     let reason = match source {
         NextPhaseSource::NextPhase => {
             format!("entry requirements of {names} (the named next phase)")
@@ -588,10 +584,7 @@ fn authorization_statement(target: &Target<'_>, next: &[&Phase], stale: &[String
         [one] => format!(" into phase `{}`", one.name),
         many => format!(
             " into phases {}",
-            many.iter()
-                .map(|p| format!("`{}`", p.name))
-                .collect::<Vec<_>>()
-                .join(", ")
+            crate::diagnostic::code_list(many.iter().map(|p| &p.name))
         ),
     };
     let stale = if stale.is_empty() {
@@ -600,11 +593,7 @@ fn authorization_statement(target: &Target<'_>, next: &[&Phase], stale: &[String
         format!(
             ", continuing with stale field{} {} acknowledged",
             if stale.len() == 1 { "" } else { "s" },
-            stale
-                .iter()
-                .map(|f| format!("`{f}`"))
-                .collect::<Vec<_>>()
-                .join(", ")
+            crate::diagnostic::code_list(stale.iter())
         )
     };
     format!(
@@ -831,11 +820,7 @@ fn approve(
         phases => format!(
             "a person's approval is required because the run resumes into irreversible phase{} {}",
             if phases.len() == 1 { "" } else { "s" },
-            phases
-                .iter()
-                .map(|p| format!("`{p}`"))
-                .collect::<Vec<_>>()
-                .join(", ")
+            crate::diagnostic::code_list(phases.iter())
         ),
     };
     let granted = pending.is_none() && (approval.is_some() || auto);

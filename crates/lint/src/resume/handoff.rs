@@ -466,17 +466,8 @@ fn task_table(table: &Table, problem: &mut impl FnMut(usize, Option<&str>, Strin
             format!(
                 "the task table lacks the column{} {} (it has {})",
                 if missing.len() == 1 { "" } else { "s" },
-                missing
-                    .iter()
-                    .map(|c| format!("`{c}`"))
-                    .collect::<Vec<_>>()
-                    .join(", "),
-                table
-                    .header
-                    .iter()
-                    .map(|c| format!("`{c}`"))
-                    .collect::<Vec<_>>()
-                    .join(", ")
+                crate::diagnostic::code_list(missing.iter()),
+                crate::diagnostic::code_list(table.header.iter())
             ),
         );
         return Vec::new();
@@ -530,11 +521,7 @@ fn task_table(table: &Table, problem: &mut impl FnMut(usize, Option<&str>, Strin
                     "task `{}` has status `{}`, not one of {}{suggestion}",
                     task.id,
                     task.status,
-                    STATUSES
-                        .iter()
-                        .map(|s| format!("`{s}`"))
-                        .collect::<Vec<_>>()
-                        .join(", ")
+                    crate::diagnostic::code_list(STATUSES.iter())
                 ),
             );
         }

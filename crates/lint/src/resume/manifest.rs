@@ -265,11 +265,7 @@ fn structure(manifest: &Value) -> Result<Manifest<'_>, Vec<String>> {
     if let Some(Value::String(kind)) = kind
         && !CHECKPOINT_TYPES.contains(&kind.as_str())
     {
-        let known = CHECKPOINT_TYPES
-            .iter()
-            .map(|t| format!("`{t}`"))
-            .collect::<Vec<_>>()
-            .join(", ");
+        let known = crate::diagnostic::code_list(CHECKPOINT_TYPES.iter());
         let guess = crate::suggest::closest(kind, CHECKPOINT_TYPES.iter().copied())
             .map_or(String::new(), |g| format!("; did you mean `{g}`?"));
         problems.push(format!(

@@ -140,13 +140,6 @@ fn list(what: &str, items: &[String]) -> String {
     if items.is_empty() {
         format!("the contract declares no {what}")
     } else {
-        format!(
-            "{what}: {}",
-            items
-                .iter()
-                .map(|i| format!("`{i}`"))
-                .collect::<Vec<_>>()
-                .join(", ")
-        )
+        format!("{what}: {}", crate::diagnostic::code_list(items.iter()))
     }
 }

@@ -160,7 +160,7 @@ fn check(ctx: &RuleContext<'_>, out: &mut Vec<Diagnostic>) {
                 many => format!(
                     "add a checkpoint_integrity entry on each phase before `{}` that the path comes through ({}), so the state before it can be restored",
                     node.name,
-                    many.iter().map(|p| format!("`{p}`")).collect::<Vec<_>>().join(", ")
+                    crate::diagnostic::code_list(many.iter())
                 ),
             })
         };

@@ -58,17 +58,13 @@ fn check(ctx: &RuleContext<'_>, out: &mut Vec<Diagnostic>) {
         let Some(&first) = ungated.first() else {
             continue;
         };
-        let names: Vec<String> = ungated
-            .iter()
-            .map(|&p| format!("`{}`", phases[p].name))
-            .collect();
+        let names = crate::diagnostic::code_list(ungated.iter().map(|&p| &phases[p].name));
         let mut diagnostic = RULE
             .diagnostic(
                 side_effects.span,
                 format!(
                     "irreversible phase `{}` can be entered from {} without a person approving",
-                    phase.name,
-                    names.join(", ")
+                    phase.name, names
                 ),
             )
             .with_help(match ctx.checkpoints_on(first).first().and_then(|c| c.checkpoint_id.as_ref()) {
