@@ -214,6 +214,16 @@ fn verdict(
     Ok(())
 }
 
+/// The next step when a lenient mode let through what strict mode would
+/// not have.
+fn despite(mode: Mode, strict: Decision, allowed: &str) -> String {
+    format!(
+        "mode {}: {allowed}, but strict mode would have {} it; fix the problems above",
+        mode.as_str(),
+        strict.as_str()
+    )
+}
+
 /// A team handoff's report for a person (`resume-check --handoff`): its
 /// timestamp and tasks, every problem at its line, and the verdict.
 pub fn handoff_human(report: &HandoffReport, path: &str, out: &mut impl Write) -> io::Result<()> {
@@ -270,11 +280,9 @@ pub fn handoff_human(report: &HandoffReport, path: &str, out: &mut impl Write) -
         .collect();
     let next = match (report.problems.is_empty(), report.decision) {
         (true, _) => "a new session may rehydrate from this handoff".to_string(),
-        (false, Decision::Resume) => format!(
-            "mode {}: a new session may rehydrate, but strict mode would have {} it; fix the problems above",
-            report.mode.as_str(),
-            report.strict_decision.as_str()
-        ),
+        (false, Decision::Resume) => {
+            despite(report.mode, report.strict_decision, "a new session may rehydrate")
+        }
         (false, _) => "fix each problem above in the handoff (or checkpoint again, which writes a new one), then check it again".to_string(),
     };
     verdict(out, report.decision, report.mode, &failures, &[], &[next])
@@ -312,11 +320,9 @@ pub fn manifest_human(report: &ManifestReport, path: &str, out: &mut impl Write)
     )?;
     let next = match (report.problems.is_empty(), report.decision) {
         (true, _) => "the mutation may proceed: the checkpoint is in place and the state is as recorded".to_string(),
-        (false, Decision::Resume) => format!(
-            "mode {}: the mutation may proceed, but strict mode would have {} it; fix the problems above",
-            report.mode.as_str(),
-            report.strict_decision.as_str()
-        ),
+        (false, Decision::Resume) => {
+            despite(report.mode, report.strict_decision, "the mutation may proceed")
+        }
         (false, _) => "do not mutate: take the checkpoint again (the skill writes a new manifest and hash with `phaselint manifest-hash`), then check it again".to_string(),
     };
     verdict(
