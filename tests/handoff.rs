@@ -5,7 +5,10 @@
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 use std::path::{Path, PathBuf};
-use std::process::Command;
+
+#[path = "support/binary.rs"]
+mod binary;
+use binary::{Run, phaselint};
 
 const NOW: &str = "2026-01-26T12:00:00Z";
 
@@ -24,12 +27,6 @@ fn edited(find: &str, replace: &str) -> String {
     text.replacen(find, replace, 1)
 }
 
-struct Run {
-    code: i32,
-    stdout: String,
-    stderr: String,
-}
-
 /// Runs the check on `text` written at `relative` in a fresh directory.
 fn check_at(relative: &str, text: &[u8], extra: &[&str]) -> Run {
     let dir = tempfile::tempdir().unwrap();
@@ -40,24 +37,16 @@ fn check_at(relative: &str, text: &[u8], extra: &[&str]) -> Run {
 }
 
 fn run_in(dir: &Path, relative: &str, extra: &[&str]) -> Run {
-    let output = Command::new(env!("CARGO_BIN_EXE_phaselint"))
-        .args([
-            "resume-check",
-            "--handoff",
-            relative,
-            "--now",
-            NOW,
-            "--no-config",
-        ])
-        .args(extra)
-        .current_dir(dir)
-        .output()
-        .unwrap();
-    Run {
-        code: output.status.code().unwrap(),
-        stdout: String::from_utf8_lossy(&output.stdout).into_owned(),
-        stderr: String::from_utf8_lossy(&output.stderr).into_owned(),
-    }
+    let mut args = vec![
+        "resume-check",
+        "--handoff",
+        relative,
+        "--now",
+        NOW,
+        "--no-config",
+    ];
+    args.extend_from_slice(extra);
+    phaselint(dir, &args)
 }
 
 /// The JSON report of `text`, with the exit code it must give.

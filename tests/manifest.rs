@@ -10,26 +10,11 @@ use std::process::Command;
 
 use serde_json::{Value, json};
 
+#[path = "support/binary.rs"]
+mod binary;
+use binary::{Run, phaselint};
+
 const NOW: &str = "2026-03-01T12:00:00Z";
-
-struct Run {
-    code: i32,
-    stdout: String,
-    stderr: String,
-}
-
-fn phaselint(dir: &Path, args: &[&str]) -> Run {
-    let output = Command::new(env!("CARGO_BIN_EXE_phaselint"))
-        .args(args)
-        .current_dir(dir)
-        .output()
-        .unwrap();
-    Run {
-        code: output.status.code().unwrap(),
-        stdout: String::from_utf8_lossy(&output.stdout).into_owned(),
-        stderr: String::from_utf8_lossy(&output.stderr).into_owned(),
-    }
-}
 
 /// A root with `src/app.py` and `config.toml`, and a git-stash manifest
 /// recording their hash.
