@@ -14,7 +14,7 @@ use phaselint_lint::input::{self, Bound};
 use phaselint_lint::{Analysis, DocumentKind, analyze_bytes, analyze_file};
 
 use crate::atomic_write::write_atomically;
-use crate::{ColorChoice, LintArgs, exit};
+use crate::{ColorChoice, Format, LintArgs, exit};
 use phaselint_render::{self as output, Linted, Report, plural};
 
 /// One file to lint and where its bytes come from.
@@ -130,16 +130,27 @@ pub fn run(args: &LintArgs) -> u8 {
     linted.sort_by(|a, b| a.path.cmp(&b.path));
 
     let mut report = Report::new(&linted, unreadable);
-    // The rules enabled for any file linted, for the formats that list them.
-    report.ran = phaselint_lint::rules::RULES
-        .iter()
-        .map(|r| r.code)
-        .filter(|code| {
-            targets
-                .iter()
-                .any(|t| t.config.settings_for(&absolute(&t.path)).is_enabled(code))
-        })
-        .collect();
+    // The rules enabled for any file linted: only SARIF lists them, and
+    // each file's settings are built once, not once per rule.
+    if args.format == Format::Sarif {
+        let rules = phaselint_lint::rules::RULES;
+        let mut enabled = vec![false; rules.len()];
+        for target in &targets {
+            if enabled.iter().all(|&e| e) {
+                break;
+            }
+            let settings = target.config.settings_for(&absolute(&target.path));
+            for (on, rule) in enabled.iter_mut().zip(rules) {
+                *on |= settings.is_enabled(rule.code);
+            }
+        }
+        report.ran = rules
+            .iter()
+            .zip(&enabled)
+            .filter(|&(_, &on)| on)
+            .map(|(rule, _)| rule.code)
+            .collect();
+    }
     report.working_dir = std::env::current_dir().ok();
     let style = output::Style {
         // A report file is read later, by tools or in an editor: never
