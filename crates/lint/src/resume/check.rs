@@ -413,7 +413,7 @@ fn require_mapping(context: &Value) -> Result<(), ResumeError> {
     }
 }
 
-fn next_phases<'a>(
+pub(crate) fn next_phases<'a>(
     analysis: &Analysis,
     target: &Target<'a>,
     named: Option<&str>,
@@ -627,7 +627,7 @@ struct GateInput<'a> {
 }
 
 /// The phases among `next` whose side effects are irreversible.
-fn irreversible_phases(next: &[&Phase]) -> Vec<String> {
+pub(crate) fn irreversible_phases(next: &[&Phase]) -> Vec<String> {
     next.iter()
         .filter(|p| p.side_effect_class() == SideEffects::Irreversible)
         .map(|p| p.name.clone())

@@ -31,17 +31,10 @@ impl<'a> Target<'a> {
     /// (its phase's successors): resuming into one needs a person's
     /// approval, confirmed twice (SPEC §10.4).
     pub fn irreversible_next(&self, analysis: &Analysis) -> Vec<String> {
-        let Some(graph) = &analysis.graph else {
-            return Vec::new();
-        };
-        let mut next: Vec<usize> = graph.successors(self.phase_index).collect();
-        next.sort_unstable();
-        next.dedup();
-        next.into_iter()
-            .filter_map(|i| self.contract.phases.get(i))
-            .filter(|p| p.side_effect_class() == crate::model::SideEffects::Irreversible)
-            .map(|p| p.name.clone())
-            .collect()
+        // Without a named phase, the successors: never an error.
+        super::check::next_phases(analysis, self, None)
+            .map(|(next, _)| super::check::irreversible_phases(&next))
+            .unwrap_or_default()
     }
 
     /// Finds `checkpoint_id` in the analysis. Fails (never guesses) when
