@@ -37,14 +37,6 @@ fn level(severity: Severity) -> ResultLevel {
     }
 }
 
-fn level_name(severity: Severity) -> &'static str {
-    match severity {
-        Severity::Error => "error",
-        Severity::Warning => "warning",
-        Severity::Info => "note",
-    }
-}
-
 fn descriptor(rule: &Rule) -> ReportingDescriptor {
     // The page without its title line: the title is the rule's name.
     let page = rule
@@ -74,7 +66,7 @@ fn descriptor(rule: &Rule) -> ReportingDescriptor {
         )
         .default_configuration(
             ReportingConfiguration::builder()
-                .level(serde_json::json!(level_name(rule.default_severity)))
+                .level(serde_json::to_value(level(rule.default_severity)).unwrap_or_default())
                 .enabled(rule.default_enabled)
                 .build(),
         )
