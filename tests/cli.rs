@@ -1031,3 +1031,24 @@ fn gitlab_code_quality_issues_have_stable_fingerprints() {
     distinct.dedup();
     assert_eq!(distinct.len(), issues.len());
 }
+
+#[test]
+fn statistics_are_refused_for_formats_that_a_tool_reads() {
+    for format in ["sarif", "gitlab", "junit", "github"] {
+        let out = phaselint(
+            &repo(),
+            &["lint", "--statistics", "--format", format, "fixtures/G303"],
+        );
+        assert_eq!(out.status.code(), Some(3), "{format}");
+        assert!(out.stdout.is_empty(), "{format}");
+        assert!(
+            String::from_utf8_lossy(&out.stderr).contains("--statistics prints a table"),
+            "{format}"
+        );
+    }
+    let json = phaselint(
+        &repo(),
+        &["lint", "--statistics", "--format", "json", "fixtures/G303"],
+    );
+    assert_eq!(json.status.code(), Some(1));
+}

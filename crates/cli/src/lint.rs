@@ -47,6 +47,13 @@ fn walks_into(entry: &ignore::DirEntry) -> bool {
 }
 
 pub fn run(args: &LintArgs) -> u8 {
+    // The counts are a table, or JSON: a SARIF, GitLab or JUnit reader fed
+    // a table would fail later, and less clearly.
+    if args.statistics && !matches!(args.format, Format::Full | Format::Concise | Format::Json) {
+        return usage_error(
+            "--statistics prints a table (full, concise) or JSON (--format json); leave it out to get this format's report",
+        );
+    }
     let overrides = match overrides(args) {
         Ok(o) => o,
         Err(message) => return usage_error(&message),
@@ -152,6 +159,7 @@ pub fn run(args: &LintArgs) -> u8 {
             .collect();
     }
     report.working_dir = std::env::current_dir().ok();
+    report.max_warnings = args.max_warnings;
     let style = output::Style {
         // A report file is read later, by tools or in an editor: never
         // coloured, whatever --color says of the terminal.

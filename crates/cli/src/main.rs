@@ -73,6 +73,8 @@ pub enum Format {
     Sarif,
     /// GitLab Code Quality JSON, for merge request widgets.
     Gitlab,
+    /// JUnit XML, for CI test reports: a testsuite per file.
+    Junit,
 }
 
 impl From<Format> for phaselint_render::Format {
@@ -84,6 +86,7 @@ impl From<Format> for phaselint_render::Format {
             Format::Github => phaselint_render::Format::Github,
             Format::Sarif => phaselint_render::Format::Sarif,
             Format::Gitlab => phaselint_render::Format::Gitlab,
+            Format::Junit => phaselint_render::Format::Junit,
         }
     }
 }

@@ -7,6 +7,7 @@ mod full;
 mod github;
 mod gitlab;
 mod json;
+mod junit;
 mod resume;
 mod sarif;
 
@@ -43,6 +44,8 @@ pub enum Format {
     Sarif,
     /// GitLab Code Quality JSON.
     Gitlab,
+    /// JUnit XML: a testsuite per file.
+    Junit,
 }
 
 /// `1 file`, `2 files`.
@@ -60,6 +63,8 @@ pub struct Report<'a> {
     pub ran: Vec<&'static str>,
     /// What relative paths are relative to (SARIF's `%SRCROOT%`).
     pub working_dir: Option<std::path::PathBuf>,
+    /// `--max-warnings`: JUnit fails the warnings past it.
+    pub max_warnings: Option<usize>,
 }
 
 impl<'a> Report<'a> {
@@ -69,6 +74,7 @@ impl<'a> Report<'a> {
             unreadable,
             ran: Vec::new(),
             working_dir: None,
+            max_warnings: None,
         }
     }
 
@@ -121,6 +127,7 @@ pub fn write(
             Format::Github => github::render(report, &mut out)?,
             Format::Sarif => sarif::render(report, &mut out)?,
             Format::Gitlab => gitlab::render(report, &mut out)?,
+            Format::Junit => junit::render(report, &mut out)?,
         }
         if style.summary && matches!(format, Format::Full | Format::Concise) {
             summary(report, &mut out)?;
