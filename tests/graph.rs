@@ -1,1 +1,433 @@
-//! Placeholder until this test is written.
+//! `phaselint graph`: what the picture carries (JSON), that Graphviz draws
+//! the DOT (`dot -Tsvg`) and Mermaid's own parser reads the flowchart, for
+//! every fixture; that the output does not change from run to run; and
+//! that the README's picture is current. Graphviz and Mermaid (with jsdom,
+//! from npm, in the folder `MERMAID_DIR`) are installed by `.ci/run`; a
+//! test that needs one skips with a printed reason when it is absent,
+//! except in CI.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+#[path = "support/binary.rs"]
+mod binary;
+
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+
+use binary::phaselint;
+use serde_json::{Value, json};
+
+fn repo() -> PathBuf {
+    std::path::absolute(Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")).unwrap()
+}
+
+/// Every fixture contract, sorted.
+fn fixtures() -> Vec<String> {
+    let mut found = Vec::new();
+    for rule in std::fs::read_dir(repo().join("fixtures")).unwrap() {
+        let rule = rule.unwrap().path();
+        for file in std::fs::read_dir(&rule).into_iter().flatten() {
+            let file = file.unwrap().path();
+            if file.to_string_lossy().ends_with(".contract.yaml") {
+                found.push(
+                    file.strip_prefix(repo())
+                        .unwrap()
+                        .to_string_lossy()
+                        .into_owned(),
+                );
+            }
+        }
+    }
+    found.sort();
+    found
+}
+
+/// Runs `program` with `input` on standard input: its exit status and
+/// what it printed; `None` when it cannot be started.
+fn pipe(program: &mut Command, input: &str) -> Option<(bool, String, String)> {
+    let mut child = program
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .ok()?;
+    child
+        .stdin
+        .take()
+        .unwrap()
+        .write_all(input.as_bytes())
+        .unwrap();
+    let output = child.wait_with_output().unwrap();
+    Some((
+        output.status.success(),
+        String::from_utf8_lossy(&output.stdout).into_owned(),
+        String::from_utf8_lossy(&output.stderr).into_owned(),
+    ))
+}
+
+/// Graphviz's `dot -Tsvg` on `text`, or `None` (with the reason printed,
+/// never in CI) when Graphviz is not installed.
+fn graphviz_svg(text: &str) -> Option<String> {
+    let Some((ok, svg, said)) = pipe(Command::new("dot").arg("-Tsvg"), text) else {
+        assert!(
+            std::env::var_os("CI").is_none(),
+            "Graphviz is missing in CI: .ci/run must install it"
+        );
+        println!("skipped: Graphviz's `dot` is not installed (apt-get install graphviz)");
+        return None;
+    };
+    assert!(
+        ok && said.is_empty(),
+        "dot -Tsvg refused it: {said}\n{text}"
+    );
+    Some(svg)
+}
+
+fn graph(file: &str, format: &str, findings: bool) -> String {
+    let mut args = vec!["graph", "--no-config", "--format", format, file];
+    if findings {
+        args.push("--findings");
+    }
+    let run = phaselint(&repo(), &args);
+    assert_eq!(run.code, 0, "{file}: {}", run.stderr);
+    run.stdout
+}
+
+/// The graph of every fixture that can be read as a contract (the others
+/// are refused, as `a_file_that_is_not_a_contract_has_no_graph` checks).
+fn fixture_graphs(format: &str) -> Vec<(String, String)> {
+    fixtures()
+        .into_iter()
+        .filter_map(|file| {
+            let run = phaselint(
+                &repo(),
+                &[
+                    "graph",
+                    "--no-config",
+                    "--findings",
+                    "--format",
+                    format,
+                    &file,
+                ],
+            );
+            if run.code == 3 && (file.contains("/E001/") || file.contains("/E007/")) {
+                return None;
+            }
+            assert_eq!(run.code, 0, "{file}: {}", run.stderr);
+            Some((file, run.stdout))
+        })
+        .collect()
+}
+
+#[test]
+fn graphviz_draws_the_dot_of_every_fixture() {
+    let graphs = fixture_graphs("dot");
+    assert!(graphs.len() > 80, "{}", graphs.len());
+    for (file, dot) in graphs {
+        let Some(svg) = graphviz_svg(&dot) else {
+            return;
+        };
+        assert!(svg.contains("<svg"), "{file}");
+    }
+}
+
+#[test]
+fn mermaid_parses_the_flowchart_of_every_fixture() {
+    let Some(dir) = std::env::var_os("MERMAID_DIR")
+        .map(PathBuf::from)
+        .filter(|d| d.join("node_modules/mermaid").is_dir())
+    else {
+        assert!(
+            std::env::var_os("CI").is_none(),
+            "Mermaid is missing in CI: .ci/run must install it and set MERMAID_DIR"
+        );
+        println!(
+            "skipped: MERMAID_DIR does not name a folder with node_modules/mermaid and node_modules/jsdom"
+        );
+        return;
+    };
+    let script = std::fs::read_to_string(repo().join("tests/graph/mermaid-parse.mjs")).unwrap();
+    // The first text checks that the check itself refuses a broken flowchart.
+    let mut texts = vec![(
+        "broken".to_string(),
+        "flowchart TD\n  p0[\"a \"b\" c\"]\n".to_string(),
+    )];
+    texts.extend(fixture_graphs("mermaid"));
+    let input = serde_json::to_string(&texts.iter().map(|(_, t)| t).collect::<Vec<_>>()).unwrap();
+    let (ok, said, errors) = pipe(
+        Command::new("node")
+            .args(["--input-type=module", "-e", &script])
+            .current_dir(&dir),
+        &input,
+    )
+    .expect("node is missing");
+    assert!(ok, "{errors}");
+    let results: Vec<Value> = serde_json::from_str(&said).unwrap();
+    assert_eq!(results.len(), texts.len());
+    assert_eq!(results[0]["ok"], false, "{}", results[0]);
+    for ((file, text), result) in texts.iter().zip(&results).skip(1) {
+        assert_eq!(result["ok"], true, "{file}: {}\n{text}", result["error"]);
+        assert_eq!(result["type"], "flowchart-v2", "{file}");
+    }
+}
+
+const GOVERNED: &str = r#"schema_version: '1'
+pipeline_id: "payouts <v2> & \"co\""
+checkpoint_mode: policy
+phases:
+  fetch:
+    expected_duration: 2h
+    exit:
+      required: [{name: invoices}, {name: scratch}]
+  review:
+    entry:
+      required: [{name: invoices}]
+  pay:
+    side_effects: irreversible
+    risk_class: critical
+    entry:
+      required: [{name: invoices}]
+  notify:
+    side_effects: reversible
+graph_topology:
+  edges:
+    - {from: fetch, to: review, condition: "amount > 1000 and region == 'EU'", drops: [scratch]}
+    - {from: fetch, to: pay, condition: "amount <= 1000", drops: [scratch]}
+    - {from: review, to: pay}
+    - {from: pay, to: notify}
+checkpoint_integrity:
+  - checkpoint_id: after_fetch
+    phase: fetch
+  - checkpoint_id: before_pay
+    phase: review
+    on_resume:
+      approval_required: true
+      approval_policy: human
+"#;
+
+fn governed_graph(args: &[&str]) -> Value {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("payouts.contract.yaml"), GOVERNED).unwrap();
+    let run = phaselint(
+        dir.path(),
+        &[
+            &["graph", "--no-config", "--format", "json"],
+            args,
+            &["payouts.contract.yaml"],
+        ]
+        .concat(),
+    );
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    serde_json::from_str(&run.stdout).unwrap()
+}
+
+#[test]
+fn nodes_carry_checkpoints_side_effects_risk_and_duration_and_edges_their_condition_and_drops() {
+    let graph = governed_graph(&[]);
+    assert_eq!(graph["version"], 1);
+    assert_eq!(graph["edges_from"], "graph_topology");
+    let node = |id: &str| {
+        graph["nodes"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|n| n["id"] == id)
+            .unwrap()
+            .clone()
+    };
+    assert_eq!(
+        node("review")["checkpoints"],
+        json!([{"id": "before_pay", "approval_required": true, "approval_policy": "human"}])
+    );
+    assert_eq!(
+        node("fetch")["checkpoints"],
+        json!([{"id": "after_fetch", "approval_required": false, "approval_policy": null}])
+    );
+    assert_eq!(node("fetch")["long_running"], true);
+    assert_eq!(node("pay")["side_effects"], "irreversible");
+    assert_eq!(node("pay")["risk_class"], "critical");
+    assert_eq!(node("notify")["side_effects"], "reversible");
+    assert_eq!(node("review")["long_running"], false);
+    assert!(node("pay").get("findings").is_none());
+    assert_eq!(
+        graph["edges"][0],
+        json!({"from": "fetch", "to": "review", "condition": "amount > 1000 and region == 'EU'", "drops": ["scratch"], "preserves": null})
+    );
+    assert_eq!(graph["edges"].as_array().unwrap().len(), 4);
+}
+
+#[test]
+fn findings_are_drawn_on_the_phase_they_point_at() {
+    let drawn = governed_graph(&["--findings"]);
+    let pay = drawn["nodes"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|n| n["id"] == "pay")
+        .unwrap();
+    // Entering the irreversible phase straight from `fetch` passes no
+    // person's approval.
+    let codes: Vec<&str> = pay["findings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|f| f["code"].as_str().unwrap())
+        .collect();
+    assert!(codes.contains(&"P401"), "{pay}");
+    let lint = phaselint(
+        &repo(),
+        &[
+            "lint",
+            "--no-config",
+            "--format",
+            "json",
+            "fixtures/G305/fail.contract.yaml",
+        ],
+    );
+    let dot = graph("fixtures/G305/fail.contract.yaml", "dot", true);
+    // Every lint finding is somewhere in the picture.
+    let lint: Value = serde_json::from_str(&lint.stdout).unwrap();
+    for d in lint["diagnostics"].as_array().unwrap() {
+        let line = d["start"]["line"].as_u64().unwrap();
+        let code = d["code"].as_str().unwrap();
+        assert!(
+            dot.contains(&format!("{code} (line {line})")),
+            "{code} at {line}:\n{dot}"
+        );
+    }
+}
+
+#[test]
+fn labels_from_the_contract_are_escaped_in_every_format() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("payouts.contract.yaml"), GOVERNED).unwrap();
+    let draw = |format: &str| {
+        let run = phaselint(
+            dir.path(),
+            &[
+                "graph",
+                "--no-config",
+                "--format",
+                format,
+                "payouts.contract.yaml",
+            ],
+        );
+        assert_eq!(run.code, 0, "{}", run.stderr);
+        run.stdout
+    };
+    let dot = draw("dot");
+    assert!(
+        dot.starts_with("digraph \"payouts <v2> & \\\"co\\\"\" {"),
+        "{dot}"
+    );
+    assert!(
+        dot.contains("p2 [label=\"pay\\nside effects: irreversible, risk: critical\""),
+        "{dot}"
+    );
+    assert!(dot.contains("peripheries=2"), "{dot}");
+    assert!(dot.contains("style=\"rounded,filled,dashed\""), "{dot}");
+    let mermaid = draw("mermaid");
+    assert!(
+        mermaid.starts_with(
+            "---\ntitle: payouts #lt;v2#gt; #amp; #quot;co#quot;\n---\nflowchart TD\n"
+        ),
+        "{mermaid}"
+    );
+    assert!(
+        mermaid.contains("p0 -->|\"amount #gt; 1000 and region == 'EU'<br/>drops: scratch\"| p1"),
+        "{mermaid}"
+    );
+    assert!(
+        mermaid.contains("class p1,p0 checkpointed")
+            || mermaid.contains("class p0,p1 checkpointed"),
+        "{mermaid}"
+    );
+    if let Some(svg) = graphviz_svg(&dot) {
+        assert!(
+            svg.contains("payouts &lt;v2&gt; &amp; &quot;co&quot;"),
+            "{svg}"
+        );
+    }
+}
+
+#[test]
+fn the_same_contract_gives_the_same_text() {
+    for format in ["dot", "mermaid", "json"] {
+        for file in [
+            "fixtures/G305/fail.contract.yaml",
+            "fixtures/valid/branch-merge.contract.yaml",
+        ] {
+            assert_eq!(
+                graph(file, format, true),
+                graph(file, format, true),
+                "{file} {format}"
+            );
+        }
+    }
+}
+
+#[test]
+fn a_file_that_is_not_a_contract_has_no_graph() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("bad.contract.yaml"), "phases: [\n").unwrap();
+    let run = phaselint(dir.path(), &["graph", "bad.contract.yaml"]);
+    assert_eq!(run.code, 3);
+    assert!(
+        run.stderr.contains("cannot be read as a contract"),
+        "{}",
+        run.stderr
+    );
+    assert!(run.stdout.is_empty());
+    let missing = phaselint(dir.path(), &["graph", "missing.contract.yaml"]);
+    assert_eq!(missing.code, 3);
+    assert!(
+        missing
+            .stderr
+            .contains("cannot read `missing.contract.yaml`"),
+        "{}",
+        missing.stderr
+    );
+}
+
+/// The README's picture: `scripts/graph-picture` names the contract; the
+/// committed DOT is what `phaselint graph` prints for it now, and the
+/// committed SVG is what Graphviz draws from that DOT.
+#[test]
+fn the_readme_picture_is_current() {
+    let script = std::fs::read_to_string(repo().join("scripts/graph-picture")).unwrap();
+    let value = |name: &str| {
+        script
+            .lines()
+            .find_map(|l| l.strip_prefix(&format!("{name}=")))
+            .unwrap()
+            .to_string()
+    };
+    let (contract, picture) = (value("contract"), value("picture"));
+    if !repo().join(&contract).exists() {
+        assert!(
+            std::env::var_os("CI").is_none(),
+            "{contract} is missing in CI: the shared corpus must be beside the repository"
+        );
+        println!("skipped: {contract} is not beside the repository");
+        return;
+    }
+    let committed_dot = std::fs::read_to_string(repo().join(format!("{picture}.dot"))).unwrap();
+    let run = phaselint(&repo(), &["graph", "--no-config", "--findings", &contract]);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    assert!(
+        run.stdout == committed_dot,
+        "{picture}.dot is stale: run scripts/graph-picture"
+    );
+    let committed_svg = std::fs::read_to_string(repo().join(format!("{picture}.svg"))).unwrap();
+    if let Some(svg) = graphviz_svg(&committed_dot) {
+        assert!(
+            svg == committed_svg,
+            "{picture}.svg is not what Graphviz draws from {picture}.dot: run scripts/graph-picture"
+        );
+    }
+    let readme = std::fs::read_to_string(repo().join("README.md")).unwrap();
+    assert!(
+        readme.contains(&format!("({picture}.svg)")),
+        "the README does not show {picture}.svg"
+    );
+}

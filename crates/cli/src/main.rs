@@ -4,6 +4,7 @@
 
 mod approve;
 mod atomic_write;
+mod graph;
 mod lint;
 mod resume;
 mod rule;
@@ -51,6 +52,8 @@ enum Command {
         #[arg(long, value_enum, default_value = "contract")]
         kind: KindArg,
     },
+    /// Draw a contract's phase graph: checkpoints, side effects, risk and long-running phases, edge conditions and drops.
+    Graph(graph::GraphArgs),
     /// Print a rule's page, or list every rule.
     Rule {
         /// A rule code such as C203; omit to list all rules.
@@ -109,6 +112,27 @@ pub struct ConfigArgs {
     /// Ignore every configuration file.
     #[arg(long)]
     pub no_config: bool,
+}
+
+/// The configuration that applies to `path`: the file given, none, or the
+/// one found by walking up from the file's directory.
+pub(crate) fn config_beside(
+    path: &std::path::Path,
+    config: Option<&std::path::Path>,
+    no_config: bool,
+) -> Result<phaselint_lint::config::Config, String> {
+    use phaselint_lint::config::Config;
+    if let Some(file) = config {
+        Config::load(file).map_err(|e| e.to_string())
+    } else if no_config {
+        Ok(Config::defaults(std::path::Path::new(".")))
+    } else {
+        let dir = std::path::absolute(path)
+            .ok()
+            .and_then(|p| p.parent().map(std::path::Path::to_path_buf))
+            .unwrap_or_else(|| PathBuf::from("."));
+        Config::discover(&dir).map_err(|e| e.to_string())
+    }
 }
 
 /// The time a resume decision is made at; shared by `resume-check` and `approve`.
@@ -230,6 +254,7 @@ fn main() -> ExitCode {
         Command::ResumeCheck(args) => resume::run(&args),
         Command::Approve(args) => approve::run(&args),
         Command::ManifestHash(args) => resume::manifest_hash(&args),
+        Command::Graph(args) => graph::run(&args),
         Command::Rule { code } => rule::run(code.as_deref()),
         Command::Schema { kind } => {
             let schema = phaselint_lint::json_schema::json_schema(kind.into());

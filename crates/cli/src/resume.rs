@@ -10,7 +10,7 @@ use std::sync::mpsc;
 use std::time::{Duration, Instant};
 
 use clap::ValueEnum;
-use phaselint_lint::config::{Config, Settings};
+use phaselint_lint::config::Settings;
 use phaselint_lint::input::{self, Bound};
 use phaselint_lint::model::EnumValue;
 use phaselint_lint::resume::{
@@ -411,17 +411,7 @@ fn settings_beside(
     config: Option<&Path>,
     no_config: bool,
 ) -> Result<Settings, NoVerdict> {
-    let config = if let Some(file) = config {
-        Config::load(file).map_err(|e| e.to_string())?
-    } else if no_config {
-        Config::defaults(Path::new("."))
-    } else {
-        let dir = std::path::absolute(path)
-            .ok()
-            .and_then(|p| p.parent().map(Path::to_path_buf))
-            .unwrap_or_else(|| PathBuf::from("."));
-        Config::discover(&dir).map_err(|e| e.to_string())?
-    };
+    let config = crate::config_beside(path, config, no_config)?;
     let mut settings = Settings::default();
     settings.max_clock_skew = config.settings_for(path).max_clock_skew;
     Ok(settings)

@@ -11,6 +11,7 @@ pub mod field_path;
 pub mod fix;
 pub mod format;
 pub mod graph;
+pub mod graph_export;
 pub mod index;
 pub mod input;
 pub mod json_schema;

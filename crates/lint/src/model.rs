@@ -202,6 +202,16 @@ impl Phase {
             .map_or(SideEffects::None, |s| s.value)
     }
 
+    /// Marked `long_running`, or expected to take at least `threshold`
+    /// seconds.
+    pub fn is_long_running(&self, threshold: u64) -> bool {
+        self.long_running.as_ref().is_some_and(|l| l.value)
+            || self
+                .expected_duration
+                .as_ref()
+                .is_some_and(|d| d.value >= threshold)
+    }
+
     /// Its `risk_class`, `low` when absent.
     pub fn risk(&self) -> RiskClass {
         self.risk_class.as_ref().map_or(RiskClass::Low, |r| r.value)

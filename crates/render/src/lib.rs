@@ -6,6 +6,7 @@ mod concise;
 mod full;
 mod github;
 mod gitlab;
+pub mod graph;
 mod json;
 mod junit;
 mod resume;

@@ -1,0 +1,110 @@
+//! `phaselint graph`: reads one contract, asks the library for its phase
+//! graph and prints it in the format asked for.
+
+use std::path::{Path, PathBuf};
+
+use clap::ValueEnum;
+use phaselint_lint::input::{self, Bound};
+use phaselint_lint::{DocumentKind, analyze_bytes, graph_export};
+use phaselint_render::graph::GraphFormat;
+
+use crate::{ConfigArgs, exit};
+
+#[derive(clap::Args, Debug)]
+pub struct GraphArgs {
+    /// The contract, or `-` for standard input.
+    pub file: PathBuf,
+    /// `dot` for Graphviz (`dot -Tsvg`), `mermaid` for a flowchart GitHub renders in Markdown, `json` for tools.
+    #[arg(long, value_enum, default_value = "dot")]
+    pub format: GraphFormatArg,
+    /// Show the lint findings on the phases and edges they point at.
+    #[arg(long)]
+    pub findings: bool,
+    #[command(flatten)]
+    pub configuration: ConfigArgs,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum GraphFormatArg {
+    Dot,
+    Mermaid,
+    Json,
+}
+
+impl From<GraphFormatArg> for GraphFormat {
+    fn from(format: GraphFormatArg) -> Self {
+        match format {
+            GraphFormatArg::Dot => GraphFormat::Dot,
+            GraphFormatArg::Mermaid => GraphFormat::Mermaid,
+            GraphFormatArg::Json => GraphFormat::Json,
+        }
+    }
+}
+
+pub fn run(args: &GraphArgs) -> u8 {
+    match draw(args) {
+        Ok(text) => {
+            print!("{text}");
+            exit::SUCCESS
+        }
+        Err(message) => {
+            eprintln!("phaselint: error: {message}");
+            exit::NO_VERDICT
+        }
+    }
+}
+
+fn draw(args: &GraphArgs) -> Result<String, String> {
+    let stdin = args.file.as_os_str() == "-";
+    // Configuration is looked up beside the file, or from here for stdin.
+    let beside = if stdin { Path::new("./-") } else { &args.file };
+    let config = crate::config_beside(
+        beside,
+        args.configuration.config.as_deref(),
+        args.configuration.no_config,
+    )?;
+    let settings = config.settings_for(&std::path::absolute(beside).unwrap_or_default());
+    let shown = if stdin {
+        "standard input".to_string()
+    } else {
+        format!("`{}`", args.file.display())
+    };
+    let bytes = if stdin {
+        input::read_stream(std::io::stdin().lock(), &args.file, Bound::Contract)
+    } else {
+        input::read_file(&args.file, Bound::Contract)
+    }
+    .map_err(|e| format!("cannot read {shown}: {}", e.reason()))?;
+    let analysis = analyze_bytes(&bytes, DocumentKind::Contract, &settings);
+    let errors = analysis
+        .diagnostics
+        .iter()
+        .filter(|d| d.severity == phaselint_lint::diagnostic::Severity::Error)
+        .count();
+    let Some(graph) = graph_export::export(&analysis, &settings, args.findings) else {
+        let why = analysis.diagnostics.first().map_or(String::new(), |d| {
+            let at = analysis.line_index.position(
+                &analysis.source,
+                d.span.start,
+                phaselint_lint::line_index::ColumnUnit::Chars,
+            );
+            format!(
+                " ({} at {}:{}: {})",
+                d.code,
+                at.line + 1,
+                at.column + 1,
+                d.message
+            )
+        });
+        return Err(format!(
+            "{shown} cannot be read as a contract{why}, so it has no graph to draw"
+        ));
+    };
+    if errors > 0 && !args.findings {
+        eprintln!(
+            "phaselint: warning: {shown} has {} (`phaselint lint` lists them, `--findings` draws them): the graph shows what could be read",
+            phaselint_render::plural(errors, "error", "errors")
+        );
+    }
+    Ok(phaselint_render::graph::render(&graph, args.format.into()))
+}
