@@ -823,7 +823,7 @@ checkpoint_integrity:
 }
 
 // ---------------------------------------------------------------------------
-// Harness configs (SPEC §10.1)
+// Harness configs (`.harness/config.json`)
 // ---------------------------------------------------------------------------
 
 /// A project with a harness config, a contract, and a hidden folder the
@@ -1051,4 +1051,28 @@ fn statistics_are_refused_for_formats_that_a_tool_reads() {
         &["lint", "--statistics", "--format", "json", "fixtures/G303"],
     );
     assert_eq!(json.status.code(), Some(1));
+}
+
+/// The README opens with a run of phaselint: it must be what phaselint
+/// prints today.
+#[test]
+fn the_readme_example_is_what_phaselint_prints() {
+    let readme = std::fs::read_to_string(repo().join("README.md")).unwrap();
+    let block = readme
+        .split("```console\n")
+        .nth(1)
+        .and_then(|rest| rest.split("\n```").next())
+        .unwrap();
+    let (command, shown) = block.split_once('\n').unwrap();
+    let args: Vec<&str> = command
+        .strip_prefix("$ phaselint ")
+        .unwrap()
+        .split(' ')
+        .collect();
+    let out = phaselint(&repo(), &args);
+    assert_eq!(
+        stdout(&out).trim_end(),
+        shown.trim_end(),
+        "the README's example is stale"
+    );
 }

@@ -1,7 +1,7 @@
-//! `phaselint resume-check --handoff` through the real binary (SPEC §10.2),
-//! always with a fixed `--now`: one case per rule of the handoff format,
-//! each JSON report snapshotted whole. The base document is the checkpoint
-//! skill's own example handoff (`fixtures/handoff/skill-example.md`).
+//! `phaselint resume-check --handoff` through the real binary, always with
+//! a fixed `--now`: one case per rule of the handoff format, each JSON
+//! report snapshotted whole. The base document is the checkpoint skill's
+//! own example handoff (`fixtures/handoff/skill-example.md`).
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 use std::path::{Path, PathBuf};

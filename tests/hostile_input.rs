@@ -1,6 +1,6 @@
-//! Hostile input through the real binary (SPEC §9): inputs over their
-//! bounds, things that are not regular files, graphs and lines built to
-//! make an analysis quadratic, and output targets that are not files.
+//! Hostile input through the real binary (docs/reliability.md): inputs over
+//! their bounds, things that are not regular files, graphs and lines built
+//! to make an analysis quadratic, and output targets that are not files.
 //! Each test stands for a fault an attack on phaselint once found.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 

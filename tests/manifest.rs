@@ -1,8 +1,8 @@
 //! `phaselint resume-check --manifest` and `phaselint manifest-hash`
-//! through the real binary (SPEC §10.3), always with a fixed `--now`: one
-//! case per rule of the manifest check, the JSON reports snapshotted. Each
-//! case builds its scope files in a temporary root and writes the
-//! manifest's hash with `phaselint manifest-hash`, as a skill would.
+//! through the real binary, always with a fixed `--now`: one case per rule
+//! of the manifest check, the JSON reports snapshotted. Each case builds
+//! its scope files in a temporary root and writes the manifest's hash with
+//! `phaselint manifest-hash`, as a skill would.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 use std::path::Path;

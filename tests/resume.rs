@@ -1,5 +1,5 @@
 //! `phaselint resume-check` and `phaselint approve` through the real
-//! binary (SPEC §6), always with a fixed `--now`.
+//! binary, always with a fixed `--now`.
 //!
 //! Most scenarios are folders under `tests/resume-cases/` (contract,
 //! context, arguments, expected exit code, report or output), all run by
@@ -153,8 +153,8 @@ fn temp() -> tempfile::TempDir {
 }
 
 // ---------------------------------------------------------------------------
-// Recovery hooks whose effects on the file system are checked (SPEC §6
-// step 3; REQ-10-008), each in a temporary directory
+// Recovery hooks whose effects on the file system are checked
+// (REQ-10-008), each in a temporary directory
 // ---------------------------------------------------------------------------
 
 const LOG_ENV: &str = "echo \"$PHASELINT_CHECKPOINT $PHASELINT_PHASE $PHASELINT_FIELD $PHASELINT_STRATEGY $(basename \"$PHASELINT_CONTEXT\")\" >> hook.log";
@@ -435,7 +435,7 @@ fn editing_the_checkpoint_voids_its_approvals_but_editing_another_does_not() {
 }
 
 // ---------------------------------------------------------------------------
-// `phaselint approve` (SPEC §6 step 5)
+// `phaselint approve`
 // ---------------------------------------------------------------------------
 
 #[test]
@@ -478,10 +478,10 @@ fn approve_writes_the_record_bound_to_the_digest() {
     "#);
 }
 
-/// SPEC §10.4: the second confirmation is for resuming *into* an
-/// irreversible phase (`review` → `publish`), not for a checkpoint taken
-/// after one (`after_publish`, whose act is done). Until issue 13 it was
-/// the other way round.
+/// The second confirmation is for resuming *into* an irreversible phase
+/// (`review` → `publish`), not for a checkpoint taken after one
+/// (`after_publish`, whose act is done). Until issue 13 it was the other
+/// way round.
 #[test]
 fn approving_a_resume_into_an_irreversible_phase_needs_confirmation() {
     let dir = temp();
@@ -548,7 +548,7 @@ fn approve_refuses_what_could_never_be_valid() {
         "checkpoint `draft_by_orchestrator` has approval_policy `orchestrator`: an approval with --policy human cannot satisfy it"
     ), "{}", run.stderr);
     // Whatever the spec's policy, only a person approves resuming into an
-    // irreversible phase (SPEC §10.4).
+    // irreversible phase.
     let run = base(&[
         "--checkpoint",
         "review_by_orchestrator",

@@ -1,5 +1,5 @@
-//! phaselint's benchmark (SPEC §8): a deterministic contract generator and
-//! the measurements `phaselint-bench run` prints. See BENCHMARKS.md.
+//! phaselint's benchmark: a deterministic contract generator and the
+//! measurements `phaselint-bench run` prints. See BENCHMARKS.md.
 
 pub mod generate;
 pub mod lsp;

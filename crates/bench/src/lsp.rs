@@ -1,5 +1,5 @@
-//! Language-server figures (SPEC §8): edit-to-diagnostics latency and the
-//! server's memory, measured against the real `phaselint lsp` process.
+//! Language-server figures: edit-to-diagnostics latency and the server's
+//! memory, measured against the real `phaselint lsp` process.
 //!
 //! Latency is timed in the client, from writing a `didChange` to reading
 //! the `publishDiagnostics` of that version, so it is an upper bound of the

@@ -1,5 +1,6 @@
 //! `phaselint-bench`: generates contracts and measures phaselint against
-//! SPEC §8. Not a timed test: it prints figures, it never fails on them.
+//! the targets in BENCHMARKS.md. Not a timed test: it prints figures, it
+//! never fails on them.
 //!
 //! ```text
 //! phaselint-bench generate --phases N [--topology] [--seed S]
@@ -120,8 +121,8 @@ fn parse_only_command(args: &[String]) -> Result<(), String> {
     }
 }
 
-/// SPEC §8's language-server rows: latency on a real contract and on a
-/// generated one, against the parse time of the same text, and memory.
+/// The language-server targets of BENCHMARKS.md: latency on a real contract and
+/// on a generated one, against the parse time of the same text, and memory.
 fn lsp_command(args: &[String]) -> Result<(), String> {
     let mut real = PathBuf::from("../shared/corpus/valid/artisan-pipeline.ed6cc63c.contract.yaml");
     let mut phaselint = PathBuf::from("target/release/phaselint");

@@ -1,6 +1,7 @@
 //! Writing a file so that a crash never leaves it half written, and only
-//! where a regular file is or nothing is (SPEC §9): a symbolic link, a FIFO
-//! or a device at the target is refused, never replaced or written through.
+//! where a regular file is or nothing is (docs/reliability.md): a symbolic
+//! link, a FIFO or a device at the target is refused, never replaced or
+//! written through.
 
 use std::io::{self, Write};
 use std::path::Path;

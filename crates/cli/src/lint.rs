@@ -32,15 +32,15 @@ struct Target {
 
 impl Target {
     /// A walked file of another contract kind that shares the suffix is
-    /// skipped (SPEC §5): neither reported, nor fixed, nor diffed. A named
-    /// one is linted.
+    /// skipped: neither reported, nor fixed, nor diffed. A named one is
+    /// linted, as the user asked for it.
     fn skips(&self, other_kind: bool) -> bool {
         self.walked && other_kind
     }
 }
 
 /// Where a walk goes: not into hidden files or folders, except the one
-/// hidden folder that holds a harness config (SPEC §10.1).
+/// hidden folder that holds a harness config (`.harness/config.json`).
 fn walks_into(entry: &ignore::DirEntry) -> bool {
     let name = entry.file_name().to_string_lossy();
     entry.depth() == 0 || !name.starts_with('.') || name == ".harness"

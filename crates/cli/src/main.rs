@@ -14,9 +14,9 @@ use std::process::ExitCode;
 
 use clap::{Parser, Subcommand, ValueEnum};
 
-/// Exit codes, the same for every subcommand (SPEC §5).
-/// Exit codes, the same for every subcommand (SPEC §5); a resume decision's
-/// own comes from `Decision::exit_code`.
+/// Exit codes, the same for every subcommand, so scripts can tell "no
+/// verdict" from findings; a resume decision's own (2, denied, among them)
+/// comes from `Decision::exit_code`.
 pub mod exit {
     pub const SUCCESS: u8 = 0;
     pub const FINDINGS: u8 = 1;
@@ -44,7 +44,7 @@ enum Command {
     ResumeCheck(resume::ResumeCheckArgs),
     /// Print (or write) an ApprovalRecord bound to a checkpoint's current digest.
     Approve(approve::ApproveArgs),
-    /// Print the combined hash of files, as a checkpoint manifest records it (SPEC §10.3).
+    /// Print the combined hash of files, as a checkpoint manifest records it.
     ManifestHash(resume::ManifestHashArgs),
     /// Print the JSON Schema (draft 2020-12) of a document kind, for yaml-language-server and editors.
     Schema {

@@ -36,7 +36,7 @@ pub enum ModeArg {
 pub enum ResumeFormat {
     /// What was checked, what failed and what to do next.
     Human,
-    /// The report of SPEC §6, versioned.
+    /// The same report as versioned JSON, for tools.
     Json,
 }
 
@@ -51,12 +51,12 @@ pub struct ResumeCheckArgs {
     /// The context to resume with, JSON or YAML; `-` reads standard input.
     #[arg(long, value_name = "FILE|-", required_unless_present_any = ["handoff", "manifest"])]
     pub context: Option<PathBuf>,
-    /// Check a team handoff (Markdown, SPEC §10.2) instead of a contract's checkpoint.
+    /// Check a team handoff (Markdown) instead of a contract's checkpoint.
     #[arg(long, value_name = "FILE",
           conflicts_with_all = ["contract", "checkpoint", "context", "next_phase", "approvals",
                                 "harness_dir", "recover_with", "interactive", "manifest"])]
     pub handoff: Option<PathBuf>,
-    /// Check a checkpoint manifest (JSON or YAML, SPEC §10.3): may the mutation proceed?
+    /// Check a checkpoint manifest (JSON or YAML): may the mutation proceed?
     #[arg(long, value_name = "FILE",
           conflicts_with_all = ["contract", "checkpoint", "context", "next_phase", "approvals",
                                 "harness_dir", "recover_with", "interactive"])]

@@ -1,4 +1,4 @@
-//! Configuration (SPEC §4): `phaselint.toml` or `[tool.phaselint]` in
+//! Configuration: `phaselint.toml` or `[tool.phaselint]` in
 //! `pyproject.toml`, found by walking up from each file, resolved into the
 //! `Settings` that one analysis runs with.
 

@@ -1,4 +1,4 @@
-//! The one data-flow solver behind every graph analysis (SPEC §2.6):
+//! The one data-flow solver behind every analysis of the phase graph:
 //! forward or backward, one or more lanes of facts, each lane with its own
 //! meet (∩ for "on every path", ∪ for "on some path"). Nodes add facts
 //! (and may clear what reached them); edges may restrict what crosses.

@@ -1,4 +1,4 @@
-//! Dotted field names (SPEC §2.2): `domain_summary.domain`, `tasks.*.id`.
+//! Dotted field names: `domain_summary.domain`, `tasks.*.id`.
 //! A declared field covers its dotted sub-paths, and a `*` segment matches
 //! any one segment.
 

@@ -98,7 +98,7 @@ pub struct Fixed {
     pub applied: usize,
     pub analysis: Analysis,
     /// Checkpoints whose target digest the fixes changed: approvals bound
-    /// to the old digest no longer hold (SPEC §6).
+    /// to the old digest no longer hold.
     pub changed_digests: Vec<String>,
 }
 

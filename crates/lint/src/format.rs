@@ -1,6 +1,6 @@
-//! The contract format (SPEC §2), declared once: every mapping with its keys,
-//! each key's type, whether it is required, its default, its minimum number
-//! of items, whether it is a phaselint extension, and what it means.
+//! The contract format, declared once: every mapping with its keys, each
+//! key's type, whether it is required, its default, its minimum number of
+//! items, whether it is a phaselint extension, and what it means.
 //!
 //! Read by the schema walker (unknown keys, extensions, missing required
 //! keys, minimum items: E003, E005, E004), by completion (keys, enum values)
@@ -137,8 +137,8 @@ pub struct Key {
     pub default: Option<&'static str>,
     /// A list's least number of items, and why.
     pub min_items: Option<(usize, &'static str)>,
-    /// A phaselint extension (SPEC §2 "(ext)"): ContextCore rejects it, so
-    /// the `contextcore` dialect reports it.
+    /// A phaselint extension: ContextCore rejects it, so the `contextcore`
+    /// dialect reports it.
     pub extension: bool,
     pub description: &'static str,
 }
@@ -591,8 +591,8 @@ pub static CYCLE_INVARIANT: Mapping = Mapping {
 };
 
 /// Every mapping, in the order the reference lists them.
-/// A harness config, `.harness/config.json` (SPEC §10.1): only its
-/// named checkpoints are phaselint's business.
+/// A harness config, `.harness/config.json`: only its named checkpoints are
+/// phaselint's business.
 pub static HARNESS_ROOT: Mapping = Mapping {
     name: "Harness config",
     open: true,

@@ -1,8 +1,8 @@
 //! The one way phaselint reads what comes from outside (contracts,
 //! configurations, contexts, approvals, harness grants, standard input):
-//! with a size bound, and only from regular files (SPEC §9). A FIFO, a
-//! device or a directory is refused without being waited on, and nothing
-//! grows past its bound however much the source would give.
+//! with a size bound, and only from regular files (docs/reliability.md).
+//! A FIFO, a device or a directory is refused without being waited on, and
+//! nothing grows past its bound however much the source would give.
 
 use std::fmt;
 use std::io::Read;

@@ -39,10 +39,10 @@ pub use schema::looks_like_context_contract;
 /// What a document is, which decides the tables and rules it is read by.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
 pub enum DocumentKind {
-    /// A context contract (SPEC §2).
+    /// A context contract (docs/contract-format.md).
     #[default]
     Contract,
-    /// A harness config with named checkpoints (SPEC §10.1).
+    /// A harness config with named checkpoints (`.harness/config.json`).
     Harness,
 }
 
@@ -108,7 +108,8 @@ pub struct Analysis {
 }
 
 impl Analysis {
-    /// Whether the root looks like a context contract (SPEC §5).
+    /// Whether the root looks like a context contract: it has one of
+    /// `schema_version`, `pipeline_id`, `phases`, `checkpoint_integrity`.
     pub fn is_context_contract(&self) -> bool {
         self.is_context_contract
     }

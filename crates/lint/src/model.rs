@@ -1,5 +1,6 @@
-//! The contract model (SPEC §2): typed, with the span of every key and value
-//! it came from. Built by `schema::build`, which reports what does not fit.
+//! The contract model (docs/contract-format.md): typed, with the span of
+//! every key and value it came from. Built by `schema::build`, which
+//! reports what does not fit.
 
 use crate::field_path::FieldPath;
 use crate::syntax::{Node, Span};
@@ -16,7 +17,8 @@ impl<T> Spanned<T> {
     }
 }
 
-/// A closed set of lower-case values read in any case (SPEC §2.2).
+/// A closed set of lower-case values read in any case, so the model is right
+/// even where S002 reports the spelling.
 pub trait EnumValue: Sized + Copy + 'static {
     /// What the value is called in messages ("severity").
     const WHAT: &'static str;
@@ -37,7 +39,8 @@ macro_rules! enum_value {
     ($(#[$meta:meta])* $name:ident, $what:literal, { $($variant:ident = $text:literal => $doc:literal),+ $(,)? }) => {
         $(#[$meta])*
         // Ordered as declared: risk classes and side-effect classes are
-        // compared (SPEC §3.1's risk order).
+        // compared (low < medium < high < critical, none < reversible <
+        // irreversible).
         #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
         pub enum $name { $($variant),+ }
 
@@ -316,7 +319,7 @@ impl OnResume {
     }
 
     /// Whether resuming past it needs a person's approval: required, with
-    /// `approval_policy: human` (SPEC §3.1, P401).
+    /// `approval_policy: human` (P401: an irreversible act needs a person).
     pub fn requires_human_approval(&self) -> bool {
         self.approval_required()
             && self
@@ -344,7 +347,7 @@ impl StalenessCheck {
     }
 
     /// Whether the field, once stale, blocks the resume: whatever is
-    /// approved or acknowledged, only refreshing it unblocks (SPEC §6).
+    /// approved or acknowledged, only refreshing it unblocks.
     pub fn blocks(&self) -> bool {
         stale_field_blocks(self.on_stale(), self.recovery.as_ref().map(|r| r.value))
     }
@@ -430,7 +433,7 @@ pub struct CycleInvariant {
     pub description: Option<Spanned<String>>,
 }
 
-/// A harness config (SPEC §10.1): its named checkpoints, in file order.
+/// A harness config: its named checkpoints, in file order.
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct HarnessConfig {
     pub checkpoints: Vec<HarnessCheckpoint>,

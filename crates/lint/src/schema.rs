@@ -1,7 +1,7 @@
-//! The shape of a contract (SPEC §2): one walk over the spanned tree that
-//! builds the model and reports every schema problem at once, as pydantic
-//! lists them all. Anything malformed is left out of the model, so later
-//! rules never see it and stay silent (no cascades).
+//! The shape of a contract, as `format.rs` declares it: one walk over the
+//! spanned tree that builds the model and reports every schema problem at
+//! once, as pydantic lists them all. Anything malformed is left out of the
+//! model, so later rules never see it and stay silent (no cascades).
 
 use std::collections::HashMap;
 use std::fmt;
@@ -134,8 +134,8 @@ pub(crate) struct Walker<'s> {
     pub(crate) diagnostics: Vec<Diagnostic>,
 }
 
-/// Reads a harness config (SPEC §10.1) with the same walker: E002, E004
-/// and E005 from the harness tables, whose mappings are open.
+/// Reads a harness config with the same walker: E002, E004 and E005 from
+/// the harness tables, whose mappings are open.
 pub(crate) fn build_harness(root: &Node, source: &str) -> (HarnessConfig, Vec<Diagnostic>) {
     let mut walker = Walker {
         source,
@@ -1055,8 +1055,8 @@ impl Walker<'_> {
     }
 }
 
-/// Whether a parsed document looks like a context contract at all (SPEC §5:
-/// walked files of another kind that share the suffix are skipped).
+/// Whether a parsed document looks like a context contract at all: walked
+/// files of another kind that share the suffix are skipped, not reported.
 pub fn looks_like_context_contract(root: &Node) -> bool {
     match &root.kind {
         NodeKind::Mapping(entries) => entries.iter().any(|e| {

@@ -197,7 +197,7 @@ pub(crate) fn apply(
     }
     let mut used = vec![false; suppressions.len()];
     diagnostics.retain(|d| {
-        // A file that cannot be read as YAML must never pass (SPEC §5).
+        // A file that cannot be read as YAML must never pass.
         if !can_be_suppressed(d.code) {
             return true;
         }

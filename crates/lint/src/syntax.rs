@@ -32,7 +32,8 @@ impl Span {
     }
 }
 
-/// Limits that keep hostile input from exhausting the machine (SPEC §9).
+/// Limits that keep hostile input from exhausting the machine
+/// (docs/reliability.md lists them).
 #[derive(Clone, Copy, Debug)]
 pub struct Limits {
     pub max_bytes: usize,

@@ -1,4 +1,4 @@
-//! phaselint's language server (SPEC §7): a thin LSP layer over the same
+//! phaselint's language server: a thin LSP layer over the same
 //! `phaselint_lint::analyze` the CLI uses. It only translates; every answer
 //! comes from a cached per-document `Analysis`.
 

@@ -1,5 +1,6 @@
-//! Versioned JSON (SPEC §5). Lines and columns are 1-based, columns counted
-//! in characters. Changing a field's meaning requires a new version.
+//! Versioned JSON, for tools that read findings. Lines and columns are
+//! 1-based, columns counted in characters. Changing a field's meaning
+//! requires a new version.
 
 use std::io::{self, Write};
 

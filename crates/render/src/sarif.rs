@@ -1,7 +1,7 @@
-//! SARIF 2.1.0 (SPEC §5): one log per run, for GitHub code scanning and
-//! other SARIF consumers. Regions are 1-based lines and columns in
-//! characters (`columnKind: unicodeCodePoints`), the same numbers as the
-//! `json` format; paths are relative to the working directory under the
+//! SARIF 2.1.0: one log per run, for GitHub code scanning and other SARIF
+//! consumers. Regions are 1-based lines and columns in characters
+//! (`columnKind: unicodeCodePoints`), the same numbers as the `json`
+//! format; paths are relative to the working directory under the
 //! `%SRCROOT%` base, and each rule carries its page as `help.markdown`.
 
 use std::collections::BTreeMap;

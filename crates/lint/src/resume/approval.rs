@@ -1,5 +1,5 @@
-//! SPEC §6 step 5: approval records, where they come from, and whether one
-//! is valid for the checkpoint as it stands.
+//! Approval records (docs/resume-check.md): where they come from, and
+//! whether one is valid for the checkpoint as it stands.
 
 use jiff::Timestamp;
 use serde::{Deserialize, Serialize};

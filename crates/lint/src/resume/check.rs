@@ -161,7 +161,7 @@ pub fn check(
     Ok(report)
 }
 
-/// Steps 1-3 of SPEC §6: the staleness checks evaluated against the
+/// Staleness and recovery: the staleness checks evaluated against the
 /// context, recovery run for what a hook can recover, and the context
 /// re-read and evaluated again when something was recovered.
 struct Staleness<'c> {
@@ -272,7 +272,8 @@ fn checked_field(e: &Evaluation) -> CheckedField {
     }
 }
 
-/// What an operator console needs to render a denial (SPEC §6 step 5).
+/// What an operator console needs to render a denial without deriving
+/// anything itself.
 fn denial(
     target: &Target<'_>,
     request: &ResumeRequest,
@@ -621,8 +622,8 @@ struct GateInput<'a> {
     stale_now: &'a [String],
     blocking_failure: bool,
     statement: &'a str,
-    /// The irreversible phases the run resumes into (SPEC §10.4): a person
-    /// must approve, whatever the spec's policy says.
+    /// The irreversible phases the run resumes into: a person must approve,
+    /// whatever the spec's policy says.
     irreversible_next: &'a [String],
 }
 
@@ -634,9 +635,9 @@ pub(crate) fn irreversible_phases(next: &[&Phase]) -> Vec<String> {
         .collect()
 }
 
-/// The approval a resume needs (SPEC §6 step 5, §10.4): a person's when it
-/// resumes into an irreversible phase, whatever the spec says; otherwise
-/// the spec's policy when it requires approval.
+/// The approval a resume needs: a person's when it resumes into an
+/// irreversible phase, whatever the spec says; otherwise the spec's policy
+/// when it requires approval.
 pub fn required_policy(
     on_resume: &crate::model::OnResume,
     irreversible_next: &[String],
@@ -1094,7 +1095,7 @@ checkpoint_integrity:
         fn ask(&mut self, question: &ApprovalQuestion) -> Result<Option<String>, String> {
             assert_eq!(question.checkpoint_id, "before_ship");
             // The checkpoint's own phase, `fetch`, is not irreversible; the
-            // run resumes into `ship`, which is (SPEC §10.4).
+            // run resumes into `ship`, which is.
             assert_eq!(question.irreversible_next, ["ship"]);
             self.1 += 1;
             Ok(self.0.map(str::to_string))

@@ -1,5 +1,5 @@
-//! SPEC §6 step 4: the entry requirements of the phase(s) the run resumes
-//! into, checked against the context the way ContextCore's
+//! Entry revalidation: the entry requirements of the phase(s) the run
+//! resumes into, checked against the context the way ContextCore's
 //! `BoundaryValidator.validate_entry` does, plus declared types.
 
 use std::ops::ControlFlow;

@@ -1,9 +1,9 @@
-//! Team handoff documents (SPEC §10.2): the Markdown a team session writes
-//! when it checkpoints, which a new session rehydrates from. Read with a
-//! CommonMark parser (tables included), so headings in code blocks,
-//! escaped pipes and inline markup in cells read as Markdown means them.
-//! Every problem is collected with its line; the verdict is the resume
-//! check's (`decide`), so modes mean what they mean for contracts.
+//! Team handoff documents (docs/resume-check.md): the Markdown a team
+//! session writes when it checkpoints, which a new session rehydrates from.
+//! Read with a CommonMark parser (tables included), so headings in code
+//! blocks, escaped pipes and inline markup in cells read as Markdown means
+//! them. Every problem is collected with its line; the verdict is the
+//! resume check's (`decide`), so modes mean what they mean for contracts.
 
 use std::collections::HashMap;
 use std::path::{Component, Path, PathBuf};
@@ -45,7 +45,7 @@ pub struct HandoffInput {
     pub unfinished_signal: Option<String>,
 }
 
-/// The report of SPEC §10.2.
+/// The report of a handoff check, as `--format json` prints it.
 #[derive(Clone, Debug, Serialize)]
 pub struct HandoffReport {
     pub version: u32,
@@ -78,7 +78,8 @@ pub struct Task {
 pub struct Problem {
     /// 1-based.
     pub line: usize,
-    /// The section it is in, as SPEC §10.2 names it; `None` for the file.
+    /// The section it is in, named as in `REQUIRED_SECTIONS`; `None` for
+    /// the file.
     pub section: Option<String>,
     pub message: String,
 }
@@ -252,7 +253,7 @@ fn write_text(
     }
 }
 
-/// Checks a handoff's text (SPEC §10.2): every problem, with its line.
+/// Checks a handoff's text: every problem, with its line.
 pub fn check_handoff(text: &str, input: &HandoffInput) -> HandoffReport {
     let lines = LineIndex::new(text);
     let sections = sections(text, &lines);

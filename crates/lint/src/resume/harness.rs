@@ -1,7 +1,7 @@
-//! The harness sentinel protocol (SPEC §6 step 5): a harness asks for an
-//! approval by writing `checkpoint-<id>.md` into its directory and is
-//! answered by `checkpoint-<id>.md.granted` beside it. An empty grant is one
-//! human approval of the checkpoint as it stands; a grant holding an
+//! The harness sentinel protocol: a harness asks for an approval by writing
+//! `checkpoint-<id>.md` into its directory and is answered by
+//! `checkpoint-<id>.md.granted` beside it. An empty grant is one human
+//! approval of the checkpoint as it stands; a grant holding an
 //! ApprovalRecord is validated like any other. A grant is looked for before
 //! the request: once granted, a leftover request does not matter.
 //!

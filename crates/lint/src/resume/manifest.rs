@@ -1,6 +1,6 @@
-//! Checkpoint manifests (SPEC §10.3): the record a checkpoint skill writes
-//! before it mutates, which says how to restore the state and what that
-//! state hashed to. "May the mutation proceed?" is answered by checking
+//! Checkpoint manifests (docs/resume-check.md): the record a checkpoint skill
+//! writes before it mutates, which says how to restore the state and what
+//! that state hashed to. "May the mutation proceed?" is answered by checking
 //! the record, then the live files (and backup copies) against its hash.
 //! Files come in through `ScopeFiles`, so the checks are tested without a
 //! disk; the disk implementation hashes in blocks, never a whole file.
@@ -57,7 +57,7 @@ pub struct ManifestInput {
     pub root: PathBuf,
 }
 
-/// The report of SPEC §10.3.
+/// The report of a manifest check, as `--format json` prints it.
 #[derive(Clone, Debug, Serialize)]
 pub struct ManifestReport {
     pub version: u32,
@@ -83,9 +83,9 @@ pub struct ScopeFile {
     pub sha256: Option<String>,
 }
 
-/// The combined hash of scope files (SPEC §10.3): `sha256:` and the hex
-/// SHA-256 of, for each file in listed order, its path as listed, a NUL,
-/// the hex SHA-256 of its bytes, and a newline.
+/// The combined hash of scope files: `sha256:` and the hex SHA-256 of, for
+/// each file in listed order, its path as listed, a NUL, the hex SHA-256 of
+/// its bytes, and a newline.
 pub fn combined_hash<'a>(files: impl IntoIterator<Item = (&'a str, &'a str)>) -> String {
     let mut hasher = sha2::Sha256::new();
     for (path, sha) in files {
@@ -159,8 +159,8 @@ struct Manifest<'a> {
     evidence: Option<&'a Vec<Value>>,
 }
 
-/// Reads the manifest's structure; every structural problem at once (SPEC
-/// §10.3: a malformed manifest is no verdict).
+/// Reads the manifest's structure; every structural problem at once (a
+/// malformed manifest is no verdict).
 fn structure(manifest: &Value) -> Result<Manifest<'_>, Vec<String>> {
     let mut problems = Vec::new();
     let Some(root) = manifest.as_object() else {
@@ -373,8 +373,7 @@ fn looks_secret(path: &str) -> bool {
         || name.starts_with("id_rsa")
 }
 
-/// Checks a manifest (SPEC §10.3). `Err` lists every structural problem:
-/// no verdict.
+/// Checks a manifest. `Err` lists every structural problem: no verdict.
 pub fn check_manifest(
     manifest: &Value,
     files: &dyn ScopeFiles,

@@ -1,5 +1,6 @@
-//! The runtime resume check (SPEC §6, ContextCore REQ-10): may a paused
-//! run resume from a checkpoint, given the context it would resume with?
+//! The runtime resume check (docs/resume-check.md, ContextCore REQ-10): may
+//! a paused run resume from a checkpoint, given the context it would resume
+//! with?
 //!
 //! It reads the same `Analysis` the linter builds — the contract model for
 //! the checkpoint spec, the phase graph for the next phases, the YAML tree
@@ -97,7 +98,7 @@ pub enum RecoveryOutcome {
     },
 }
 
-/// Runs recovery (SPEC §6 step 3) and re-reads the context afterwards.
+/// Runs recovery (`--recover-with`) and re-reads the context afterwards.
 pub trait Recoverer {
     /// What runs, for the attempt record (e.g. the hook command).
     fn describe(&self) -> String;

@@ -1,8 +1,8 @@
 //! "What to do next": the steps that can change a verdict, derived from the
 //! report, as data (part of the JSON) with the sentence each one reads as.
 //! A step that cannot change the verdict is never proposed: in strict mode
-//! a stale blocking field blocks whatever is approved (SPEC §6), so it is
-//! refreshed or recovered, not acknowledged.
+//! a stale blocking field blocks whatever is approved, so it is refreshed
+//! or recovered, not acknowledged.
 
 use serde::Serialize;
 
@@ -78,7 +78,7 @@ pub enum NextStep {
         acknowledge: Vec<String>,
         after_refresh: bool,
         /// The run resumes into an irreversible phase: `approve` asks for
-        /// `--confirm-irreversible` (SPEC §10.4).
+        /// `--confirm-irreversible`.
         #[serde(skip_serializing_if = "std::ops::Not::not")]
         confirm_irreversible: bool,
     },

@@ -1,6 +1,6 @@
-//! The resume verdict as data: `ResumeReport` serializes to the JSON shape
-//! of SPEC §6 (`--format json`), and the human renderer reads the same
-//! values.
+//! The resume verdict as data: `ResumeReport` serializes to the JSON report
+//! of docs/resume-check.md (`--format json`), and the human renderer reads
+//! the same values.
 
 use serde::Serialize;
 use serde_json::Value;
@@ -9,7 +9,7 @@ use crate::model::{ApprovalPolicy, FieldSeverity, Recovery, RiskClass, SideEffec
 use crate::resume::approval::{ApprovalRecord, Candidate};
 use crate::resume::entry::FieldResult;
 
-/// How failures are enforced (SPEC §6 step 6).
+/// How failures are enforced (`--mode`).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "lowercase")]
 pub enum Mode {
@@ -63,12 +63,13 @@ pub(crate) fn decide(
     (!blocking_failure && !approval_missing, strict, decision)
 }
 
-/// The exit code of a resume check that reached no verdict (SPEC §5).
+/// The exit code of a resume check that reached no verdict, the same as
+/// every subcommand's.
 pub const NO_VERDICT_EXIT: u8 = 3;
 
 impl Decision {
-    /// The process exit code for this decision (SPEC §5): 0 resume, 1
-    /// blocked, 2 denied by the approval gate.
+    /// The process exit code for this decision: 0 resume, 1 blocked, 2
+    /// denied by the approval gate.
     pub fn exit_code(self) -> u8 {
         match self {
             Decision::Resume => 0,
@@ -218,7 +219,7 @@ pub struct ApprovalStatus {
     /// A harness request `checkpoint-<id>.md` waits for its `.granted`.
     pub harness_pending: bool,
     /// The irreversible phases the run resumes into: they make a person's
-    /// approval required whatever the spec's policy (SPEC §10.4).
+    /// approval required whatever the checkpoint spec's policy.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub irreversible_next: Vec<String>,
     /// Every approval presented, valid or not.

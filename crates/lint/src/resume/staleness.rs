@@ -1,4 +1,4 @@
-//! SPEC §6 steps 1–2: how old each checked field is, read from
+//! Staleness: how old each checked field is, read from
 //! ContextCore's `_cc_propagation` provenance layout.
 
 use std::collections::HashMap;

@@ -29,7 +29,7 @@ pub struct Target<'a> {
 impl<'a> Target<'a> {
     /// The irreversible phases a resume from this checkpoint runs next
     /// (its phase's successors): resuming into one needs a person's
-    /// approval, confirmed twice (SPEC §10.4).
+    /// approval, confirmed twice.
     pub fn irreversible_next(&self, analysis: &Analysis) -> Vec<String> {
         // Without a named phase, the successors: never an error.
         super::check::next_phases(analysis, self, None)
@@ -180,7 +180,7 @@ pub fn contract_errors(analysis: &Analysis) -> Vec<ContractError> {
     errors
 }
 
-/// The target digest of a checkpoint (SPEC §6 step 5): lower-case hex
+/// The target digest of a checkpoint (docs/resume-check.md): lower-case hex
 /// SHA-256 of the canonical JSON (keys sorted, no whitespace) of
 ///
 /// ```json

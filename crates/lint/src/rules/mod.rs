@@ -242,7 +242,7 @@ impl<'a> FieldLookups<'a> {
 pub enum Check {
     /// Over a context contract, its phase graph and settings.
     Contract(fn(&RuleContext<'_>, &mut Vec<Diagnostic>)),
-    /// Over a harness config (SPEC §10.1).
+    /// Over a harness config (`.harness/config.json`).
     Harness(fn(&HarnessContext<'_>, &mut Vec<Diagnostic>)),
 }
 
@@ -253,8 +253,8 @@ pub struct HarnessContext<'a> {
     pub config: &'a HarnessConfig,
 }
 
-/// What fixes a rule's findings can carry (SPEC §3): safe ones `--fix`
-/// applies, unsafe ones (a did-you-mean) only with `--unsafe-fixes`.
+/// What fixes a rule's findings can carry: safe ones `--fix` applies,
+/// unsafe ones (a did-you-mean) only with `--unsafe-fixes`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize)]
 #[serde(rename_all = "lowercase")]
 pub enum FixAvailability {
@@ -311,7 +311,7 @@ pub struct Rule {
     /// Where its diagnostic points, in words, for the page.
     pub points_at: &'static str,
     /// Cannot be turned off, downgraded or suppressed: a file that cannot be
-    /// loaded never passes (SPEC §5).
+    /// loaded never passes.
     pub always_on: bool,
     /// A suppression comment can silence it (not E001/E007, and not S001,
     /// whose fix removes the comment).

@@ -1,5 +1,5 @@
 //! `textDocument/definition` and `textDocument/references` for phase and
-//! field names, wherever SPEC §7 lists them.
+//! field names, wherever `phaselint_lint::index` finds one.
 
 use phaselint_lint::index::{FieldRole, PhaseRole, Symbol};
 use phaselint_lint::syntax::Span;

@@ -37,7 +37,7 @@ enum Kind {
     Other,
 }
 
-/// SPEC §3.1's may-reach flow with one fact, "unprotected": the pipeline's
+/// G305's may-reach flow with one fact, "unprotected": the pipeline's
 /// start brings it, an uncheckpointed side-effecting phase makes it, a
 /// checkpointed phase stops it.
 struct Unprotected {

@@ -1,5 +1,5 @@
 //! Findings read off the phase graph: reachability, cycles, field
-//! availability, chain routes, and the governance flows of SPEC §3.1.
+//! availability, chain routes, and the governance flows (G305, G306).
 
 pub(crate) mod g301_unreachable_phase;
 pub(crate) mod g302_cycle_without_invariant;

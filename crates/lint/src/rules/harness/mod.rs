@@ -1,5 +1,5 @@
-//! Harness configs (SPEC §10.1): the named checkpoints a harness declares
-//! in `.harness/config.json`.
+//! Harness configs: the named checkpoints a harness declares in
+//! `.harness/config.json`.
 
 pub(crate) mod h501_duplicate_checkpoint_name;
 pub(crate) mod h502_unknown_trigger;

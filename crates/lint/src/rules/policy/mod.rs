@@ -1,6 +1,6 @@
-//! Governance (SPEC §3.1): who must approve an irreversible act, whether a
-//! policy override is authorized, what a verification expression may do,
-//! and which secrets a checkpoint would persist.
+//! Governance: who must approve an irreversible act, whether a policy
+//! override is authorized, what a verification expression may do, and which
+//! secrets a checkpoint would persist.
 
 pub(crate) mod p401_irreversible_without_human_gate;
 pub(crate) mod p402_unauthorized_never_mode;

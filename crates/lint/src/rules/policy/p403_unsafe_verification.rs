@@ -480,7 +480,7 @@ mod tests {
         assert_eq!(refusal(&in_a_string), None);
     }
 
-    /// SPEC §3.1's rule written in Python over CPython's own `ast`: the
+    /// P403's rule written in Python over CPython's own `ast`: the
     /// verdicts above must be Python's, not only ours.
     const PYTHON_VERDICT: &str = r#"
 import ast, json, sys

@@ -40,9 +40,9 @@ const SECRET_PAIRS: &[(&str, &str)] = &[
     ("client", "secret"),
 ];
 
-/// Whether a field name looks like a secret (SPEC §3.1): the words of its
-/// last dotted segment, split at `_`, `-` and lower-to-upper case changes,
-/// end with a secret word or pair.
+/// Whether a field name looks like a secret (rules/P404.md): the words of
+/// its last dotted segment, split at `_`, `-` and lower-to-upper case
+/// changes, end with a secret word or pair.
 pub(crate) fn looks_like_secret(name: &str) -> bool {
     let last = name.rsplit('.').next().unwrap_or(name);
     let words = words(last);
