@@ -9,13 +9,15 @@
 
 #[path = "support/binary.rs"]
 mod binary;
+#[path = "support/tools.rs"]
+mod tools;
 
-use std::io::Write;
 use std::path::{Path, PathBuf};
-use std::process::{Command, Stdio};
+use std::process::Command;
 
 use binary::phaselint;
 use serde_json::{Value, json};
+use tools::{missing, pipe};
 
 fn repo() -> PathBuf {
     std::path::absolute(Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")).unwrap()
@@ -42,45 +44,19 @@ fn fixtures() -> Vec<String> {
     found
 }
 
-/// Runs `program` with `input` on standard input: its exit status and
-/// what it printed; `None` when it cannot be started.
-fn pipe(program: &mut Command, input: &str) -> Option<(bool, String, String)> {
-    let mut child = program
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .ok()?;
-    child
-        .stdin
-        .take()
-        .unwrap()
-        .write_all(input.as_bytes())
-        .unwrap();
-    let output = child.wait_with_output().unwrap();
-    Some((
-        output.status.success(),
-        String::from_utf8_lossy(&output.stdout).into_owned(),
-        String::from_utf8_lossy(&output.stderr).into_owned(),
-    ))
-}
-
 /// Graphviz's `dot -Tsvg` on `text`, or `None` (with the reason printed,
 /// never in CI) when Graphviz is not installed.
 fn graphviz_svg(text: &str) -> Option<String> {
-    let Some((ok, svg, said)) = pipe(Command::new("dot").arg("-Tsvg"), text) else {
-        assert!(
-            std::env::var_os("CI").is_none(),
-            "Graphviz is missing in CI: .ci/run must install it"
-        );
-        println!("skipped: Graphviz's `dot` is not installed (apt-get install graphviz)");
+    let Some(run) = pipe(Command::new("dot").arg("-Tsvg"), text) else {
+        missing("Graphviz's `dot` is not installed (apt-get install graphviz)");
         return None;
     };
     assert!(
-        ok && said.is_empty(),
-        "dot -Tsvg refused it: {said}\n{text}"
+        run.ok && run.stderr.is_empty(),
+        "dot -Tsvg refused it: {}\n{text}",
+        run.stderr
     );
-    Some(svg)
+    Some(run.stdout)
 }
 
 fn graph(file: &str, format: &str, findings: bool) -> String {
@@ -137,12 +113,8 @@ fn mermaid_parses_the_flowchart_of_every_fixture() {
         .map(PathBuf::from)
         .filter(|d| d.join("node_modules/mermaid").is_dir())
     else {
-        assert!(
-            std::env::var_os("CI").is_none(),
-            "Mermaid is missing in CI: .ci/run must install it and set MERMAID_DIR"
-        );
-        println!(
-            "skipped: MERMAID_DIR does not name a folder with node_modules/mermaid and node_modules/jsdom"
+        missing(
+            "MERMAID_DIR does not name a folder with node_modules/mermaid and node_modules/jsdom",
         );
         return;
     };
@@ -154,15 +126,15 @@ fn mermaid_parses_the_flowchart_of_every_fixture() {
     )];
     texts.extend(fixture_graphs("mermaid"));
     let input = serde_json::to_string(&texts.iter().map(|(_, t)| t).collect::<Vec<_>>()).unwrap();
-    let (ok, said, errors) = pipe(
+    let run = pipe(
         Command::new("node")
             .args(["--input-type=module", "-e", &script])
             .current_dir(&dir),
         &input,
     )
     .expect("node is missing");
-    assert!(ok, "{errors}");
-    let results: Vec<Value> = serde_json::from_str(&said).unwrap();
+    assert!(run.ok, "{}", run.stderr);
+    let results: Vec<Value> = serde_json::from_str(&run.stdout).unwrap();
     assert_eq!(results.len(), texts.len());
     assert_eq!(results[0]["ok"], false, "{}", results[0]);
     for ((file, text), result) in texts.iter().zip(&results).skip(1) {
@@ -404,11 +376,7 @@ fn the_readme_picture_is_current() {
     };
     let (contract, picture) = (value("contract"), value("picture"));
     if !repo().join(&contract).exists() {
-        assert!(
-            std::env::var_os("CI").is_none(),
-            "{contract} is missing in CI: the shared corpus must be beside the repository"
-        );
-        println!("skipped: {contract} is not beside the repository");
+        missing(&format!("{contract} is not beside the repository"));
         return;
     }
     let committed_dot = std::fs::read_to_string(repo().join(format!("{picture}.dot"))).unwrap();
