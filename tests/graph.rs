@@ -350,6 +350,13 @@ fn a_file_that_is_not_a_contract_has_no_graph() {
         run.stderr
     );
     assert!(run.stdout.is_empty());
+    let harness = phaselint(&repo(), &["graph", "fixtures/H501/fail.harness.json"]);
+    assert_eq!(harness.code, 3);
+    assert!(
+        harness.stderr.contains("is not a context contract"),
+        "{}",
+        harness.stderr
+    );
     let missing = phaselint(dir.path(), &["graph", "missing.contract.yaml"]);
     assert_eq!(missing.code, 3);
     assert!(

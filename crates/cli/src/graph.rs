@@ -100,6 +100,11 @@ fn draw(args: &GraphArgs) -> Result<String, String> {
             "{shown} cannot be read as a contract{why}, so it has no graph to draw"
         ));
     };
+    if !analysis.is_context_contract() {
+        return Err(format!(
+            "{shown} is not a context contract (its root has none of schema_version, pipeline_id, phases, checkpoint_integrity), so it has no phase graph"
+        ));
+    }
     if errors > 0 && !args.findings {
         eprintln!(
             "phaselint: warning: {shown} has {} (`phaselint lint` lists them, `--findings` draws them): the graph shows what could be read",
