@@ -728,6 +728,17 @@ fn quiet_exit_zero_output_file_and_colour() {
         )),
         3
     );
+    // A file that cannot be parsed was not checked: never exit 0.
+    for unparsed in [
+        "fixtures/E001/fail.contract.yaml",
+        "fixtures/E007/fail.contract.yaml",
+    ] {
+        assert_eq!(
+            code(&phaselint(&root, &["lint", "--exit-zero", unparsed])),
+            1,
+            "{unparsed}"
+        );
+    }
     // --output-file: the report goes to the file, never coloured.
     let dir = tempfile::tempdir().unwrap();
     let file = dir.path().join("report.txt");

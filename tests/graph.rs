@@ -293,25 +293,31 @@ fn labels_from_the_contract_are_escaped_in_every_format() {
         "{dot}"
     );
     assert!(
-        dot.contains("p2 [label=\"pay\\nside effects: irreversible, risk: critical\""),
+        dot.contains("p2 [label=<<b>pay</b><br/>side effects: irreversible, risk: critical>"),
+        "{dot}"
+    );
+    assert!(
+        dot.contains("label=<<b>payouts &lt;v2&gt; &amp; &quot;co&quot;</b>>"),
+        "{dot}"
+    );
+    assert!(
+        dot.contains("<b>review</b><br/>checkpoint after it: before_pay (approval: human)>"),
         "{dot}"
     );
     assert!(dot.contains("peripheries=2"), "{dot}");
     assert!(dot.contains("style=\"rounded,filled,dashed\""), "{dot}");
     let mermaid = draw("mermaid");
     assert!(
-        mermaid.starts_with(
-            "---\ntitle: payouts #lt;v2#gt; #amp; #quot;co#quot;\n---\nflowchart TD\n"
-        ),
+        mermaid.starts_with("---\ntitle: \"payouts <v2> & \\\"co\\\"\"\n---\nflowchart TD\n"),
         "{mermaid}"
     );
     assert!(
         mermaid.contains("p0 -->|\"amount #gt; 1000 and region == 'EU'<br/>drops: scratch\"| p1"),
         "{mermaid}"
     );
+    assert!(mermaid.contains("class p0,p1 checkpointed"), "{mermaid}");
     assert!(
-        mermaid.contains("class p1,p0 checkpointed")
-            || mermaid.contains("class p0,p1 checkpointed"),
+        mermaid.contains("p2[\"<b>pay</b><br/>side effects: irreversible, risk: critical\"]"),
         "{mermaid}"
     );
     if let Some(svg) = graphviz_svg(&dot) {
@@ -320,6 +326,66 @@ fn labels_from_the_contract_are_escaped_in_every_format() {
             "{svg}"
         );
     }
+}
+
+#[test]
+fn text_from_the_contract_is_cut_to_what_a_picture_can_hold() {
+    let dir = tempfile::tempdir().unwrap();
+    // A 20,000-character phase name (the explicit-key form lifts YAML's
+    // 1,024-character limit on plain keys) and a phase with 40 findings.
+    let name = "n".repeat(20_000);
+    let needs: Vec<String> = (0..40).map(|i| format!("{{name: f{i}}}")).collect();
+    std::fs::write(
+        dir.path().join("big.contract.yaml"),
+        format!(
+            "schema_version: '1'\npipeline_id: big\nphases:\n  ? {name}\n  : {{}}\n  b: {{entry: {{required: [{}]}}}}\n",
+            needs.join(", ")
+        ),
+    )
+    .unwrap();
+    for format in ["dot", "mermaid"] {
+        let run = phaselint(
+            dir.path(),
+            &[
+                "graph",
+                "--no-config",
+                "--findings",
+                "--format",
+                format,
+                "big.contract.yaml",
+            ],
+        );
+        assert_eq!(run.code, 0, "{}", run.stderr);
+        assert!(
+            run.stdout.len() < 8_000,
+            "{format}: {} bytes",
+            run.stdout.len()
+        );
+        assert!(
+            run.stdout
+                .contains("and 35 more (phaselint lint lists them)"),
+            "{}",
+            run.stdout
+        );
+        if format == "dot" {
+            graphviz_svg(&run.stdout);
+        }
+    }
+    // JSON, for tools, keeps everything.
+    let json = phaselint(
+        dir.path(),
+        &[
+            "graph",
+            "--no-config",
+            "--findings",
+            "--format",
+            "json",
+            "big.contract.yaml",
+        ],
+    );
+    let json: Value = serde_json::from_str(&json.stdout).unwrap();
+    assert_eq!(json["nodes"][0]["id"].as_str().unwrap().len(), 20_000);
+    assert_eq!(json["nodes"][1]["findings"].as_array().unwrap().len(), 40);
 }
 
 #[test]

@@ -4,6 +4,7 @@
 use std::path::{Path, PathBuf};
 
 use clap::ValueEnum;
+use phaselint_lint::diagnostic::Severity;
 use phaselint_lint::input::{self, Bound};
 use phaselint_lint::{DocumentKind, analyze_bytes, graph_export};
 use phaselint_render::graph::GraphFormat;
@@ -76,11 +77,14 @@ fn draw(args: &GraphArgs) -> Result<String, String> {
     }
     .map_err(|e| format!("cannot read {shown}: {}", e.reason()))?;
     let analysis = analyze_bytes(&bytes, DocumentKind::Contract, &settings);
-    let errors = analysis
-        .diagnostics
-        .iter()
-        .filter(|d| d.severity == phaselint_lint::diagnostic::Severity::Error)
-        .count();
+    let errors = |schema: bool| {
+        analysis
+            .diagnostics
+            .iter()
+            .filter(|d| d.severity == Severity::Error && d.code.starts_with('E') == schema)
+            .count()
+    };
+    let (schema_errors, other_errors) = (errors(true), errors(false));
     let Some(graph) = graph_export::export(&analysis, &settings, args.findings) else {
         let why = analysis.diagnostics.first().map_or(String::new(), |d| {
             let at = analysis.line_index.position(
@@ -105,10 +109,15 @@ fn draw(args: &GraphArgs) -> Result<String, String> {
             "{shown} is not a context contract (its root has none of schema_version, pipeline_id, phases, checkpoint_integrity), so it has no phase graph"
         ));
     }
-    if errors > 0 && !args.findings {
+    if schema_errors > 0 {
         eprintln!(
-            "phaselint: warning: {shown} has {} (`phaselint lint` lists them, `--findings` draws them): the graph shows what could be read",
-            phaselint_render::plural(errors, "error", "errors")
+            "phaselint: warning: {shown} has {} in its format (`phaselint lint` lists them): the graph shows only what could be read",
+            phaselint_render::plural(schema_errors, "error", "errors")
+        );
+    } else if other_errors > 0 && !args.findings {
+        eprintln!(
+            "phaselint: note: {shown} has {} (`--findings` draws them on the graph, `phaselint lint` explains them)",
+            phaselint_render::plural(other_errors, "error", "errors")
         );
     }
     Ok(phaselint_render::graph::render(&graph, args.format.into()))

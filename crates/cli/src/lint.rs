@@ -200,7 +200,9 @@ pub fn run(args: &LintArgs) -> u8 {
     if unreadable > 0 {
         return exit::NO_VERDICT;
     }
-    if args.exit_zero {
+    // A file that could not be parsed (E001, E007) was not checked at all:
+    // --exit-zero waives findings, never a file that got no verdict.
+    if args.exit_zero && !report.files.iter().any(|f| f.analysis.is_unreadable()) {
         return exit::SUCCESS;
     }
     let count = |severity| {

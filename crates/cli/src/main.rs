@@ -207,7 +207,7 @@ pub struct LintArgs {
     /// Print the findings and nothing else (no summary, no notes).
     #[arg(long, short)]
     pub quiet: bool,
-    /// Exit 0 even when there are findings (a file that cannot be read still exits 3).
+    /// Exit 0 even when there are findings (a file that cannot be parsed still exits 1, one that cannot be read 3).
     #[arg(long)]
     pub exit_zero: bool,
     /// Write the report to FILE instead of standard output (never coloured).

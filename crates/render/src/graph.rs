@@ -31,22 +31,52 @@ pub fn render(graph: &GraphExport, format: GraphFormat) -> String {
 }
 
 /// Long messages are wrapped so a node stays a readable width.
-const WRAP: usize = 48;
+const WRAP: usize = 60;
+/// Anything taken from the contract (a name, a condition, a message) is
+/// cut at this many characters: Graphviz refuses a string over 16 KiB, and
+/// a picture is no place for a paragraph.
+const CLIP: usize = 200;
+/// At most this many findings are written on one phase or edge; the rest
+/// are counted (`phaselint lint` lists them all).
+const MOST_FINDINGS: usize = 5;
 
-/// The lines of a node's label, in the order they are read: name, what
-/// pauses there, what it does to the world, findings.
-fn node_lines(graph: &GraphExport, node: &Node) -> Vec<String> {
-    let mut lines = vec![node.id.clone()];
+/// One line of a label, and how it is set.
+#[derive(Clone, Debug, PartialEq)]
+enum Line {
+    /// The phase's name, in bold.
+    Name(String),
+    Plain(String),
+    /// A finding's line, in its severity's colour.
+    Finding(Severity, String),
+}
+
+impl Line {
+    fn text(&self) -> &str {
+        match self {
+            Line::Name(text) | Line::Plain(text) | Line::Finding(_, text) => text,
+        }
+    }
+}
+
+/// The lines of a node's label, in the order they are read: name, where
+/// the run pauses, what it does to the world. Findings are apart.
+fn node_lines(graph: &GraphExport, node: &Node) -> Vec<Line> {
+    let mut lines = vec![Line::Name(clip(&node.id))];
     for checkpoint in &node.checkpoints {
         let approval = match (checkpoint.approval_required, checkpoint.approval_policy) {
             (true, Some(policy)) => format!(" (approval: {})", policy.as_str()),
             (true, None) => " (approval required)".to_string(),
             (false, _) => String::new(),
         };
-        lines.push(format!("checkpoint {}{approval}", checkpoint.id));
+        lines.extend(plain(&format!(
+            "checkpoint after it: {}{approval}",
+            clip(&checkpoint.id)
+        )));
     }
     if node.checkpoints.is_empty() && always_checkpointed(graph) {
-        lines.push("checkpoint (checkpoint_mode: always)".to_string());
+        lines.push(Line::Plain(
+            "checkpoint after it (checkpoint_mode: always)".to_string(),
+        ));
     }
     let mut traits = Vec::new();
     if node.side_effecting() {
@@ -59,45 +89,67 @@ fn node_lines(graph: &GraphExport, node: &Node) -> Vec<String> {
         traits.push("long-running".to_string());
     }
     if !traits.is_empty() {
-        lines.push(traits.join(", "));
+        lines.push(Line::Plain(traits.join(", ")));
     }
     if !node.reachable {
-        lines.push("unreachable".to_string());
-    }
-    for finding in node.findings.iter().flatten() {
-        lines.extend(finding_lines(finding));
+        lines.push(Line::Plain("unreachable".to_string()));
     }
     lines
 }
 
-fn edge_lines(edge: &Edge) -> Vec<String> {
+fn edge_lines(edge: &Edge) -> Vec<Line> {
     let mut lines = Vec::new();
     if let Some(condition) = &edge.condition {
-        lines.extend(wrap(condition, WRAP));
+        lines.extend(plain(&clip(condition)));
     }
     if !edge.drops.is_empty() {
-        lines.extend(wrap(&format!("drops: {}", edge.drops.join(", ")), WRAP));
+        lines.extend(plain(&clip(&format!("drops: {}", edge.drops.join(", ")))));
     }
     if let Some(kept) = &edge.preserves {
-        lines.extend(wrap(&format!("preserves: {}", kept.join(", ")), WRAP));
-    }
-    for finding in edge.findings.iter().flatten() {
-        lines.extend(finding_lines(finding));
+        lines.extend(plain(&clip(&format!("preserves: {}", kept.join(", ")))));
     }
     lines
 }
 
-fn finding_lines(finding: &Finding) -> Vec<String> {
-    wrap(
-        &format!(
-            "{} {} (line {}): {}",
-            finding.severity.as_str(),
-            finding.code,
-            finding.line,
-            finding.message
-        ),
-        WRAP,
-    )
+fn plain(text: &str) -> Vec<Line> {
+    wrap(text, WRAP).into_iter().map(Line::Plain).collect()
+}
+
+/// The findings on one phase or edge, wrapped, the first `MOST_FINDINGS`
+/// of them.
+fn finding_lines(findings: Option<&[Finding]>) -> Vec<Line> {
+    let findings = findings.unwrap_or_default();
+    let mut lines: Vec<Line> = findings
+        .iter()
+        .take(MOST_FINDINGS)
+        .flat_map(|finding| {
+            let text = format!(
+                "{} {} (line {}): {}",
+                finding.severity.as_str(),
+                finding.code,
+                finding.line,
+                clip(&finding.message)
+            );
+            wrap(&text, WRAP)
+                .into_iter()
+                .map(|line| Line::Finding(finding.severity, line))
+        })
+        .collect();
+    if findings.len() > MOST_FINDINGS {
+        lines.push(Line::Plain(format!(
+            "and {} more (phaselint lint lists them)",
+            findings.len() - MOST_FINDINGS
+        )));
+    }
+    lines
+}
+
+/// At most `CLIP` characters of `text`, with an ellipsis when cut.
+fn clip(text: &str) -> String {
+    match text.char_indices().nth(CLIP) {
+        Some((end, _)) => format!("{}…", &text[..end]),
+        None => text.to_string(),
+    }
 }
 
 fn always_checkpointed(graph: &GraphExport) -> bool {
@@ -129,17 +181,16 @@ fn wrap(text: &str, width: usize) -> Vec<String> {
 }
 
 fn title(graph: &GraphExport) -> String {
-    graph
-        .pipeline_id
-        .clone()
-        .unwrap_or_else(|| "pipeline".to_string())
+    clip(graph.pipeline_id.as_deref().unwrap_or("pipeline"))
 }
 
 const FILL_REVERSIBLE: &str = "#fff3cd";
-const FILL_IRREVERSIBLE: &str = "#f8d7da";
+const FILL_IRREVERSIBLE: &str = "#f5c2c7";
 const STROKE_HIGH_RISK: &str = "#842029";
-const STROKE_ERROR: &str = "#d00000";
-const STROKE_WARNING: &str = "#d98e04";
+const TEXT_ERROR: &str = "#c00000";
+const TEXT_WARNING: &str = "#9a6700";
+const TEXT_INFO: &str = "#495057";
+const TEXT_UNREACHABLE: &str = "#6c757d";
 
 fn fill(node: &Node) -> &'static str {
     match node.side_effects {
@@ -149,42 +200,75 @@ fn fill(node: &Node) -> &'static str {
     }
 }
 
-fn finding_stroke(severity: Option<Severity>) -> Option<&'static str> {
-    match severity? {
-        Severity::Error => Some(STROKE_ERROR),
-        Severity::Warning => Some(STROKE_WARNING),
-        Severity::Info => None,
+fn severity_colour(severity: Severity) -> &'static str {
+    match severity {
+        Severity::Error => TEXT_ERROR,
+        Severity::Warning => TEXT_WARNING,
+        Severity::Info => TEXT_INFO,
     }
 }
 
-/// A DOT string: backslashes and quotes escaped, line breaks as `\n`
-/// (centred lines).
-fn dot_string(lines: &[String]) -> String {
-    let mut out = String::from("\"");
-    for (i, line) in lines.iter().enumerate() {
-        if i > 0 {
-            out.push_str("\\n");
+/// Text in a Graphviz HTML-like label: the characters its markup reads,
+/// escaped; a line break in the text becomes a space.
+fn html(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    for c in text.chars() {
+        match c {
+            '&' => out.push_str("&amp;"),
+            '<' => out.push_str("&lt;"),
+            '>' => out.push_str("&gt;"),
+            '"' => out.push_str("&quot;"),
+            '\n' | '\r' => out.push(' '),
+            c => out.push(c),
         }
-        for c in line.chars() {
-            match c {
-                '"' => out.push_str("\\\""),
-                '\\' => out.push_str("\\\\"),
-                '\n' | '\r' => out.push(' '),
-                c => out.push(c),
-            }
+    }
+    out
+}
+
+/// A Graphviz HTML-like label: the name in bold, findings in their
+/// severity's colour, one line each.
+fn dot_label(lines: &[Line]) -> String {
+    let lines: Vec<String> = lines
+        .iter()
+        .map(|line| match line {
+            Line::Name(text) => format!("<b>{}</b>", html(text)),
+            Line::Plain(text) => html(text),
+            Line::Finding(severity, text) => format!(
+                "<font color=\"{}\">{}</font>",
+                severity_colour(*severity),
+                html(text)
+            ),
+        })
+        .collect();
+    format!("<{}>", lines.join("<br/>"))
+}
+
+/// A DOT quoted string (the graph's name).
+fn dot_string(text: &str) -> String {
+    let mut out = String::from("\"");
+    for c in text.chars() {
+        match c {
+            '"' => out.push_str("\\\""),
+            '\\' => out.push_str("\\\\"),
+            '\n' | '\r' => out.push(' '),
+            c => out.push(c),
         }
     }
     out.push('"');
     out
 }
 
+/// The shapes of the picture: a double border is a checkpoint, the fill
+/// the side effects, a dark red border high risk, a dashed one a
+/// long-running phase; findings are written in the node, in colour.
 pub fn dot(graph: &GraphExport) -> String {
     let mut out = String::new();
-    let _ = writeln!(out, "digraph {} {{", dot_string(&[title(graph)]));
+    let name = dot_string(&title(graph));
+    let _ = writeln!(out, "digraph {name} {{");
     let _ = writeln!(
         out,
         "  graph [label={}, labelloc=t, fontname=\"Helvetica\", fontsize=14, rankdir=TB, nodesep=0.4];",
-        dot_string(&[title(graph)])
+        dot_label(&[Line::Name(title(graph))])
     );
     let _ = writeln!(
         out,
@@ -192,24 +276,25 @@ pub fn dot(graph: &GraphExport) -> String {
     );
     let _ = writeln!(out, "  edge [fontname=\"Helvetica\", fontsize=10];");
     for (i, node) in graph.nodes.iter().enumerate() {
+        let mut lines = node_lines(graph, node);
+        lines.extend(finding_lines(node.findings.as_deref()));
         let mut style = vec!["rounded", "filled"];
         if node.long_running {
             style.push("dashed");
         }
         let mut attributes = vec![
-            format!("label={}", dot_string(&node_lines(graph, node))),
+            format!("label={}", dot_label(&lines)),
             format!("style=\"{}\"", style.join(",")),
             format!("fillcolor=\"{}\"", fill(node)),
         ];
         if checkpointed(graph, node) {
             attributes.push("peripheries=2".to_string());
         }
-        let stroke = finding_stroke(node.worst()).or(node.high_risk().then_some(STROKE_HIGH_RISK));
-        if let Some(color) = stroke {
-            attributes.push(format!("color=\"{color}\", penwidth=2"));
+        if node.high_risk() {
+            attributes.push(format!("color=\"{STROKE_HIGH_RISK}\", penwidth=2.5"));
         }
         if !node.reachable {
-            attributes.push("fontcolor=\"#6c757d\"".to_string());
+            attributes.push(format!("fontcolor=\"{TEXT_UNREACHABLE}\""));
         }
         let _ = writeln!(out, "  p{i} [{}];", attributes.join(", "));
     }
@@ -218,28 +303,23 @@ pub fn dot(graph: &GraphExport) -> String {
         let (Some(from), Some(to)) = (index(&edge.from), index(&edge.to)) else {
             continue;
         };
-        let mut attributes = Vec::new();
-        let lines = edge_lines(edge);
-        if !lines.is_empty() {
-            attributes.push(format!("label={}", dot_string(&lines)));
-        }
-        if let Some(color) = finding_stroke(edge.worst()) {
-            attributes.push(format!("color=\"{color}\", fontcolor=\"{color}\""));
-        }
-        if attributes.is_empty() {
+        let mut lines = edge_lines(edge);
+        lines.extend(finding_lines(edge.findings.as_deref()));
+        if lines.is_empty() {
             let _ = writeln!(out, "  p{from} -> p{to};");
         } else {
-            let _ = writeln!(out, "  p{from} -> p{to} [{}];", attributes.join(", "));
+            let _ = writeln!(out, "  p{from} -> p{to} [label={}];", dot_label(&lines));
         }
     }
-    if let Some(other) = graph.other_findings.as_ref().filter(|o| !o.is_empty()) {
-        let lines: Vec<String> = std::iter::once("findings on the contract".to_string())
-            .chain(other.iter().flat_map(finding_lines))
+    let other = finding_lines(graph.other_findings.as_deref());
+    if !other.is_empty() {
+        let lines: Vec<Line> = std::iter::once(Line::Name("findings on the contract".to_string()))
+            .chain(other)
             .collect();
         let _ = writeln!(
             out,
             "  contract_findings [shape=note, style=filled, fillcolor=\"#f8f9fa\", label={}];",
-            dot_string(&lines)
+            dot_label(&lines)
         );
     }
     out.push_str("}\n");
@@ -266,44 +346,57 @@ fn mermaid_text(text: &str) -> String {
     out
 }
 
-fn mermaid_label(lines: &[String]) -> String {
-    let lines: Vec<String> = lines.iter().map(|l| mermaid_text(l)).collect();
+fn mermaid_label(lines: &[Line]) -> String {
+    let lines: Vec<String> = lines
+        .iter()
+        .map(|line| match line {
+            Line::Name(text) => format!("<b>{}</b>", mermaid_text(text)),
+            other => mermaid_text(other.text()),
+        })
+        .collect();
     format!("\"{}\"", lines.join("<br/>"))
 }
 
+/// The same picture as `dot`, in what Mermaid can style: a thick border is
+/// a checkpoint, the fill the side effects, a dark red border high risk, a
+/// dashed one a long-running phase; findings hang off their phase or edge
+/// as notes.
 pub fn mermaid(graph: &GraphExport) -> String {
     let mut out = String::new();
-    // A front-matter title is the flowchart's caption on GitHub.
-    let _ = writeln!(out, "---\ntitle: {}\n---", mermaid_text(&title(graph)));
+    // A front-matter title is the flowchart's caption; JSON's quoting is
+    // YAML's, whatever the pipeline is called.
+    let caption = serde_json::to_string(&title(graph)).unwrap_or_default();
+    let _ = writeln!(out, "---\ntitle: {caption}\n---");
     out.push_str("flowchart TD\n");
-    let mut classes: Vec<(usize, &str)> = Vec::new();
+    let mut classes: Vec<(String, &str)> = Vec::new();
+    let mut notes: Vec<(String, String, Option<Severity>, Vec<Line>)> = Vec::new();
     for (i, node) in graph.nodes.iter().enumerate() {
-        let _ = writeln!(out, "  p{i}[{}]", mermaid_label(&node_lines(graph, node)));
+        let id = format!("p{i}");
+        let _ = writeln!(out, "  {id}[{}]", mermaid_label(&node_lines(graph, node)));
         if checkpointed(graph, node) {
-            classes.push((i, "checkpointed"));
+            classes.push((id.clone(), "checkpointed"));
         }
         match node.side_effects {
             SideEffects::None => {}
-            SideEffects::Reversible => classes.push((i, "reversible")),
-            SideEffects::Irreversible => classes.push((i, "irreversible")),
+            SideEffects::Reversible => classes.push((id.clone(), "reversible")),
+            SideEffects::Irreversible => classes.push((id.clone(), "irreversible")),
         }
         if node.long_running {
-            classes.push((i, "longRunning"));
+            classes.push((id.clone(), "longRunning"));
         }
         if node.high_risk() {
-            classes.push((i, "highRisk"));
-        }
-        match node.worst() {
-            Some(Severity::Error) => classes.push((i, "error")),
-            Some(Severity::Warning) => classes.push((i, "warning")),
-            _ => {}
+            classes.push((id.clone(), "highRisk"));
         }
         if !node.reachable {
-            classes.push((i, "unreachable"));
+            classes.push((id.clone(), "unreachable"));
+        }
+        let findings = finding_lines(node.findings.as_deref());
+        if !findings.is_empty() {
+            notes.push((format!("f{i}"), id, node.worst(), findings));
         }
     }
     let index = |name: &str| graph.nodes.iter().position(|n| n.id == name);
-    for edge in &graph.edges {
+    for (e, edge) in graph.edges.iter().enumerate() {
         let (Some(from), Some(to)) = (index(&edge.from), index(&edge.to)) else {
             continue;
         };
@@ -313,34 +406,57 @@ pub fn mermaid(graph: &GraphExport) -> String {
         } else {
             let _ = writeln!(out, "  p{from} -->|{}| p{to}", mermaid_label(&lines));
         }
+        let findings = finding_lines(edge.findings.as_deref());
+        if !findings.is_empty() {
+            notes.push((format!("e{e}"), format!("p{to}"), edge.worst(), findings));
+        }
     }
-    if let Some(other) = graph.other_findings.as_ref().filter(|o| !o.is_empty()) {
-        let lines: Vec<String> = std::iter::once("findings on the contract".to_string())
-            .chain(other.iter().flat_map(finding_lines))
+    for (id, on, worst, lines) in &notes {
+        let _ = writeln!(out, "  {id}>{}]", mermaid_label(lines));
+        let _ = writeln!(out, "  {on} -.- {id}");
+        classes.push((id.clone(), note_class(*worst)));
+    }
+    let other = finding_lines(graph.other_findings.as_deref());
+    if !other.is_empty() {
+        let lines: Vec<Line> = std::iter::once(Line::Name("findings on the contract".to_string()))
+            .chain(other)
             .collect();
         let _ = writeln!(out, "  contract_findings>{}]", mermaid_label(&lines));
+        classes.push((
+            "contract_findings".to_string(),
+            note_class(
+                graph
+                    .other_findings
+                    .as_deref()
+                    .and_then(|f| f.iter().map(|f| f.severity).max()),
+            ),
+        ));
     }
     let definitions = [
         ("checkpointed", "stroke-width:4px".to_string()),
         ("reversible", format!("fill:{FILL_REVERSIBLE}")),
         ("irreversible", format!("fill:{FILL_IRREVERSIBLE}")),
         ("longRunning", "stroke-dasharray:5 5".to_string()),
+        ("highRisk", format!("stroke:{STROKE_HIGH_RISK}")),
+        ("unreachable", format!("color:{TEXT_UNREACHABLE}")),
         (
-            "highRisk",
-            format!("stroke:{STROKE_HIGH_RISK},stroke-width:3px"),
+            "errorNote",
+            format!("fill:#fbe9e9,stroke:{TEXT_ERROR},color:{TEXT_ERROR}"),
         ),
-        ("error", format!("stroke:{STROKE_ERROR},stroke-width:3px")),
         (
-            "warning",
-            format!("stroke:{STROKE_WARNING},stroke-width:3px"),
+            "warningNote",
+            format!("fill:#fff8e1,stroke:{TEXT_WARNING},color:{TEXT_WARNING}"),
         ),
-        ("unreachable", "color:#6c757d".to_string()),
+        (
+            "infoNote",
+            format!("fill:#f8f9fa,stroke:{TEXT_INFO},color:{TEXT_INFO}"),
+        ),
     ];
     for (name, style) in definitions {
-        let members: Vec<String> = classes
+        let members: Vec<&str> = classes
             .iter()
             .filter(|(_, class)| *class == name)
-            .map(|(i, _)| format!("p{i}"))
+            .map(|(id, _)| id.as_str())
             .collect();
         if !members.is_empty() {
             let _ = writeln!(out, "  classDef {name} {style}");
@@ -350,23 +466,33 @@ pub fn mermaid(graph: &GraphExport) -> String {
     out
 }
 
+fn note_class(worst: Option<Severity>) -> &'static str {
+    match worst {
+        Some(Severity::Error) => "errorNote",
+        Some(Severity::Warning) => "warningNote",
+        _ => "infoNote",
+    }
+}
+
 #[cfg(test)]
 mod tests {
-    use super::{dot_string, mermaid_text, wrap};
+    use super::{CLIP, clip, dot_string, html, mermaid_text, wrap};
 
     #[test]
-    fn long_text_is_wrapped_at_spaces() {
+    fn long_text_is_wrapped_at_spaces_and_clipped() {
         assert_eq!(wrap("aa bb cc", 5), ["aa bb", "cc"]);
         assert_eq!(wrap("averylongword x", 4), ["averylongword", "x"]);
         assert_eq!(wrap("", 4), [""]);
+        let long = "é".repeat(CLIP + 10);
+        assert_eq!(clip(&long).chars().count(), CLIP + 1);
+        assert!(clip(&long).ends_with('…'));
+        assert_eq!(clip("short"), "short");
     }
 
     #[test]
     fn labels_escape_what_each_language_reads() {
-        assert_eq!(
-            dot_string(&["a \"b\" \\".into(), "c".into()]),
-            r#""a \"b\" \\\nc""#
-        );
+        assert_eq!(dot_string("a \"b\" \\\nc"), r#""a \"b\" \\ c""#);
+        assert_eq!(html("<b> & \"c\""), "&lt;b&gt; &amp; &quot;c&quot;");
         assert_eq!(
             mermaid_text("x \"y\" <b> #1 | `z`"),
             "x #quot;y#quot; #lt;b#gt; #35;1 #124; #96;z#96;"
