@@ -204,3 +204,38 @@ fn markup_and_control_characters_from_a_contract_stay_valid_xml() {
     };
     assert_eq!(suites["x.contract.yaml"]["failed"][0], "G303");
 }
+
+#[test]
+fn a_file_that_cannot_be_read_is_an_error_testcase() {
+    let run = phaselint(
+        &repo(),
+        &[
+            "lint",
+            "--no-config",
+            "--format",
+            "junit",
+            "fixtures/valid/linear-rag.contract.yaml",
+            "fixtures/missing.contract.yaml",
+        ],
+    );
+    assert_eq!(run.code, 3);
+    assert!(
+        run.stdout
+            .contains(r#"<testsuites name="phaselint" tests="2" failures="0" errors="1">"#),
+        "{}",
+        run.stdout
+    );
+    assert!(
+        run.stdout
+            .contains(r#"<error type="unreadable" message="cannot read the file: "#),
+        "{}",
+        run.stdout
+    );
+    let Some(suites) = validated(&run.stdout) else {
+        return;
+    };
+    assert_eq!(
+        suites["fixtures/missing.contract.yaml"]["cases"],
+        serde_json::json!(["phaselint"])
+    );
+}

@@ -15,14 +15,53 @@ fn repo() -> PathBuf {
 }
 
 fn sarif_of(args: &[&str]) -> String {
+    let (code, log) = sarif_and_exit(args);
+    assert!(code <= 1, "{code}: {log}");
+    log
+}
+
+fn sarif_and_exit(args: &[&str]) -> (i32, String) {
     let output = Command::new(env!("CARGO_BIN_EXE_phaselint"))
         .args(["lint", "--no-config", "--format", "sarif"])
         .args(args)
         .current_dir(repo())
         .output()
         .unwrap();
-    assert!(output.status.code().is_some_and(|c| c <= 1), "{output:?}");
-    String::from_utf8(output.stdout).unwrap()
+    (
+        output.status.code().unwrap(),
+        String::from_utf8(output.stdout).unwrap(),
+    )
+}
+
+/// A run where one named file does not exist: exit 3, and a log that says
+/// so (a log with no results must not read as "all clear").
+const WITH_A_MISSING_FILE: [&str; 2] = ["fixtures/valid", "fixtures/missing.contract.yaml"];
+
+#[test]
+fn a_file_that_cannot_be_read_makes_the_run_unsuccessful() {
+    let (code, log) = sarif_and_exit(&WITH_A_MISSING_FILE);
+    assert_eq!(code, 3);
+    let log: Value = serde_json::from_str(&log).unwrap();
+    let invocation = &log["runs"][0]["invocations"][0];
+    assert_eq!(invocation["executionSuccessful"], false, "{invocation}");
+    let notification = &invocation["toolExecutionNotifications"][0];
+    assert_eq!(notification["level"], "error");
+    assert!(
+        notification["message"]["text"]
+            .as_str()
+            .unwrap()
+            .starts_with("cannot read fixtures/missing.contract.yaml: "),
+        "{notification}"
+    );
+    assert_eq!(
+        notification["locations"][0]["physicalLocation"]["artifactLocation"]["uri"],
+        "fixtures/missing.contract.yaml"
+    );
+    let clean: Value = serde_json::from_str(&sarif_of(&["fixtures/valid"])).unwrap();
+    assert_eq!(
+        clean["runs"][0]["invocations"],
+        serde_json::json!([{"executionSuccessful": true}])
+    );
 }
 
 #[test]
@@ -39,21 +78,30 @@ fn the_sarif_of_every_fixture_passes_the_official_validator() {
         return;
     };
     let dir = tempfile::tempdir().unwrap();
-    let log = dir.path().join("fixtures.sarif");
-    std::fs::write(&log, sarif_of(&["fixtures/"])).unwrap();
-    let output = Command::new(validator)
-        .arg("validate")
-        .arg(&log)
-        .args(["--rule-kind", "Sarif;Gh"])
-        .output()
-        .unwrap();
-    let said = String::from_utf8_lossy(&output.stdout);
-    assert!(said.contains("Analysis completed successfully"), "{said}");
-    let problems: Vec<&str> = said
-        .lines()
-        .filter(|l| l.contains(": error ") || l.contains(": warning "))
-        .collect();
-    assert!(problems.is_empty(), "{}", problems.join("\n"));
+    let logs = [
+        ("fixtures.sarif", sarif_of(&["fixtures/"])),
+        ("missing.sarif", sarif_and_exit(&WITH_A_MISSING_FILE).1),
+    ];
+    for (name, text) in logs {
+        let log = dir.path().join(name);
+        std::fs::write(&log, text).unwrap();
+        let output = Command::new(&validator)
+            .arg("validate")
+            .arg(&log)
+            .args(["--rule-kind", "Sarif;Gh"])
+            .output()
+            .unwrap();
+        let said = String::from_utf8_lossy(&output.stdout);
+        assert!(
+            said.contains("Analysis completed successfully"),
+            "{name}: {said}"
+        );
+        let problems: Vec<&str> = said
+            .lines()
+            .filter(|l| l.contains(": error ") || l.contains(": warning "))
+            .collect();
+        assert!(problems.is_empty(), "{name}: {}", problems.join("\n"));
+    }
 }
 
 /// What the validator does not check: regions are the `json` format's

@@ -15,7 +15,7 @@ use phaselint_lint::{Analysis, DocumentKind, analyze_bytes, analyze_file};
 
 use crate::atomic_write::write_atomically;
 use crate::{ColorChoice, Format, LintArgs, exit};
-use phaselint_render::{self as output, Linted, Report, plural};
+use phaselint_render::{self as output, Linted, Report, Unreadable, plural};
 
 /// One file to lint and where its bytes come from.
 struct Target {
@@ -105,7 +105,7 @@ pub fn run(args: &LintArgs) -> u8 {
             Err(message) => return usage_error(&message),
         }
     }
-    let mut unreadable = 0;
+    let mut unreadable = Vec::new();
     let mut linted = Vec::with_capacity(results.len());
     for (target, result) in targets.iter().zip(results) {
         match result {
@@ -114,7 +114,10 @@ pub fn run(args: &LintArgs) -> u8 {
                     "phaselint: error: cannot read {}: {message}",
                     target.path.display()
                 );
-                unreadable += 1;
+                unreadable.push(Unreadable {
+                    path: target.path.clone(),
+                    reason: message,
+                });
             }
             Ok((mut analysis, other_kind)) => {
                 if target.skips(other_kind) {
@@ -136,7 +139,7 @@ pub fn run(args: &LintArgs) -> u8 {
     }
     linted.sort_by(|a, b| a.path.cmp(&b.path));
 
-    let mut report = Report::new(&linted, unreadable);
+    let mut report = Report::new(&linted, &unreadable);
     // The rules enabled for any file linted: only SARIF lists them, and
     // each file's settings are built once, not once per rule.
     if args.format == Format::Sarif {
@@ -197,7 +200,7 @@ pub fn run(args: &LintArgs) -> u8 {
         return exit::NO_VERDICT;
     }
 
-    if unreadable > 0 {
+    if !unreadable.is_empty() {
         return exit::NO_VERDICT;
     }
     // A file that could not be parsed (E001, E007) was not checked at all:

@@ -87,10 +87,31 @@ pub fn render(report: &Report<'_>, out: &mut impl Write) -> io::Result<()> {
         }
         suites.push_str("  </testsuite>\n");
     }
+    // A file that could not be read is an error testcase: the report must
+    // not look clean when a file was never checked.
+    for file in report.unreadable {
+        let path = attribute(&file.path.to_string_lossy().replace('\\', "/"));
+        let _ = writeln!(
+            suites,
+            r#"  <testsuite name="{path}" file="{path}" tests="1" failures="0" errors="1" skipped="0">"#
+        );
+        let _ = writeln!(
+            suites,
+            r#"    <testcase name="phaselint" classname="{path}">"#
+        );
+        let _ = writeln!(
+            suites,
+            r#"      <error type="unreadable" message="{}"/>"#,
+            attribute(&format!("cannot read the file: {}", file.reason))
+        );
+        suites.push_str("    </testcase>\n  </testsuite>\n");
+    }
+    let errors = report.unreadable.len();
+    tests += errors;
     writeln!(out, r#"<?xml version="1.0" encoding="UTF-8"?>"#)?;
     writeln!(
         out,
-        r#"<testsuites name="phaselint" tests="{tests}" failures="{failures}" errors="0">"#
+        r#"<testsuites name="phaselint" tests="{tests}" failures="{failures}" errors="{errors}">"#
     )?;
     out.write_all(suites.as_bytes())?;
     writeln!(out, "</testsuites>")

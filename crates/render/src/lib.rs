@@ -54,11 +54,18 @@ pub fn plural(count: usize, one: &str, many: &str) -> String {
     format!("{count} {}", if count == 1 { one } else { many })
 }
 
+/// A file that could not be read at all, and why.
+pub struct Unreadable {
+    pub path: std::path::PathBuf,
+    pub reason: String,
+}
+
 pub struct Report<'a> {
     pub files: &'a [Linted],
     /// Files named or found that could not be read: the summary must not
-    /// say that all checks passed when some were never made.
-    pub unreadable: usize,
+    /// say that all checks passed when some were never made, nor a SARIF
+    /// or JUnit report look clean.
+    pub unreadable: &'a [Unreadable],
     /// The codes of the rules the run enabled (SARIF lists them); empty
     /// for every rule.
     pub ran: Vec<&'static str>,
@@ -69,7 +76,7 @@ pub struct Report<'a> {
 }
 
 impl<'a> Report<'a> {
-    pub fn new(files: &'a [Linted], unreadable: usize) -> Self {
+    pub fn new(files: &'a [Linted], unreadable: &'a [Unreadable]) -> Self {
         Report {
             files,
             unreadable,
@@ -158,8 +165,8 @@ fn summary(report: &Report<'_>, out: &mut impl Write) -> io::Result<()> {
         .map(|&(n, one, many)| plural(n, one, many))
         .collect();
     let files = plural(report.files.len(), "file", "files");
-    let unread = plural(report.unreadable, "file", "files");
-    match (parts.as_slice(), report.unreadable) {
+    let unread = plural(report.unreadable.len(), "file", "files");
+    match (parts.as_slice(), report.unreadable.len()) {
         ([], 0) => writeln!(out, "All checks passed ({files})."),
         ([], _) => writeln!(
             out,
@@ -268,7 +275,7 @@ mod tests {
             color: false,
             summary,
         };
-        write(&Report::new(files, 0), format, false, style, &mut out).unwrap();
+        write(&Report::new(files, &[]), format, false, style, &mut out).unwrap();
         String::from_utf8(out).unwrap()
     }
 

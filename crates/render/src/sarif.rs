@@ -12,9 +12,10 @@ use phaselint_lint::diagnostic::{Diagnostic, Severity};
 use phaselint_lint::rules::{RULES, Rule};
 use phaselint_lint::syntax::Span;
 use serde_sarif::sarif::{
-    ArtifactChange, ArtifactContent, ArtifactLocation, Fix, Location, Message,
-    MultiformatMessageString, PhysicalLocation, Region, Replacement, ReportingConfiguration,
-    ReportingDescriptor, Result as SarifResult, ResultLevel, Run, Sarif, Tool, ToolComponent,
+    ArtifactChange, ArtifactContent, ArtifactLocation, Fix, Invocation, Location, Message,
+    MultiformatMessageString, Notification, PhysicalLocation, Region, Replacement,
+    ReportingConfiguration, ReportingDescriptor, Result as SarifResult, ResultLevel, Run, Sarif,
+    Tool, ToolComponent,
 };
 
 use super::{Linted, Report, range};
@@ -79,6 +80,46 @@ fn first_paragraph<'a>(page: &'a str, heading: &str) -> Option<&'a str> {
     let text = after.trim_start();
     let end = text.find("\n\n").unwrap_or(text.len());
     Some(text[..end].trim()).filter(|t| !t.is_empty())
+}
+
+/// Whether every file was read, and which were not: a log without results
+/// must not read as "all clear" (code scanning would close open alerts)
+/// when files were never checked.
+fn invocation(report: &Report<'_>) -> Invocation {
+    let notifications: Vec<Notification> = report
+        .unreadable
+        .iter()
+        .map(|file| {
+            Notification::builder()
+                .level(serde_json::json!("error"))
+                .message(
+                    Message::builder()
+                        .text(format!(
+                            "cannot read {}: {}",
+                            file.path.display(),
+                            file.reason
+                        ))
+                        .build(),
+                )
+                .locations(vec![
+                    Location::builder()
+                        .physical_location(
+                            PhysicalLocation::builder()
+                                .artifact_location(artifact(&file.path))
+                                .build(),
+                        )
+                        .build(),
+                ])
+                .build()
+        })
+        .collect();
+    let mut invocation = Invocation::builder()
+        .execution_successful(notifications.is_empty())
+        .build();
+    if !notifications.is_empty() {
+        invocation.tool_execution_notifications = Some(notifications);
+    }
+    invocation
 }
 
 /// A path as a URI reference: relative ones under `%SRCROOT%`, absolute
@@ -219,6 +260,7 @@ pub fn render(report: &Report<'_>, out: &mut impl Write) -> io::Result<()> {
         .results(results)
         .build();
     run.column_kind = Some(serde_json::json!("unicodeCodePoints"));
+    run.invocations = Some(vec![invocation(report)]);
     if let Some(root) = &report.working_dir {
         let mut uri = format!(
             "file://{}",
