@@ -31,11 +31,19 @@ impl Approver {
         }
     }
 
+    /// The `--policy` of the command to paste: one value, never a
+    /// `human|orchestrator` a shell would read as a pipe.
     fn flag(self) -> &'static str {
         match self {
-            Approver::Human => "human",
+            Approver::Human | Approver::HumanOrOrchestrator => "human",
             Approver::Orchestrator => "orchestrator",
-            Approver::HumanOrOrchestrator => "human|orchestrator",
+        }
+    }
+
+    fn alternative(self) -> &'static str {
+        match self {
+            Approver::HumanOrOrchestrator => " (or --policy orchestrator, for the orchestrator)",
+            Approver::Human | Approver::Orchestrator => "",
         }
     }
 }
@@ -141,10 +149,11 @@ impl NextStep {
             } => {
                 let acks: String = acknowledge.iter().map(|f| format!(" --ack {f}")).collect();
                 format!(
-                    "{}get an approval bound to this checkpoint: phaselint approve --contract {contract} --checkpoint {checkpoint_id} --by NAME --policy {}{acks}{} --output approval.json, then pass --approvals approval.json",
+                    "{}get an approval bound to this checkpoint: phaselint approve --contract {contract} --checkpoint {checkpoint_id} --by NAME --policy {}{acks}{} --output approval.json{}, then pass --approvals approval.json",
                     if *after_refresh { "then " } else { "" },
                     approver.flag(),
-                    if *confirm_irreversible { " --confirm-irreversible" } else { "" }
+                    if *confirm_irreversible { " --confirm-irreversible" } else { "" },
+                    approver.alternative()
                 )
             }
             NextStep::ApproveInteractively => {
@@ -360,7 +369,7 @@ checkpoint_integrity:
         };
         assert_eq!(
             approve.describe("c.yaml"),
-            "then get an approval bound to this checkpoint: phaselint approve --contract c.yaml --checkpoint k --by NAME --policy human|orchestrator --ack a --ack b --output approval.json, then pass --approvals approval.json"
+            "then get an approval bound to this checkpoint: phaselint approve --contract c.yaml --checkpoint k --by NAME --policy human --ack a --ack b --output approval.json (or --policy orchestrator, for the orchestrator), then pass --approvals approval.json"
         );
         let into_irreversible = NextStep::Approve {
             checkpoint_id: "k".into(),
