@@ -30,7 +30,8 @@ pub fn render(graph: &GraphExport, format: GraphFormat) -> String {
     }
 }
 
-/// Long messages are wrapped so a node stays a readable width.
+/// DOT labels are wrapped so a node stays a readable width (Mermaid wraps
+/// its own).
 const WRAP: usize = 60;
 /// Anything taken from the contract (a name, a condition, a message) is
 /// cut at this many characters: Graphviz refuses a string over 16 KiB, and
@@ -68,7 +69,7 @@ fn node_lines(graph: &GraphExport, node: &Node) -> Vec<Line> {
             (true, None) => " (approval required)".to_string(),
             (false, _) => String::new(),
         };
-        lines.extend(plain(&format!(
+        lines.push(Line::Plain(format!(
             "checkpoint after it: {}{approval}",
             clip(&checkpoint.id)
         )));
@@ -100,29 +101,30 @@ fn node_lines(graph: &GraphExport, node: &Node) -> Vec<Line> {
 fn edge_lines(edge: &Edge) -> Vec<Line> {
     let mut lines = Vec::new();
     if let Some(condition) = &edge.condition {
-        lines.extend(plain(&clip(condition)));
+        lines.push(Line::Plain(clip(condition)));
     }
     if !edge.drops.is_empty() {
-        lines.extend(plain(&clip(&format!("drops: {}", edge.drops.join(", ")))));
+        lines.push(Line::Plain(clip(&format!(
+            "drops: {}",
+            edge.drops.join(", ")
+        ))));
     }
     if let Some(kept) = &edge.preserves {
-        lines.extend(plain(&clip(&format!("preserves: {}", kept.join(", ")))));
+        lines.push(Line::Plain(clip(&format!(
+            "preserves: {}",
+            kept.join(", ")
+        ))));
     }
     lines
 }
 
-fn plain(text: &str) -> Vec<Line> {
-    wrap(text, WRAP).into_iter().map(Line::Plain).collect()
-}
-
-/// The findings on one phase or edge, wrapped, the first `MOST_FINDINGS`
-/// of them.
+/// The findings on one phase or edge, the first `MOST_FINDINGS` of them.
 fn finding_lines(findings: Option<&[Finding]>) -> Vec<Line> {
     let findings = findings.unwrap_or_default();
     let mut lines: Vec<Line> = findings
         .iter()
         .take(MOST_FINDINGS)
-        .flat_map(|finding| {
+        .map(|finding| {
             let text = format!(
                 "{} {} (line {}): {}",
                 finding.severity.as_str(),
@@ -130,9 +132,7 @@ fn finding_lines(findings: Option<&[Finding]>) -> Vec<Line> {
                 finding.line,
                 clip(&finding.message)
             );
-            wrap(&text, WRAP)
-                .into_iter()
-                .map(|line| Line::Finding(finding.severity, line))
+            Line::Finding(finding.severity, text)
         })
         .collect();
     if findings.len() > MOST_FINDINGS {
@@ -230,14 +230,18 @@ fn html(text: &str) -> String {
 fn dot_label(lines: &[Line]) -> String {
     let lines: Vec<String> = lines
         .iter()
-        .map(|line| match line {
-            Line::Name(text) => format!("<b>{}</b>", html(text)),
-            Line::Plain(text) => html(text),
-            Line::Finding(severity, text) => format!(
-                "<font color=\"{}\">{}</font>",
-                severity_colour(*severity),
-                html(text)
-            ),
+        .flat_map(|line| {
+            wrap(line.text(), WRAP)
+                .into_iter()
+                .map(move |piece| match line {
+                    Line::Name(_) => format!("<b>{}</b>", html(&piece)),
+                    Line::Plain(_) => html(&piece),
+                    Line::Finding(severity, _) => format!(
+                        "<font color=\"{}\">{}</font>",
+                        severity_colour(*severity),
+                        html(&piece)
+                    ),
+                })
         })
         .collect();
     format!("<{}>", lines.join("<br/>"))
@@ -433,11 +437,17 @@ pub fn mermaid(graph: &GraphExport) -> String {
         ));
     }
     let definitions = [
+        // Later classes win where they set the same property: a
+        // checkpointed high-risk phase keeps the risk colour and the
+        // checkpoint's thickness.
+        (
+            "highRisk",
+            format!("stroke:{STROKE_HIGH_RISK},stroke-width:3px"),
+        ),
         ("checkpointed", "stroke-width:4px".to_string()),
         ("reversible", format!("fill:{FILL_REVERSIBLE}")),
         ("irreversible", format!("fill:{FILL_IRREVERSIBLE}")),
         ("longRunning", "stroke-dasharray:5 5".to_string()),
-        ("highRisk", format!("stroke:{STROKE_HIGH_RISK}")),
         ("unreachable", format!("color:{TEXT_UNREACHABLE}")),
         (
             "errorNote",
