@@ -61,9 +61,9 @@ pub struct ResumeCheckArgs {
           conflicts_with_all = ["contract", "checkpoint", "context", "next_phase", "approvals",
                                 "harness_dir", "recover_with", "interactive"])]
     pub manifest: Option<PathBuf>,
-    /// The directory a manifest's scope paths are relative to.
-    #[arg(long, value_name = "DIR", default_value = ".", requires = "manifest")]
-    pub root: PathBuf,
+    /// The directory a manifest's scope paths are relative to [default: .].
+    #[arg(long, value_name = "DIR")]
+    pub root: Option<PathBuf>,
     /// A handoff older than this is stale (`90s`, `15m`, `2h`, `1d` or seconds).
     #[arg(long, value_name = "DURATION", requires = "handoff")]
     pub max_handoff_age: Option<String>,
@@ -106,6 +106,28 @@ impl From<String> for NoVerdict {
 }
 
 pub fn run(args: &ResumeCheckArgs) -> u8 {
+    // An option of another kind of check would be silently ignored: the
+    // caller believes it asked for something it did not get.
+    let misplaced = [
+        (
+            "--root",
+            args.root.is_some() && args.manifest.is_none(),
+            "--manifest",
+        ),
+        (
+            "--max-handoff-age",
+            args.max_handoff_age.is_some() && args.handoff.is_none(),
+            "--handoff",
+        ),
+    ];
+    if let Some((option, _, kind)) = misplaced.iter().find(|(_, wrong, _)| *wrong) {
+        return no_verdict(
+            args,
+            &format!(
+                "{option} applies only to a {kind} check; leave it out, or check with {kind} FILE"
+            ),
+        );
+    }
     if let Some(manifest) = &args.manifest {
         return answer(args, check_manifest(args, manifest), |report, out| {
             phaselint_render::manifest_human(report, &manifest.display().to_string(), out)
@@ -260,17 +282,18 @@ fn check_manifest(
         args.configuration.no_config,
     )?;
     let manifest = read_document(path, "manifest")?;
-    if !args.root.is_dir() {
+    let root = args.root.clone().unwrap_or_else(|| PathBuf::from("."));
+    if !root.is_dir() {
         return Err(NoVerdict(format!(
             "--root `{}` is not a directory",
-            args.root.display()
+            root.display()
         )));
     }
     let input = resume::ManifestInput {
         now,
         max_clock_skew: settings.max_clock_skew,
         mode: mode(args.mode),
-        root: args.root.clone(),
+        root,
     };
     resume::check_manifest(&manifest, &resume::DiskFiles, &input).map_err(|problems| {
         NoVerdict(format!(
