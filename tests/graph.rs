@@ -297,7 +297,7 @@ fn labels_from_the_contract_are_escaped_in_every_format() {
         "{dot}"
     );
     assert!(
-        dot.contains("label=<<b>payouts &lt;v2&gt; &amp; &quot;co&quot;</b>>"),
+        dot.contains("label=<<b>payouts &lt;v2&gt; &amp; \"co\"</b>>"),
         "{dot}"
     );
     assert!(
@@ -320,6 +320,19 @@ fn labels_from_the_contract_are_escaped_in_every_format() {
         mermaid.contains("p2[\"<b>pay</b><br/>side effects: irreversible, risk: critical\"]"),
         "{mermaid}"
     );
+    // Control characters a quoted YAML string can hold: XML cannot, and
+    // Graphviz parses its labels as XML.
+    std::fs::write(
+        dir.path().join("controls.contract.yaml"),
+        "schema_version: '1'\npipeline_id: \"p\\x01q\"\nphases:\n  \"a\\x02b\": {}\n",
+    )
+    .unwrap();
+    let controls = phaselint(
+        dir.path(),
+        &["graph", "--no-config", "controls.contract.yaml"],
+    );
+    assert_eq!(controls.code, 0, "{}", controls.stderr);
+    graphviz_svg(&controls.stdout);
     if let Some(svg) = graphviz_svg(&dot) {
         assert!(
             svg.contains("payouts &lt;v2&gt; &amp; &quot;co&quot;"),

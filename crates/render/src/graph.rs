@@ -208,21 +208,10 @@ fn severity_colour(severity: Severity) -> &'static str {
     }
 }
 
-/// Text in a Graphviz HTML-like label: the characters its markup reads,
-/// escaped; a line break in the text becomes a space.
+/// Text in a Graphviz HTML-like label: XML element content (Graphviz
+/// parses the label as XML), on one line.
 fn html(text: &str) -> String {
-    let mut out = String::with_capacity(text.len());
-    for c in text.chars() {
-        match c {
-            '&' => out.push_str("&amp;"),
-            '<' => out.push_str("&lt;"),
-            '>' => out.push_str("&gt;"),
-            '"' => out.push_str("&quot;"),
-            '\n' | '\r' => out.push(' '),
-            c => out.push(c),
-        }
-    }
-    out
+    crate::xml::text(&text.replace(['\n', '\r'], " "))
 }
 
 /// A Graphviz HTML-like label: the name in bold, findings in their
@@ -502,7 +491,7 @@ mod tests {
     #[test]
     fn labels_escape_what_each_language_reads() {
         assert_eq!(dot_string("a \"b\" \\\nc"), r#""a \"b\" \\ c""#);
-        assert_eq!(html("<b> & \"c\""), "&lt;b&gt; &amp; &quot;c&quot;");
+        assert_eq!(html("<b> & \"c\"\n\u{1}"), "&lt;b&gt; &amp; \"c\" \u{fffd}");
         assert_eq!(
             mermaid_text("x \"y\" <b> #1 | `z`"),
             "x #quot;y#quot; #lt;b#gt; #35;1 #124; #96;z#96;"

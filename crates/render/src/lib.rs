@@ -11,6 +11,7 @@ mod json;
 mod junit;
 mod resume;
 mod sarif;
+mod xml;
 
 use std::collections::BTreeMap;
 use std::io::{self, Write};
