@@ -49,6 +49,7 @@ pub fn analyze(data: &[u8]) {
     check_fixes(&analysis, &settings);
     check_editor(&analysis);
     check_digests(&analysis);
+    check_graph(&analysis, &settings);
     // The default rule set filters and suppresses differently.
     check_findings(&analyze_bytes(
         data,
@@ -61,6 +62,29 @@ pub fn analyze(data: &[u8]) {
     check_findings(&harness);
     check_positions(&harness);
     check_fixes(&harness, &settings);
+}
+
+/// `phaselint graph`: every phase drawn, in every format, and no DOT
+/// string Graphviz would refuse (it reads at most 16 KiB in one).
+fn check_graph(analysis: &Analysis, settings: &Settings) {
+    let Some(graph) = phaselint_lint::graph_export::export(analysis, settings, true) else {
+        return;
+    };
+    use phaselint_render::graph::{GraphFormat, render};
+    let dot = render(&graph, GraphFormat::Dot);
+    assert!(
+        dot.lines().all(|l| l.len() < 16_000),
+        "a DOT line over 16 KB"
+    );
+    assert!(dot.matches(" [label=<").count() >= graph.nodes.len());
+    let mermaid = render(&graph, GraphFormat::Mermaid);
+    assert!(mermaid.starts_with("---\ntitle: "));
+    let json: serde_json::Value =
+        serde_json::from_str(&render(&graph, GraphFormat::Json)).expect("graph JSON parses");
+    assert_eq!(
+        json["nodes"].as_array().map(Vec::len),
+        Some(graph.nodes.len())
+    );
 }
 
 fn check_findings(analysis: &Analysis) {

@@ -37,8 +37,8 @@ const WRAP: usize = 60;
 /// cut at this many characters: Graphviz refuses a string over 16 KiB, and
 /// a picture is no place for a paragraph.
 const CLIP: usize = 200;
-/// At most this many findings are written on one phase or edge; the rest
-/// are counted (`phaselint lint` lists them all).
+/// At most this many findings (and checkpoints) are written on one phase
+/// or edge; the rest are counted (`phaselint lint` lists them all).
 const MOST_FINDINGS: usize = 5;
 
 /// One line of a label, and how it is set.
@@ -63,7 +63,7 @@ impl Line {
 /// the run pauses, what it does to the world. Findings are apart.
 fn node_lines(graph: &GraphExport, node: &Node) -> Vec<Line> {
     let mut lines = vec![Line::Name(clip(&node.id))];
-    for checkpoint in &node.checkpoints {
+    for checkpoint in node.checkpoints.iter().take(MOST_FINDINGS) {
         let approval = match (checkpoint.approval_required, checkpoint.approval_policy) {
             (true, Some(policy)) => format!(" (approval: {})", policy.as_str()),
             (true, None) => " (approval required)".to_string(),
@@ -72,6 +72,12 @@ fn node_lines(graph: &GraphExport, node: &Node) -> Vec<Line> {
         lines.push(Line::Plain(format!(
             "checkpoint after it: {}{approval}",
             clip(&checkpoint.id)
+        )));
+    }
+    if node.checkpoints.len() > MOST_FINDINGS {
+        lines.push(Line::Plain(format!(
+            "and {} more checkpoints",
+            node.checkpoints.len() - MOST_FINDINGS
         )));
     }
     if node.checkpoints.is_empty() && always_checkpointed(graph) {
