@@ -20,7 +20,8 @@ import * as path from 'path';
 export const DEFAULT_COMMAND = 'phaselint';
 
 const INSTALL =
-  'Install it into the project\'s Python environment with "pip install phaselint", ' +
+  'Install it into the project\'s Python environment with "pip install phaselint" ' +
+  '(until it is published: "pip install ." in a phaselint checkout), ' +
   'or from a phaselint checkout with "cargo install --locked --path crates/cli"';
 
 export const INSTALL_HINT = `${INSTALL}, or set "phaselint.path" to the binary.`;

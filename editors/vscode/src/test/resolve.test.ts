@@ -234,7 +234,8 @@ describe('nothing found', () => {
     assert.equal(
       message,
       'phaselint: the phaselint binary was not found in the active Python environment (/work/project/.venv/bin) ' +
-        'or on PATH (3 folders). Install it into the project\'s Python environment with "pip install phaselint", ' +
+        'or on PATH (3 folders). Install it into the project\'s Python environment with "pip install phaselint" ' +
+        '(until it is published: "pip install ." in a phaselint checkout), ' +
         'or from a phaselint checkout with "cargo install --locked --path crates/cli", ' +
         'or set "phaselint.path" to the binary. The places tried are listed in the phaselint output.',
     );
