@@ -73,6 +73,14 @@ print(json.dumps(suites))
     outcome
 }
 
+/// `phaselint lint --no-config --format junit ARGS` in `dir`.
+fn junit_in(dir: &Path, args: &[&str]) -> binary::Run {
+    phaselint(
+        dir,
+        &[&["lint", "--no-config", "--format", "junit"], args].concat(),
+    )
+}
+
 /// The findings of `json`, per path: (severity, code).
 fn findings(args: &[&str]) -> Vec<(String, String, String)> {
     let run = phaselint(
@@ -96,10 +104,7 @@ fn findings(args: &[&str]) -> Vec<(String, String, String)> {
 
 #[test]
 fn every_fixture_gives_a_suite_with_a_failure_per_error() {
-    let run = phaselint(
-        &repo(),
-        &["lint", "--no-config", "--format", "junit", "fixtures/"],
-    );
+    let run = junit_in(&repo(), &["fixtures/"]);
     assert_eq!(run.code, 1, "{}", run.stderr);
     let Some(suites) = validated(&run.stdout) else {
         return;
@@ -154,18 +159,7 @@ fn warnings_past_max_warnings_fail_and_the_ones_within_do_not() {
         .count();
     assert!(warnings >= 1);
     let junit = |max: usize| {
-        let run = phaselint(
-            &repo(),
-            &[
-                "lint",
-                "--no-config",
-                "--format",
-                "junit",
-                "--max-warnings",
-                &max.to_string(),
-                file,
-            ],
-        );
+        let run = junit_in(&repo(), &["--max-warnings", &max.to_string(), file]);
         validated(&run.stdout).map(|suites| suites[file].clone())
     };
     let Some(strict) = junit(0) else {
@@ -187,16 +181,7 @@ fn markup_and_control_characters_from_a_contract_stay_valid_xml() {
         "schema_version: '1'\npipeline_id: p\nphases:\n  a: {}\n  b:\n    entry:\n      required:\n        - name: \"<b>&\\\"]]>\\x01\\u0008\"\n",
     )
     .unwrap();
-    let run = phaselint(
-        dir.path(),
-        &[
-            "lint",
-            "--no-config",
-            "--format",
-            "junit",
-            "x.contract.yaml",
-        ],
-    );
+    let run = junit_in(dir.path(), &["x.contract.yaml"]);
     assert_eq!(run.code, 1, "{}", run.stdout);
     assert!(run.stdout.contains("&lt;b&gt;&amp;"), "{}", run.stdout);
     let Some(suites) = validated(&run.stdout) else {
@@ -207,13 +192,9 @@ fn markup_and_control_characters_from_a_contract_stay_valid_xml() {
 
 #[test]
 fn a_file_that_cannot_be_read_is_an_error_testcase() {
-    let run = phaselint(
+    let run = junit_in(
         &repo(),
         &[
-            "lint",
-            "--no-config",
-            "--format",
-            "junit",
             "fixtures/valid/linear-rag.contract.yaml",
             "fixtures/missing.contract.yaml",
         ],
