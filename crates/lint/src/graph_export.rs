@@ -4,6 +4,8 @@
 //! findings on the phase they point at. Renderers (DOT, Mermaid, JSON) only
 //! lay this out; what is shown is decided here.
 
+use std::collections::HashMap;
+
 use serde::Serialize;
 
 use crate::diagnostic::{Diagnostic, Severity};
@@ -69,7 +71,7 @@ impl Node {
     }
 }
 
-#[derive(Debug, Serialize)]
+#[derive(Clone, Debug, Serialize)]
 pub struct CheckpointMark {
     pub id: String,
     pub approval_required: bool,
@@ -80,6 +82,12 @@ pub struct CheckpointMark {
 pub struct Edge {
     pub from: String,
     pub to: String,
+    /// Where `from` and `to` are in `GraphExport::nodes`, so a renderer
+    /// does not look phases up by name.
+    #[serde(skip)]
+    pub from_node: usize,
+    #[serde(skip)]
+    pub to_node: usize,
     pub condition: Option<String>,
     pub drops: Vec<String>,
     /// `None` when the edge lets everything through.
@@ -123,6 +131,26 @@ pub fn export(analysis: &Analysis, settings: &Settings, findings: bool) -> Optio
             .line
             + 1
     };
+    // Each checkpoint on its phase, in file order: one pass over them, not
+    // one per phase.
+    let mut marks: HashMap<&str, Vec<CheckpointMark>> = HashMap::new();
+    for checkpoint in &contract.checkpoints {
+        let (Some(phase), Some(id)) = (&checkpoint.phase, &checkpoint.checkpoint_id) else {
+            continue;
+        };
+        marks
+            .entry(phase.value.as_str())
+            .or_default()
+            .push(CheckpointMark {
+                id: id.value.clone(),
+                approval_required: checkpoint.on_resume.approval_required(),
+                approval_policy: checkpoint
+                    .on_resume
+                    .approval_policy
+                    .as_ref()
+                    .map(|p| p.value),
+            });
+    }
     let mut nodes: Vec<Node> = contract
         .phases
         .iter()
@@ -132,18 +160,7 @@ pub fn export(analysis: &Analysis, settings: &Settings, findings: bool) -> Optio
             line: line(phase.name_span.start),
             entry: graph.is_entry(i),
             reachable: graph.is_reachable(i),
-            checkpoints: contract
-                .checkpoints
-                .iter()
-                .filter(|c| c.phase.as_ref().is_some_and(|p| p.value == phase.name))
-                .filter_map(|c| {
-                    Some(CheckpointMark {
-                        id: c.checkpoint_id.as_ref()?.value.clone(),
-                        approval_required: c.on_resume.approval_required(),
-                        approval_policy: c.on_resume.approval_policy.as_ref().map(|p| p.value),
-                    })
-                })
-                .collect(),
+            checkpoints: marks.get(phase.name.as_str()).cloned().unwrap_or_default(),
             side_effects: phase.side_effect_class(),
             risk_class: phase.risk(),
             long_running: phase.is_long_running(settings.long_running_threshold),
@@ -164,6 +181,8 @@ pub fn export(analysis: &Analysis, settings: &Settings, findings: bool) -> Optio
             let edge = Edge {
                 from: contract.phases[from].name.clone(),
                 to: contract.phases[to].name.clone(),
+                from_node: from,
+                to_node: to,
                 condition: written.and_then(|e| e.condition.as_ref().map(|c| c.value.clone())),
                 drops: written.map(|e| names(&e.drops)).unwrap_or_default(),
                 preserves: written.and_then(|e| e.preserves.as_deref().map(names)),

@@ -158,6 +158,17 @@ fn clip(text: &str) -> String {
     }
 }
 
+/// The note beside the graph with the findings that point at no phase or
+/// edge; `None` when there are none.
+fn contract_note(graph: &GraphExport) -> Option<Vec<Line>> {
+    let other = finding_lines(graph.other_findings.as_deref());
+    (!other.is_empty()).then(|| {
+        std::iter::once(Line::Name("findings on the contract".to_string()))
+            .chain(other)
+            .collect()
+    })
+}
+
 fn always_checkpointed(graph: &GraphExport) -> bool {
     graph.checkpoint_mode == Some(CheckpointMode::Always)
 }
@@ -297,11 +308,8 @@ pub fn dot(graph: &GraphExport) -> String {
         }
         let _ = writeln!(out, "  p{i} [{}];", attributes.join(", "));
     }
-    let index = |name: &str| graph.nodes.iter().position(|n| n.id == name);
     for edge in &graph.edges {
-        let (Some(from), Some(to)) = (index(&edge.from), index(&edge.to)) else {
-            continue;
-        };
+        let (from, to) = (edge.from_node, edge.to_node);
         let mut lines = edge_lines(edge);
         lines.extend(finding_lines(edge.findings.as_deref()));
         if lines.is_empty() {
@@ -310,11 +318,7 @@ pub fn dot(graph: &GraphExport) -> String {
             let _ = writeln!(out, "  p{from} -> p{to} [label={}];", dot_label(&lines));
         }
     }
-    let other = finding_lines(graph.other_findings.as_deref());
-    if !other.is_empty() {
-        let lines: Vec<Line> = std::iter::once(Line::Name("findings on the contract".to_string()))
-            .chain(other)
-            .collect();
+    if let Some(lines) = contract_note(graph) {
         let _ = writeln!(
             out,
             "  contract_findings [shape=note, style=filled, fillcolor=\"#f8f9fa\", label={}];",
@@ -394,11 +398,8 @@ pub fn mermaid(graph: &GraphExport) -> String {
             notes.push((format!("f{i}"), id, node.worst(), findings));
         }
     }
-    let index = |name: &str| graph.nodes.iter().position(|n| n.id == name);
     for (e, edge) in graph.edges.iter().enumerate() {
-        let (Some(from), Some(to)) = (index(&edge.from), index(&edge.to)) else {
-            continue;
-        };
+        let (from, to) = (edge.from_node, edge.to_node);
         let lines = edge_lines(edge);
         if lines.is_empty() {
             let _ = writeln!(out, "  p{from} --> p{to}");
@@ -415,11 +416,7 @@ pub fn mermaid(graph: &GraphExport) -> String {
         let _ = writeln!(out, "  {on} -.- {id}");
         classes.push((id.clone(), note_class(*worst)));
     }
-    let other = finding_lines(graph.other_findings.as_deref());
-    if !other.is_empty() {
-        let lines: Vec<Line> = std::iter::once(Line::Name("findings on the contract".to_string()))
-            .chain(other)
-            .collect();
+    if let Some(lines) = contract_note(graph) {
         let _ = writeln!(out, "  contract_findings>{}]", mermaid_label(&lines));
         classes.push((
             "contract_findings".to_string(),
