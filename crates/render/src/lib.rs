@@ -11,6 +11,7 @@ mod json;
 mod junit;
 mod resume;
 mod sarif;
+pub mod terminal;
 mod xml;
 
 use std::collections::BTreeMap;
