@@ -285,6 +285,8 @@ fn inputs_over_their_bounds_are_refused_naming_the_bound() {
     );
     let harness = d.join("harness");
     std::fs::create_dir(&harness).unwrap();
+    // The request first: a grant counts only as the answer to it.
+    std::fs::write(harness.join("checkpoint-after_generate.md"), "approve?\n").unwrap();
     sparse(&harness, "checkpoint-after_generate.md.granted", 2 * MIB);
     let out = run(
         d,
@@ -399,6 +401,7 @@ fn what_is_not_a_regular_file_is_refused_without_waiting() {
     }
     let harness = d.join("harness");
     std::fs::create_dir(&harness).unwrap();
+    std::fs::write(harness.join("checkpoint-after_generate.md"), "approve?\n").unwrap();
     fifo(&harness, "checkpoint-after_generate.md.granted");
     let ctx = d.join("ok.json");
     let out = run(

@@ -434,6 +434,247 @@ fn editing_the_checkpoint_voids_its_approvals_but_editing_another_does_not() {
     assert_eq!(check(dir.path()).code, 2);
 }
 
+/// The issue's deployment: an approval gate before a high-risk deploy.
+const DEPLOY: &str = r#"schema_version: "0.2.0"
+pipeline_id: deploys
+phases:
+  plan:
+    exit:
+      required:
+        - name: plan.target_paths
+          type: list
+        - name: plan.diff
+  approve_gate:
+    entry:
+      required:
+        - name: plan.target_paths
+  deploy_prod:
+    risk_class: high
+    entry:
+      required:
+        - name: plan.target_paths
+        - name: plan.diff
+  report: {}
+checkpoint_integrity:
+  - checkpoint_id: approve_deploy
+    phase: approve_gate
+    on_resume:
+      approval_required: true
+      approval_policy: human
+"#;
+
+/// Approves `approve_deploy` of `DEPLOY` (and its context), then returns a
+/// resume check of the contract and context as they are in `dir` then.
+fn approved_deploy(dir: &Path) -> impl Fn() -> Run + '_ {
+    write(dir, "deploy.contract.yaml", DEPLOY);
+    write_json(
+        dir,
+        "context.json",
+        &json!({"plan": {"target_paths": ["/srv/app"], "diff": "+ app.conf"}}),
+    );
+    let approve = phaselint(
+        dir,
+        &[
+            "approve",
+            "--contract",
+            "deploy.contract.yaml",
+            "--checkpoint",
+            "approve_deploy",
+            "--by",
+            "ana",
+            "--policy",
+            "human",
+            "--context",
+            "context.json",
+            "--now",
+            "2026-03-01T11:00:00Z",
+            "--output",
+            "approval.json",
+        ],
+    );
+    assert_eq!(approve.code, 0, "{}", approve.stderr);
+    move || {
+        phaselint(
+            dir,
+            &[
+                "resume-check",
+                "--contract",
+                "deploy.contract.yaml",
+                "--checkpoint",
+                "approve_deploy",
+                "--context",
+                "context.json",
+                "--approvals",
+                "approval.json",
+                "--now",
+                NOW,
+                "--format",
+                "json",
+            ],
+        )
+    }
+}
+
+fn first_problem(run: &Run) -> String {
+    run.json()["approval_status"]["candidates"][0]["problems"][0]
+        .as_str()
+        .unwrap_or_default()
+        .to_string()
+}
+
+#[test]
+fn an_approval_binds_the_phases_the_run_resumes_into() {
+    let dir = temp();
+    let check = approved_deploy(dir.path());
+    let run = check();
+    assert_eq!(run.code, 0, "{}", run.stdout);
+    let edits: [(&str, &str, &str); 4] = [
+        // The next phase renamed and raised to critical: the contract lints
+        // clean, and the approval was for `deploy_prod`.
+        (
+            "renamed",
+            "  deploy_prod:\n    risk_class: high",
+            "  drop_customer_tables:\n    risk_class: critical",
+        ),
+        // A phase inserted after the checkpoint: the run resumes into it.
+        (
+            "inserted",
+            "  deploy_prod:\n",
+            "  wipe_caches: {}\n  deploy_prod:\n",
+        ),
+        // The next phase becomes irreversible.
+        (
+            "irreversible",
+            "    risk_class: high\n",
+            "    risk_class: high\n    side_effects: irreversible\n",
+        ),
+        // Only its entry changes: a missing diff would no longer block.
+        (
+            "entry",
+            "        - name: plan.diff\n  report",
+            "        - name: plan.diff\n          severity: advisory\n  report",
+        ),
+    ];
+    for (what, from, to) in edits {
+        let edited = DEPLOY.replacen(from, to, 1);
+        assert_ne!(edited, DEPLOY, "{what}");
+        write(dir.path(), "deploy.contract.yaml", &edited);
+        let lint = phaselint(
+            dir.path(),
+            &["lint", "--no-config", "--quiet", "deploy.contract.yaml"],
+        );
+        assert!(!lint.stdout.contains("error"), "{what}: {}", lint.stdout);
+        let run = check();
+        assert_eq!(run.code, 2, "{what}: {}", run.stdout);
+        assert!(
+            first_problem(&run).contains("or a resume into different phases"),
+            "{what}: {}",
+            first_problem(&run)
+        );
+    }
+    write(dir.path(), "deploy.contract.yaml", DEPLOY);
+    assert_eq!(check().code, 0);
+}
+
+#[test]
+fn an_approval_bound_to_the_context_refuses_a_widened_one() {
+    let dir = temp();
+    let check = approved_deploy(dir.path());
+    assert_eq!(check().code, 0);
+    // Syndicate CB-002: the same approval for a wider target.
+    write_json(
+        dir.path(),
+        "context.json",
+        &json!({"plan": {"target_paths": ["/", "/etc"], "diff": "- everything"}}),
+    );
+    let run = check();
+    assert_eq!(run.code, 2, "{}", run.stdout);
+    assert!(
+        first_problem(&run).contains(
+            "the context changed since the approval: `plan.diff`, `plan.target_paths` no longer hold what was approved"
+        ),
+        "{}",
+        first_problem(&run)
+    );
+    // The run's own bookkeeping and fields no next phase reads may change.
+    write_json(
+        dir.path(),
+        "context.json",
+        &json!({
+            "plan": {"target_paths": ["/srv/app"], "diff": "+ app.conf"},
+            "notes": "anything",
+            "_cc_propagation": {"plan.diff": {"origin_phase": "plan", "set_at": "2026-03-01T10:00:00Z"}}
+        }),
+    );
+    assert_eq!(check().code, 0);
+}
+
+#[test]
+fn next_phase_must_be_one_the_approval_covers() {
+    let dir = temp();
+    let check = approved_deploy(dir.path());
+    assert_eq!(check().code, 0);
+    let run = phaselint(
+        dir.path(),
+        &[
+            "resume-check",
+            "--contract",
+            "deploy.contract.yaml",
+            "--checkpoint",
+            "approve_deploy",
+            "--context",
+            "context.json",
+            "--approvals",
+            "approval.json",
+            "--now",
+            NOW,
+            "--next-phase",
+            "report",
+        ],
+    );
+    run.assert_no_verdict(
+        "`report` is not a phase the run can resume into from phase `approve_gate`: its successors are `deploy_prod`",
+    );
+}
+
+#[test]
+fn the_run_being_checked_cannot_set_the_clock_skew_of_its_own_files() {
+    let dir = temp();
+    let run_dir = dir.path().join("run");
+    std::fs::create_dir_all(run_dir.join(".tina/phase-2")).unwrap();
+    // What a run could leave beside the files it writes.
+    write(&run_dir, "phaselint.toml", "max_clock_skew = \"1h\"\n");
+    let handoff = std::fs::read_to_string(repo().join("fixtures/handoff/skill-example.md"))
+        .unwrap()
+        .replace("2026-01-26T10:30:00Z", "2026-03-01T12:45:00Z");
+    write(&run_dir, ".tina/phase-2/handoff.md", &handoff);
+    let check = |cwd: &Path, path: &str| {
+        phaselint(
+            cwd,
+            &[
+                "resume-check",
+                "--handoff",
+                path,
+                "--now",
+                NOW,
+                "--format",
+                "json",
+            ],
+        )
+    };
+    // From elsewhere, the handoff is 45 minutes in the future: past the
+    // default 5 minutes, whatever its own folder says.
+    let run = check(dir.path(), "run/.tina/phase-2/handoff.md");
+    assert_eq!(run.code, 1, "{}", run.stdout);
+    assert!(run.stdout.contains("in the future"), "{}", run.stdout);
+    // Run from the folder, its configuration is the user's choice and counts.
+    let run = check(&run_dir, ".tina/phase-2/handoff.md");
+    assert_eq!(run.code, 0, "{}", run.stdout);
+    // Over an hour is refused wherever it is read.
+    write(&run_dir, "phaselint.toml", "max_clock_skew = \"48h\"\n");
+    check(&run_dir, ".tina/phase-2/handoff.md").assert_no_verdict("`max_clock_skew`");
+}
+
 // ---------------------------------------------------------------------------
 // `phaselint approve`
 // ---------------------------------------------------------------------------
@@ -473,7 +714,7 @@ fn approve_writes_the_record_bound_to_the_digest() {
       "checkpoint_id": "after_generate",
       "stale_fields_acknowledged": [],
       "notes": "Reviewed the draft.",
-      "target_digest": "060ad880f1eea9baf7c3f5f52fc9094f2a6d5c0619a8a10f2173cb4739f063cf"
+      "target_digest": "a45d5132db38e2f57881aea69f144f2b29514e5fbf0b6c0cb957aa5b1ba147bc"
     }
     "#);
 }
@@ -498,8 +739,16 @@ fn approving_a_resume_into_an_irreversible_phase_needs_confirmation() {
             "human",
             "--now",
             "2026-03-01T11:00:00Z",
+            "--context",
+            "fixtures/resume/contexts/fresh.json",
         ]
     };
+    // Without the context it resumes with, nothing binds what is approved.
+    let mut unbound = args("review_by_human");
+    unbound.truncate(unbound.len() - 2);
+    let run = phaselint(&repo(), &unbound);
+    assert_eq!(run.code, 3);
+    insta::assert_snapshot!(run.stderr, @"phaselint: error: a resume from checkpoint `review_by_human` runs irreversible phase `publish`: approve it with the context it resumes with (--context FILE), so the approval covers those values and nothing wider");
     let run = phaselint(&repo(), &args("review_by_human"));
     assert_eq!(run.code, 3);
     insta::assert_snapshot!(run.stderr, @"phaselint: error: a resume from checkpoint `review_by_human` runs irreversible phase `publish`; pass --confirm-irreversible to approve it (or run on a terminal to confirm interactively)");
@@ -513,6 +762,12 @@ fn approving_a_resume_into_an_irreversible_phase_needs_confirmation() {
     let record = read_json(dir.path().join("approval.json").as_path());
     assert_eq!(record["checkpoint_id"], "review_by_human");
     assert_eq!(record["policy"], "human");
+    assert_eq!(
+        record["context_field_digests"]
+            .as_object()
+            .map(|fields| fields.keys().cloned().collect::<Vec<_>>()),
+        Some(vec!["draft".to_string(), "review.verdict".to_string()])
+    );
     // And the record lets the run resume into the irreversible phase.
     let run = resume(
         &repo(),
@@ -635,6 +890,12 @@ fn harness_links_to_nothing_never_count_as_absent() {
             .join("granted/checkpoint-after_generate.md.granted"),
     )
     .unwrap();
+    // Beside its request, so the grant is the answer to read.
+    write(
+        dir.path(),
+        "granted/checkpoint-after_generate.md",
+        "# approve?\n",
+    );
     let valid = read_json(&fixture("approvals/after_generate.human.json"));
     let file = write_json(dir.path(), "approval.json", &valid);
     let context = fixture("contexts/fresh.json").to_string_lossy().to_string();
@@ -655,6 +916,52 @@ fn harness_links_to_nothing_never_count_as_absent() {
         &["--harness-dir", "granted"],
     );
     run.assert_no_verdict("cannot read the harness grant");
+}
+
+#[test]
+fn a_harness_grant_older_than_its_request_answers_an_earlier_one() {
+    let dir = temp();
+    std::fs::create_dir_all(dir.path().join("harness")).unwrap();
+    let grant = dir
+        .path()
+        .join("harness/checkpoint-after_publish.md.granted");
+    let request = dir.path().join("harness/checkpoint-after_publish.md");
+    std::fs::write(&grant, "").unwrap();
+    std::fs::write(&request, "# approve notifying?\n").unwrap();
+    let date = |path: &Path, seconds: u64| {
+        let time = std::time::SystemTime::UNIX_EPOCH + std::time::Duration::from_secs(seconds);
+        std::fs::File::options()
+            .write(true)
+            .open(path)
+            .and_then(|file| file.set_modified(time))
+            .unwrap();
+    };
+    let context = fixture("contexts/fresh.json").to_string_lossy().to_string();
+    let check = || {
+        resume(
+            dir.path(),
+            "after_publish",
+            &context,
+            &["--harness-dir", "harness"],
+        )
+    };
+    // The run asked again after the grant: the old grant does not answer it.
+    date(&grant, 1_767_225_600);
+    date(&request, 1_767_225_660);
+    let run = check();
+    assert_eq!(run.code, 2, "{}", run.stdout);
+    let status = &run.json()["approval_status"];
+    assert_eq!(status["harness_pending"], true);
+    assert!(
+        status["candidates"][0]["problems"][0]
+            .as_str()
+            .unwrap()
+            .contains("is older than the request"),
+        "{status}"
+    );
+    // Granted after the request: one human approval.
+    date(&grant, 1_767_225_720);
+    assert_eq!(check().code, 0);
 }
 
 #[test]
@@ -799,6 +1106,34 @@ fn files_under(dir: &Path) -> std::collections::BTreeMap<PathBuf, Vec<u8>> {
     files
 }
 
+/// A harness writes its request `checkpoint-<id>.md` before anyone grants
+/// it, and a grant counts only when it is not older than its request; a
+/// checkout gives files whatever times it likes, so every request under
+/// `folder` that has a grant beside it is dated a minute before the grant.
+fn date_harness_requests_before_their_grants(folder: &Path) {
+    let set = |path: &Path, time: std::time::SystemTime| {
+        std::fs::File::options()
+            .write(true)
+            .open(path)
+            .and_then(|file| file.set_modified(time))
+            .unwrap();
+    };
+    let requested =
+        std::time::SystemTime::UNIX_EPOCH + std::time::Duration::from_secs(1_767_225_600);
+    for (path, _) in files_under(folder) {
+        let name = path.file_name().unwrap().to_string_lossy().into_owned();
+        let Some(request) = name.strip_suffix(".granted") else {
+            continue;
+        };
+        let request = path.with_file_name(request);
+        let regular = |p: &Path| std::fs::symlink_metadata(p).is_ok_and(|m| m.is_file());
+        if regular(&path) && regular(&request) {
+            set(&request, requested);
+            set(&path, requested + std::time::Duration::from_secs(60));
+        }
+    }
+}
+
 /// Runs the case in `folder`; what differs from what the folder expects.
 fn run_case(folder: &Path) -> Vec<String> {
     let read = |name: &str| std::fs::read_to_string(folder.join(name)).ok();
@@ -837,6 +1172,7 @@ fn run_case(folder: &Path) -> Vec<String> {
     }
     args.extend(&given);
 
+    date_harness_requests_before_their_grants(folder);
     let before = files_under(folder);
     let run = phaselint_with(folder, &args, read("stdin").as_deref(), &[]);
     let mut problems = Vec::new();

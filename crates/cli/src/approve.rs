@@ -5,12 +5,16 @@ use std::io::{IsTerminal, Write};
 use std::path::PathBuf;
 
 use clap::ValueEnum;
+use phaselint_lint::input::Bound;
 use phaselint_lint::model::EnumValue;
-use phaselint_lint::resume::{ApprovalRecord, ApproverKind, Target, required_policy};
+use phaselint_lint::resume::{
+    ApprovalRecord, ApproverKind, ContextBinding, Target, required_policy,
+};
+use phaselint_render::terminal::{block, inline};
 
 use crate::atomic_write::write_atomically;
 use crate::exit;
-use crate::resume::{NoVerdict, ask_yes_no, load_contract, parse_now};
+use crate::resume::{NoVerdict, ask_yes_no, load_contract, parse_now, read_document};
 use crate::{ClockArgs, ConfigArgs};
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
@@ -38,6 +42,12 @@ pub struct ApproveArgs {
     /// A stale field this approval accepts; repeatable, or comma-separated.
     #[arg(long, value_name = "FIELD", value_delimiter = ',')]
     pub ack: Vec<String>,
+    /// The context the run would resume with (JSON or YAML; `-` reads standard input):
+    /// the approval is then bound to the values of the entry fields of the phases it
+    /// resumes into, and refused if they change. Required when it resumes into an
+    /// irreversible phase.
+    #[arg(long, value_name = "FILE|-")]
+    pub context: Option<PathBuf>,
     /// Free-form justification.
     #[arg(long, value_name = "TEXT")]
     pub notes: Option<String>,
@@ -57,7 +67,7 @@ pub fn run(args: &ApproveArgs) -> u8 {
     match approve(args) {
         Ok(()) => exit::SUCCESS,
         Err(NoVerdict(message)) => {
-            eprintln!("phaselint: error: {message}");
+            eprintln!("phaselint: error: {}", block(&message));
             exit::NO_VERDICT
         }
     }
@@ -79,8 +89,11 @@ fn approve(args: &ApproveArgs) -> Result<(), NoVerdict> {
         ApproverArg::Orchestrator => ApproverKind::Orchestrator,
     };
     let on_resume = &target.spec.on_resume;
-    let irreversible_next = target.irreversible_next(&analysis);
-    let into = phaselint_lint::diagnostic::code_list(irreversible_next.iter());
+    let irreversible_next = target.irreversible_next();
+    let into = inline(&phaselint_lint::diagnostic::code_list(
+        irreversible_next.iter(),
+    ))
+    .into_owned();
     match required_policy(on_resume, &irreversible_next) {
         Some(_) if !irreversible_next.is_empty() && kind != ApproverKind::Human => {
             return Err(NoVerdict(format!(
@@ -102,6 +115,22 @@ fn approve(args: &ApproveArgs) -> Result<(), NoVerdict> {
         ),
         Some(_) => {}
     }
+    let context = match &args.context {
+        Some(path) => Some(read_document(path, "context", Bound::Document)?),
+        None if !irreversible_next.is_empty() => {
+            return Err(NoVerdict(format!(
+                "a resume from checkpoint `{}` runs irreversible phase {into}: approve it with the context it resumes with (--context FILE), so the approval covers those values and nothing wider",
+                inline(&target.checkpoint_id)
+            )));
+        }
+        None => None,
+    };
+    if context.as_ref().is_some_and(|c| !c.is_object()) {
+        return Err(NoVerdict("the context must be a mapping".into()));
+    }
+    let binding = context
+        .as_ref()
+        .map(|c| ContextBinding::of(&target.successor_phases(), c));
     let watched: Vec<&str> = on_resume
         .staleness_checks
         .iter()
@@ -135,8 +164,9 @@ fn approve(args: &ApproveArgs) -> Result<(), NoVerdict> {
         }
         if blocking(ack) {
             eprintln!(
-                "phaselint: warning: `{ack}` is a blocking staleness check of checkpoint `{}`: the approval records the acknowledgement, but if the field is stale it still blocks the resume; refresh it, or recover it with `resume-check --recover-with`",
-                target.checkpoint_id
+                "phaselint: warning: `{}` is a blocking staleness check of checkpoint `{}`: the approval records the acknowledgement, but if the field is stale it still blocks the resume; refresh it, or recover it with `resume-check --recover-with`",
+                inline(ack),
+                inline(&target.checkpoint_id)
             );
         }
         acks.push(ack.to_string());
@@ -144,7 +174,7 @@ fn approve(args: &ApproveArgs) -> Result<(), NoVerdict> {
     if !irreversible_next.is_empty() && !args.confirm_irreversible {
         let question = format!(
             "Resuming past checkpoint `{}` runs {into}, whose side effects cannot be undone. Approve it?",
-            target.checkpoint_id
+            inline(&target.checkpoint_id)
         );
         let confirmed = if std::io::stdin().is_terminal() && std::io::stderr().is_terminal() {
             ask_yes_no(&question).map_err(|e| format!("cannot ask for confirmation: {e}"))?
@@ -166,6 +196,8 @@ fn approve(args: &ApproveArgs) -> Result<(), NoVerdict> {
         stale_fields_acknowledged: acks,
         notes: args.notes.clone(),
         target_digest: Some(target.digest.clone()),
+        context_digest: binding.as_ref().map(|b| b.digest.clone()),
+        context_field_digests: binding.map(|b| b.field_digests),
     };
     let text = serde_json::to_string_pretty(&record).map_err(|e| e.to_string())? + "\n";
     match &args.output {
@@ -178,11 +210,15 @@ fn approve(args: &ApproveArgs) -> Result<(), NoVerdict> {
         Some(path) => {
             write_atomically(path, text.as_bytes())
                 .map_err(|e| format!("cannot write `{}`: {e}", path.display()))?;
+            let context = record
+                .context_digest
+                .as_ref()
+                .map_or(String::new(), |d| format!(", context digest {d}"));
             eprintln!(
-                "phaselint: wrote the approval of checkpoint `{}` (target digest {}) to {}",
-                target.checkpoint_id,
+                "phaselint: wrote the approval of checkpoint `{}` (target digest {}{context}) to {}",
+                inline(&target.checkpoint_id),
                 target.digest,
-                path.display()
+                inline(&path.display().to_string())
             );
         }
     }

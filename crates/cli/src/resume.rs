@@ -54,12 +54,14 @@ pub struct ResumeCheckArgs {
     /// Check a team handoff (Markdown) instead of a contract's checkpoint.
     #[arg(long, value_name = "FILE",
           conflicts_with_all = ["contract", "checkpoint", "context", "next_phase", "approvals",
-                                "harness_dir", "recover_with", "interactive", "manifest"])]
+                                "harness_dir", "recover_with", "interactive",
+                                "trust_context_approvals", "manifest"])]
     pub handoff: Option<PathBuf>,
     /// Check a checkpoint manifest (JSON or YAML): may the mutation proceed?
     #[arg(long, value_name = "FILE",
           conflicts_with_all = ["contract", "checkpoint", "context", "next_phase", "approvals",
-                                "harness_dir", "recover_with", "interactive"])]
+                                "harness_dir", "recover_with", "interactive",
+                                "trust_context_approvals"])]
     pub manifest: Option<PathBuf>,
     /// The directory a manifest's scope paths are relative to [default: .].
     #[arg(long, value_name = "DIR")]
@@ -90,6 +92,10 @@ pub struct ResumeCheckArgs {
     /// Ask the operator for a missing human approval (only on a terminal).
     #[arg(long)]
     pub interactive: bool,
+    /// Only the orchestrator writes the context store: let an approval read from the
+    /// context satisfy a `human` policy (never a resume into an irreversible phase).
+    #[arg(long)]
+    pub trust_context_approvals: bool,
     #[arg(long, value_enum, default_value = "human")]
     pub format: ResumeFormat,
     #[command(flatten)]
@@ -138,19 +144,29 @@ pub fn run(args: &ResumeCheckArgs) -> u8 {
             phaselint_render::handoff_human(report, &handoff.display().to_string(), out)
         });
     }
-    let contract = args
-        .contract
-        .as_ref()
-        .map_or_else(String::new, |c| c.display().to_string());
+    let shown = |path: &Option<PathBuf>| {
+        path.as_ref()
+            .map_or_else(String::new, |p| p.display().to_string())
+    };
+    let (contract, context) = (shown(&args.contract), shown(&args.context));
     answer(args, check(args), |report, out| {
-        phaselint_render::resume_human(report, &contract, args.recover_with.is_some(), out)
+        phaselint_render::resume_human(
+            report,
+            &contract,
+            &context,
+            args.recover_with.is_some(),
+            out,
+        )
     })
 }
 
 /// No verdict: the reason on stderr (and as JSON on stdout with
 /// `--format json`), exit 3.
 fn no_verdict(args: &ResumeCheckArgs, message: &str) -> u8 {
-    eprintln!("phaselint: error: {message}");
+    eprintln!(
+        "phaselint: error: {}",
+        phaselint_render::terminal::block(message)
+    );
     eprintln!("phaselint: no resume verdict (exit 3): the run must not resume");
     if args.format == ResumeFormat::Json {
         /// The no-verdict answer, its keys in the documented order.
@@ -235,11 +251,7 @@ fn check_handoff(args: &ResumeCheckArgs, path: &Path) -> Result<resume::HandoffR
             ))
         })?),
     };
-    let settings = settings_beside(
-        path,
-        args.configuration.config.as_deref(),
-        args.configuration.no_config,
-    )?;
+    let settings = settings_here(&args.configuration)?;
     let bytes = input::read_file(path, Bound::Document).map_err(|e| {
         format!(
             "cannot read the handoff `{}`: {}",
@@ -276,12 +288,8 @@ fn check_manifest(
     path: &Path,
 ) -> Result<resume::ManifestReport, NoVerdict> {
     let now = parse_now(args.clock.now.as_deref())?;
-    let settings = settings_beside(
-        path,
-        args.configuration.config.as_deref(),
-        args.configuration.no_config,
-    )?;
-    let manifest = read_document(path, "manifest")?;
+    let settings = settings_here(&args.configuration)?;
+    let manifest = read_document(path, "manifest", Bound::Document)?;
     let root = args.root.clone().unwrap_or_else(|| PathBuf::from("."));
     if !root.is_dir() {
         return Err(NoVerdict(format!(
@@ -327,7 +335,10 @@ pub fn manifest_hash(args: &ManifestHashArgs) -> u8 {
             exit::SUCCESS
         }
         Err(message) => {
-            eprintln!("phaselint: error: {message}");
+            eprintln!(
+                "phaselint: error: {}",
+                phaselint_render::terminal::block(&message)
+            );
             exit::NO_VERDICT
         }
     }
@@ -362,17 +373,8 @@ fn check(args: &ResumeCheckArgs) -> Result<ResumeReport, NoVerdict> {
                 .into(),
         ));
     }
-    let context = read_document(context_path, "context")?;
-    let mut approvals = Vec::new();
-    for path in &args.approvals {
-        let value = read_document(path, "approvals file")?;
-        let records = resume::parse_records(&value)
-            .map_err(|e| format!("cannot read the approvals file `{}`: {e}", path.display()))?;
-        approvals.push(ApprovalSource::File {
-            location: path.display().to_string(),
-            records,
-        });
-    }
+    let context = read_document(context_path, "context", Bound::Document)?;
+    let mut approvals = read_approvals(&args.approvals)?;
     if let Some(dir) = &args.harness_dir {
         approvals.extend(resume::harness_sources(
             &resume::DiskSentinels,
@@ -388,6 +390,7 @@ fn check(args: &ResumeCheckArgs) -> Result<ResumeReport, NoVerdict> {
         next_phase: args.next_phase.clone(),
         approvals,
         max_clock_skew: settings.max_clock_skew,
+        trust_context_approvals: args.trust_context_approvals || settings.trust_context_approvals,
     };
     let mut hook = args.recover_with.as_ref().map(|command| Hook {
         command: command.clone(),
@@ -414,6 +417,39 @@ fn check(args: &ResumeCheckArgs) -> Result<ResumeReport, NoVerdict> {
     .map_err(|e| NoVerdict(e.to_string()))
 }
 
+/// Reads every `--approvals` file, each within its bound and all of them
+/// within `APPROVALS_TOTAL_BYTES` and `MAX_APPROVAL_RECORDS` together.
+fn read_approvals(paths: &[PathBuf]) -> Result<Vec<ApprovalSource>, NoVerdict> {
+    let mut approvals = Vec::with_capacity(paths.len());
+    let (mut bytes, mut records_read) = (0u64, 0usize);
+    for path in paths {
+        bytes += std::fs::metadata(path).map_or(0, |m| m.len());
+        if bytes > resume::APPROVALS_TOTAL_BYTES {
+            return Err(NoVerdict(format!(
+                "cannot read the approvals file `{}`: the --approvals files hold more than {} together",
+                path.display(),
+                input::describe(resume::APPROVALS_TOTAL_BYTES)
+            )));
+        }
+        let value = read_document(path, "approvals file", Bound::Approvals)?;
+        let records = resume::parse_records(&value)
+            .map_err(|e| format!("cannot read the approvals file `{}`: {e}", path.display()))?;
+        records_read += records.len();
+        if records_read > resume::MAX_APPROVAL_RECORDS {
+            return Err(NoVerdict(format!(
+                "cannot read the approvals file `{}`: the --approvals files hold more than {} approval records together",
+                path.display(),
+                resume::MAX_APPROVAL_RECORDS
+            )));
+        }
+        approvals.push(ApprovalSource::File {
+            location: path.display().to_string(),
+            records,
+        });
+    }
+    Ok(approvals)
+}
+
 pub(crate) fn parse_now(now: Option<&str>) -> Result<Timestamp, NoVerdict> {
     match now {
         None => Ok(Timestamp::now()),
@@ -425,19 +461,44 @@ pub(crate) fn parse_now(now: Option<&str>) -> Result<Timestamp, NoVerdict> {
     }
 }
 
-/// The settings a resume check of `path` uses: the configuration given,
-/// none, or the one found by walking up from the file. Rule levels are
-/// not applied: no config can hide an E-code from the resume check. Only
-/// the clock skew is taken from it.
+/// The settings a resume check of the contract at `path` uses: the
+/// configuration given, none, or the one found by walking up from the
+/// contract's folder. Rule levels are not applied: no config can hide an
+/// E-code from the resume check. Only the clock skew and whether context
+/// approvals are trusted are taken from it.
 fn settings_beside(
     path: &Path,
     config: Option<&Path>,
     no_config: bool,
 ) -> Result<Settings, NoVerdict> {
     let config = crate::config_beside(path, config, no_config)?;
+    Ok(resume_settings(&config.settings_for(path)))
+}
+
+/// The settings of a handoff or manifest check: the configuration given,
+/// none, or the one found from the current directory, never from the
+/// folder of the handoff or manifest: the run being checked writes those
+/// folders, and a `phaselint.toml` it left there must not set the clock
+/// skew its own timestamps are judged with.
+fn settings_here(configuration: &ConfigArgs) -> Result<Settings, NoVerdict> {
+    use phaselint_lint::config::Config;
+    let config = match (&configuration.config, configuration.no_config) {
+        (Some(file), _) => Config::load(file),
+        (None, true) => Ok(Config::defaults(Path::new("."))),
+        (None, false) => Config::discover(
+            &std::env::current_dir()
+                .map_err(|e| NoVerdict(format!("cannot tell the current directory: {e}")))?,
+        ),
+    }
+    .map_err(|e| NoVerdict(e.to_string()))?;
+    Ok(resume_settings(config.settings()))
+}
+
+fn resume_settings(configured: &Settings) -> Settings {
     let mut settings = Settings::default();
-    settings.max_clock_skew = config.settings_for(path).max_clock_skew;
-    Ok(settings)
+    settings.max_clock_skew = configured.max_clock_skew;
+    settings.trust_context_approvals = configured.trust_context_approvals;
+    settings
 }
 
 /// Reads and analyzes the contract. Any E-code finding, and any config
@@ -472,7 +533,11 @@ pub(crate) fn load_contract(
 }
 
 /// Reads a JSON or YAML document from a file or, for `-`, standard input.
-pub(crate) fn read_document(path: &Path, what: &str) -> Result<serde_json::Value, NoVerdict> {
+pub(crate) fn read_document(
+    path: &Path,
+    what: &str,
+    bound: Bound,
+) -> Result<serde_json::Value, NoVerdict> {
     let stdin = path.as_os_str() == "-";
     let shown = if stdin {
         "standard input".to_string()
@@ -480,9 +545,9 @@ pub(crate) fn read_document(path: &Path, what: &str) -> Result<serde_json::Value
         format!("`{}`", path.display())
     };
     let bytes = if stdin {
-        input::read_stream(std::io::stdin().lock(), path, Bound::Document)
+        input::read_stream(std::io::stdin().lock(), path, bound)
     } else {
-        input::read_file(path, Bound::Document)
+        input::read_file(path, bound)
     }
     .map_err(|e| format!("cannot read the {what} {shown}: {}", e.reason()))?;
     let text = std::str::from_utf8(&bytes)
@@ -635,7 +700,7 @@ impl Recoverer for Hook {
     }
 
     fn reread_context(&mut self) -> Result<serde_json::Value, String> {
-        read_document(&self.context, "context").map_err(|NoVerdict(m)| m)
+        read_document(&self.context, "context", Bound::Document).map_err(|NoVerdict(m)| m)
     }
 }
 
@@ -658,27 +723,31 @@ pub(crate) fn ask_yes_no(prompt: &str) -> Result<bool, String> {
 
 impl Operator for TerminalOperator {
     fn ask(&mut self, q: &ApprovalQuestion) -> Result<Option<String>, String> {
+        // Names come from the contract and the context: shown, never obeyed.
+        use phaselint_render::terminal::{block, inline};
         eprintln!(
             "\nCheckpoint `{}` of pipeline `{}` (after phase `{}`) needs approval (policy `{}`).",
-            q.checkpoint_id,
-            q.pipeline_id,
-            q.phase,
+            inline(&q.checkpoint_id),
+            inline(&q.pipeline_id),
+            inline(&q.phase),
             q.policy.as_str()
         );
         if !q.stale_fields.is_empty() {
             eprintln!(
                 "Stale fields you would acknowledge: {}",
-                q.stale_fields.join(", ")
+                inline(&q.stale_fields.join(", "))
             );
         }
-        eprintln!("{}", q.authorization_statement);
+        eprintln!("{}", block(&q.authorization_statement));
         if !ask_yes_no("Approve this resume?")? {
             return Ok(None);
         }
         if !q.irreversible_next.is_empty()
             && !ask_yes_no(&format!(
                 "Resuming runs {}, whose side effects cannot be undone. Confirm a second time?",
-                phaselint_lint::diagnostic::code_list(q.irreversible_next.iter())
+                inline(&phaselint_lint::diagnostic::code_list(
+                    q.irreversible_next.iter()
+                ))
             ))?
         {
             return Ok(None);

@@ -299,9 +299,25 @@ pub fn resume_check(data: &[u8]) {
                 next_phase: None,
                 approvals: approvals.clone(),
                 max_clock_skew: 300,
+                trust_context_approvals: mode == Mode::Permissive,
             };
             if let Ok(report) = resume::check(&analysis, &request, None, None) {
                 let _ = serde_json::to_string(&report).expect("a report serializes");
+                // What the paused run wrote into its own context never
+                // approves an irreversible resume, nor (untrusted) a person's.
+                let status = &report.approval_status;
+                let by_context = status
+                    .candidates
+                    .iter()
+                    .any(|c| c.valid && c.source == resume::Origin::Context);
+                if by_context {
+                    assert!(status.irreversible_next.is_empty(), "{status:?}");
+                    assert!(
+                        request.trust_context_approvals
+                            || status.policy != Some(phaselint_lint::model::ApprovalPolicy::Human),
+                        "{status:?}"
+                    );
+                }
                 if mode == Mode::Audit {
                     assert!(
                         report.decision == resume::Decision::Resume,

@@ -29,7 +29,16 @@ pub struct Settings {
     pub long_running_threshold: u64,
     pub max_clock_skew: u64,
     pub dialect: Dialect,
+    /// Only the orchestrator writes the context store, so the resume check
+    /// may count a `human` approval read from the context (never for an
+    /// irreversible next phase).
+    pub trust_context_approvals: bool,
 }
+
+/// The most a clock may be off: a larger `max_clock_skew` would let a
+/// timestamp from the future (a handoff dated 2125, a context stamped
+/// ahead) count as fresh for as long as the skew.
+pub const MAX_CLOCK_SKEW_LIMIT: u64 = 60 * 60;
 
 impl Default for Settings {
     fn default() -> Self {
@@ -48,6 +57,7 @@ impl Default for Settings {
             long_running_threshold: 15 * 60,
             max_clock_skew: 5 * 60,
             dialect: Dialect::Phaselint,
+            trust_context_approvals: false,
         }
     }
 }
@@ -114,6 +124,8 @@ struct ConfigFile {
     #[serde(alias = "max_clock_skew")]
     max_clock_skew: Option<toml::Value>,
     dialect: Option<Dialect>,
+    #[serde(alias = "trust_context_approvals")]
+    trust_context_approvals: Option<bool>,
     #[serde(alias = "per_file_ignores")]
     per_file_ignores: Option<BTreeMap<String, Vec<String>>>,
 }
@@ -239,8 +251,20 @@ impl Config {
                 duration_value(value).map_err(|m| bad("long_running_threshold", m))?;
         }
         if let Some(value) = &file.max_clock_skew {
-            config.base.max_clock_skew =
-                duration_value(value).map_err(|m| bad("max_clock_skew", m))?;
+            let skew = duration_value(value).map_err(|m| bad("max_clock_skew", m))?;
+            if skew > MAX_CLOCK_SKEW_LIMIT {
+                return Err(bad(
+                    "max_clock_skew",
+                    format!(
+                        "{} is more than a clock may be off; at most \"1h\" (a larger skew lets a timestamp from the future count as fresh)",
+                        duration::format_seconds(skew)
+                    ),
+                ));
+            }
+            config.base.max_clock_skew = skew;
+        }
+        if let Some(trust) = file.trust_context_approvals {
+            config.base.trust_context_approvals = trust;
         }
         if let Some(dialect) = file.dialect {
             config.base.dialect = dialect;
@@ -341,6 +365,7 @@ const CONFIG_KEYS: &[&str] = &[
     "long_running_threshold",
     "max_clock_skew",
     "dialect",
+    "trust_context_approvals",
     "per-file-ignores",
 ];
 

@@ -234,6 +234,18 @@ impl PhaseGraph {
             .map(NodeIndex::index)
     }
 
+    /// `(to, origin)` of every edge leaving `phase`, in edge order.
+    pub fn out_edges(&self, phase: usize) -> impl Iterator<Item = (usize, EdgeOrigin)> + '_ {
+        let mut edges: Vec<(usize, EdgeOrigin)> = self
+            .graph
+            .edges(NodeIndex::new(phase))
+            .map(|e| (e.target().index(), *e.weight()))
+            .collect();
+        // petgraph lists a node's edges newest first.
+        edges.reverse();
+        edges.into_iter()
+    }
+
     pub fn has_edges(&self, phase: usize) -> bool {
         self.successors(phase).next().is_some() || self.predecessors(phase).next().is_some()
     }

@@ -18,8 +18,11 @@ pub enum Bound {
     Contract,
     /// `phaselint.toml` or `pyproject.toml`.
     Config,
-    /// A resume context or an approvals file.
+    /// A resume context or a checkpoint manifest.
     Document,
+    /// One `--approvals` file (a few records; all of them together are
+    /// bounded too, by the resume check).
+    Approvals,
     /// A harness `.md.granted` sentinel.
     Grant,
 }
@@ -29,7 +32,7 @@ impl Bound {
         match self {
             Bound::Contract | Bound::Document => 32 * MIB,
             Bound::Config => 4 * MIB,
-            Bound::Grant => MIB,
+            Bound::Approvals | Bound::Grant => MIB,
         }
     }
 }

@@ -17,6 +17,7 @@ use phaselint_lint::resume::{
 pub fn resume_human(
     report: &ResumeReport,
     contract: &str,
+    context: &str,
     recovery_hook: bool,
     out: &mut impl Write,
 ) -> io::Result<()> {
@@ -144,6 +145,26 @@ pub fn resume_human(
             }
         )?;
         writeln!(out, "  {}", approval.reason)?;
+        writeln!(
+            out,
+            "  checked against target digest {}{}",
+            approval.target_digest,
+            if approval.context_fields.is_empty() {
+                String::new()
+            } else {
+                format!(
+                    " and, where a record is bound to the context, context digest {} (of {})",
+                    approval.context_digest,
+                    approval.context_fields.join(", ")
+                )
+            }
+        )?;
+        if approval.trust_context_approvals {
+            writeln!(
+                out,
+                "  approvals in the context are trusted (--trust-context-approvals): only the orchestrator writes the context store"
+            )?;
+        }
         for c in &approval.candidates {
             if c.valid {
                 continue;
@@ -154,8 +175,9 @@ pub fn resume_human(
                 .map_or(String::new(), |r| format!(" by `{}`", r.approved_by));
             writeln!(
                 out,
-                "  rejected {}{who}: {}",
+                "  rejected {}{who} ({}): {}",
                 c.location,
+                c.source.describe(),
                 c.problems.join("; ")
             )?;
         }
@@ -164,7 +186,7 @@ pub fn resume_human(
     let next: Vec<String> = report
         .next_steps
         .iter()
-        .map(|step| step.describe(contract))
+        .map(|step| step.describe(contract, context))
         .collect();
     verdict(
         out,
@@ -352,10 +374,11 @@ mod tests {
             next_phase: None,
             approvals: Vec::new(),
             max_clock_skew: 300,
+            trust_context_approvals: false,
         };
         let report = check(&analysis, &request, None, None).unwrap();
         let mut out = Vec::new();
-        super::resume_human(&report, "c.yaml", false, &mut out).unwrap();
+        super::resume_human(&report, "c.yaml", "ctx.json", false, &mut out).unwrap();
         let text = String::from_utf8(out).unwrap();
         assert!(
             text.starts_with("Resume check: checkpoint `k` after phase `a` of pipeline `p`\n"),

@@ -1,16 +1,27 @@
 //! Approval records (docs/resume-check.md): where they come from, and
 //! whether one is valid for the checkpoint as it stands.
 
+use std::collections::BTreeMap;
+
 use jiff::Timestamp;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 use crate::model::ApprovalPolicy;
+use crate::resume::context_binding::ContextBinding;
 use crate::resume::document::type_name;
 use crate::resume::staleness::parse_timestamp;
 
 /// The context key approvals are looked up under (REQ-10-006).
 pub const APPROVALS_KEY: &str = "_cc_checkpoint_approvals";
+
+/// The most bytes all `--approvals` files of one resume check may hold
+/// together (each is bounded by `input::Bound::Approvals`).
+pub const APPROVALS_TOTAL_BYTES: u64 = 4 * 1024 * 1024;
+
+/// The most approval records one resume check reads, from every source
+/// together: each is judged and reported, so they are bounded in number.
+pub const MAX_APPROVAL_RECORDS: usize = 1000;
 
 /// Who granted an approval. An `ApprovalRecord`'s `policy` names the kind
 /// of approver; `approved_by` names the approver.
@@ -64,6 +75,13 @@ pub struct ApprovalRecord {
     /// Hex SHA-256 of the checkpoint's canonical target (see `target_digest`).
     #[serde(default)]
     pub target_digest: Option<String>,
+    /// Hex SHA-256 of the values of the entry fields of the phases resumed
+    /// into, in the context the approver saw (`approve --context`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub context_digest: Option<String>,
+    /// Each of those fields' own digest, so a refusal can name what changed.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub context_field_digests: Option<BTreeMap<String, String>>,
 }
 
 /// Reads an approvals document: one record (a mapping) or a list of them.
@@ -109,16 +127,36 @@ pub enum ApprovalSource {
     /// A harness request `checkpoint-<id>.md` without its `.granted`
     /// sentinel: the approval is pending, so the resume is denied.
     HarnessPending { location: String },
+    /// A grant that answers no current request (no `.md` beside it, or one
+    /// written after it): reported, never counted.
+    HarnessIgnored { location: String, reason: String },
 }
 
-/// Where a candidate approval came from, in reports.
+/// Where a candidate approval came from, in reports. Where it came from is
+/// part of whether it counts: the context is written by the paused run.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "snake_case")]
 pub enum Origin {
+    /// `_cc_checkpoint_approvals` in the context the run wrote.
     Context,
+    /// `--approvals FILE`.
     File,
+    /// A harness grant in `--harness-dir`.
     Harness,
+    /// The operator, asked on the terminal (`--interactive`).
     Interactive,
+}
+
+impl Origin {
+    /// How reports name the source.
+    pub fn describe(self) -> &'static str {
+        match self {
+            Origin::Context => "the context, written by the run",
+            Origin::File => "an approvals file",
+            Origin::Harness => "a harness grant",
+            Origin::Interactive => "the operator, on the terminal",
+        }
+    }
 }
 
 /// One approval presented for the checkpoint, and what is wrong with it.
@@ -134,16 +172,31 @@ pub struct Candidate {
 /// What the approval is checked against.
 pub(crate) struct Expectation<'a> {
     pub checkpoint_id: &'a str,
+    /// What the resume needs: the spec's policy, or `human` when the run
+    /// resumes into an irreversible phase.
     pub policy: ApprovalPolicy,
     pub now: Timestamp,
     pub stale_fields: &'a [String],
     pub digest: &'a str,
+    /// The version-1 digest an earlier phaselint bound approvals to.
+    pub legacy_digest: &'a str,
+    /// The entry fields of the phases resumed into, as the context has them now.
+    pub context: &'a ContextBinding,
     /// The irreversible phases the run resumes into, which make `policy`
-    /// `human` whatever the spec says.
+    /// `human` whatever the spec says, and need a context-bound record.
     pub irreversible_next: &'a [String],
+    /// `--trust-context-approvals`: only the orchestrator writes the context
+    /// store, so a record read from it may satisfy a `human` policy.
+    pub trust_context: bool,
 }
 
-pub(crate) fn validate(record: &ApprovalRecord, expected: &Expectation<'_>) -> Vec<String> {
+/// The problems that make `record`, found at `source`, no approval of the
+/// resume; empty when it is one.
+pub(crate) fn validate(
+    record: &ApprovalRecord,
+    source: Origin,
+    expected: &Expectation<'_>,
+) -> Vec<String> {
     let mut problems = Vec::new();
     if record.approved_by.trim().is_empty() {
         problems.push("approved_by is empty".to_string());
@@ -153,6 +206,9 @@ pub(crate) fn validate(record: &ApprovalRecord, expected: &Expectation<'_>) -> V
             "it approves checkpoint `{}`, not `{}`",
             record.checkpoint_id, expected.checkpoint_id
         ));
+    }
+    if let Some(problem) = source_problem(source, expected) {
+        problems.push(problem);
     }
     match ApproverKind::parse(&record.policy) {
         None => problems.push(format!(
@@ -206,15 +262,62 @@ pub(crate) fn validate(record: &ApprovalRecord, expected: &Expectation<'_>) -> V
     }
     match &record.target_digest {
         None => problems.push(
-            "it has no target_digest, so it is not bound to this checkpoint".to_string(),
+            "it has no target_digest, so it is not bound to this checkpoint; approve again with `phaselint approve`".to_string(),
         ),
+        Some(digest) if digest == expected.legacy_digest => problems.push(format!(
+            "target_digest {digest} was bound by an earlier phaselint to the checkpoint and its phase only, not to the phases the run resumes into; approve again with `phaselint approve` (current target digest {})",
+            expected.digest
+        )),
         Some(digest) if digest != expected.digest => problems.push(format!(
-            "target_digest {digest} is not the checkpoint's current digest {}: it approves a different or edited checkpoint",
+            "target_digest {digest} is not the checkpoint's current digest {}: it approves a different or edited checkpoint, or a resume into different phases; approve again with `phaselint approve`",
             expected.digest
         )),
         Some(_) => {}
     }
+    match &record.context_digest {
+        Some(digest) if *digest != expected.context.digest => {
+            let changed = expected
+                .context
+                .changed_since(record.context_field_digests.as_ref());
+            problems.push(format!(
+                "the context changed since the approval: {} no longer {} what was approved (context_digest {digest}, now {}); approve again with `phaselint approve --context`",
+                if changed.is_empty() {
+                    "the entry fields of the phases resumed into".to_string()
+                } else {
+                    crate::diagnostic::code_list(changed.iter())
+                },
+                if changed.len() == 1 { "holds" } else { "hold" },
+                expected.context.digest
+            ));
+        }
+        None if !expected.irreversible_next.is_empty() => problems.push(format!(
+            "it has no context_digest: a resume into irreversible phase {} needs an approval of the context it resumes with; approve with `phaselint approve --context FILE`",
+            crate::diagnostic::code_list(expected.irreversible_next.iter())
+        )),
+        _ => {}
+    }
     problems
+}
+
+/// Why an approval from `source` cannot count here, if it cannot: the
+/// context is written by the paused run itself, so what it says about its
+/// own approval counts only where an orchestrator may approve.
+fn source_problem(source: Origin, expected: &Expectation<'_>) -> Option<String> {
+    if source != Origin::Context {
+        return None;
+    }
+    if !expected.irreversible_next.is_empty() {
+        return Some(format!(
+            "it was read from the context, which the paused run writes: no approval from there counts for a resume into irreversible phase {}; give a person's approval with --approvals, a harness grant or --interactive",
+            crate::diagnostic::code_list(expected.irreversible_next.iter())
+        ));
+    }
+    if expected.policy == ApprovalPolicy::Human && !expected.trust_context {
+        return Some(
+            "it was read from the context, which the paused run writes, so it cannot satisfy approval_policy `human`: give the approval with --approvals, a harness grant or --interactive (or pass --trust-context-approvals if only the orchestrator writes the context store)".to_string(),
+        );
+    }
+    None
 }
 
 /// What an interactive operator is asked (`--interactive` on a terminal).
@@ -251,22 +354,46 @@ mod tests {
             stale_fields_acknowledged: vec!["draft".into()],
             notes: None,
             target_digest: Some("d".into()),
+            context_digest: None,
+            context_field_digests: None,
         }
     }
 
-    fn problems(record: &ApprovalRecord, policy: ApprovalPolicy) -> Vec<String> {
+    fn binding() -> ContextBinding {
+        ContextBinding {
+            fields: Vec::new(),
+            digest: "c".into(),
+            field_digests: BTreeMap::new(),
+        }
+    }
+
+    fn problems_from(
+        record: &ApprovalRecord,
+        source: Origin,
+        policy: ApprovalPolicy,
+        irreversible_next: &[String],
+        trust_context: bool,
+    ) -> Vec<String> {
         let stale = ["draft".to_string()];
         validate(
             record,
+            source,
             &Expectation {
                 checkpoint_id: "k",
                 policy,
                 now: "2026-03-01T12:00:00Z".parse().unwrap(),
                 stale_fields: &stale,
                 digest: "d",
-                irreversible_next: &[],
+                legacy_digest: "v1",
+                context: &binding(),
+                irreversible_next,
+                trust_context,
             },
         )
+    }
+
+    fn problems(record: &ApprovalRecord, policy: ApprovalPolicy) -> Vec<String> {
+        problems_from(record, Origin::File, policy, &[], false)
     }
 
     #[test]
@@ -308,6 +435,73 @@ mod tests {
         let mut unbound = record();
         unbound.target_digest = None;
         assert!(problems(&unbound, ApprovalPolicy::Human)[0].contains("no target_digest"));
+    }
+
+    #[test]
+    fn the_run_cannot_approve_itself_through_its_context() {
+        let human = ApprovalPolicy::Human;
+        let from_context = problems_from(&record(), Origin::Context, human, &[], false);
+        assert_eq!(from_context.len(), 1, "{from_context:?}");
+        assert!(
+            from_context[0].contains("read from the context"),
+            "{from_context:?}"
+        );
+        // Where an orchestrator may approve, the context may say so.
+        for policy in [
+            ApprovalPolicy::Orchestrator,
+            ApprovalPolicy::HumanOrOrchestrator,
+            ApprovalPolicy::AutoIfFresh,
+        ] {
+            let mut by_orchestrator = record();
+            by_orchestrator.policy = "orchestrator".into();
+            assert!(
+                problems_from(&by_orchestrator, Origin::Context, policy, &[], false).is_empty(),
+                "{policy:?}"
+            );
+        }
+        // Trusted, a context record may satisfy `human`...
+        assert!(problems_from(&record(), Origin::Context, human, &[], true).is_empty());
+        // ... but never approve an irreversible resume, trusted or not.
+        let mut bound = record();
+        bound.context_digest = Some("c".into());
+        let ship = ["ship".to_string()];
+        for trust in [false, true] {
+            let found = problems_from(&bound, Origin::Context, human, &ship, trust);
+            assert!(
+                found
+                    .iter()
+                    .any(|p| p.contains("irreversible phase `ship`")),
+                "{found:?}"
+            );
+            assert!(problems_from(&bound, Origin::File, human, &ship, trust).is_empty());
+        }
+    }
+
+    #[test]
+    fn an_irreversible_resume_needs_the_context_bound_and_unchanged() {
+        let ship = ["ship".to_string()];
+        let unbound = problems_from(&record(), Origin::File, ApprovalPolicy::Human, &ship, false);
+        assert_eq!(unbound.len(), 1, "{unbound:?}");
+        assert!(unbound[0].contains("no context_digest"), "{unbound:?}");
+        let mut changed = record();
+        changed.context_digest = Some("other".into());
+        changed.context_field_digests = Some(BTreeMap::new());
+        let found = problems(&changed, ApprovalPolicy::Human);
+        assert_eq!(found.len(), 1, "{found:?}");
+        assert!(
+            found[0].contains("the context changed since the approval"),
+            "{found:?}"
+        );
+    }
+
+    #[test]
+    fn a_record_bound_by_an_earlier_phaselint_is_told_to_approve_again() {
+        let mut old = record();
+        old.target_digest = Some("v1".into());
+        let found = problems(&old, ApprovalPolicy::Human);
+        assert_eq!(found.len(), 1, "{found:?}");
+        assert!(found[0].contains("earlier phaselint"), "{found:?}");
+        assert!(found[0].contains("approve again"), "{found:?}");
     }
 
     #[test]

@@ -15,8 +15,9 @@ use crate::model::{
 };
 use crate::resume::approval::{
     self, APPROVALS_KEY, ApprovalQuestion, ApprovalRecord, ApprovalSource, ApproverKind, Candidate,
-    Expectation, Operator, Origin, parse_records,
+    Expectation, MAX_APPROVAL_RECORDS, Operator, Origin, parse_records,
 };
+use crate::resume::context_binding::ContextBinding;
 use crate::resume::document::type_name;
 use crate::resume::entry::{
     ENTRY_VISIT_BUDGET, FieldStatus, Lookup, TooMuchWork, check_field, look_up,
@@ -44,7 +45,7 @@ pub fn check(
 ) -> Result<ResumeReport, ResumeError> {
     let target = Target::find(analysis, &request.checkpoint_id)?;
     let on_resume = &target.spec.on_resume;
-    let (next, next_source) = next_phases(analysis, &target, request.next_phase.as_deref())?;
+    let (next, next_source) = next_phases(&target, request.next_phase.as_deref())?;
     let (recovery_hook, interactive) = (recoverer.is_some(), operator.is_some());
 
     // Steps 1-3: staleness, recovery, staleness again.
@@ -414,37 +415,37 @@ fn require_mapping(context: &Value) -> Result<(), ResumeError> {
     }
 }
 
+/// The phases the run resumes into: the one `--next-phase` names, which
+/// must be a graph successor of the checkpoint's phase (an approval binds
+/// the successors, so any other phase would run unapproved), or all of them.
 pub(crate) fn next_phases<'a>(
-    analysis: &Analysis,
     target: &Target<'a>,
     named: Option<&str>,
 ) -> Result<(Vec<&'a Phase>, NextPhaseSource), ResumeError> {
     let contract = target.contract;
+    let successors = target.successor_phases();
     if let Some(name) = named {
-        return match contract.phase(name) {
-            Some(phase) => Ok((vec![phase], NextPhaseSource::NextPhase)),
-            None => Err(ResumeError::UnknownPhase {
+        if let Some(phase) = successors.iter().find(|p| p.name == name) {
+            return Ok((vec![*phase], NextPhaseSource::NextPhase));
+        }
+        return Err(match contract.phase(name) {
+            None => ResumeError::UnknownPhase {
                 name: name.to_string(),
                 known: contract.phase_names().map(str::to_string).collect(),
-            }),
-        };
+            },
+            Some(_) => ResumeError::NotASuccessor {
+                name: name.to_string(),
+                phase: target.phase.name.clone(),
+                successors: successors.iter().map(|p| p.name.clone()).collect(),
+            },
+        });
     }
-    let Some(graph) = &analysis.graph else {
-        return Ok((Vec::new(), NextPhaseSource::None));
-    };
-    let mut successors: Vec<usize> = graph.successors(target.phase_index).collect();
-    successors.sort_unstable();
-    successors.dedup();
-    let phases: Vec<&Phase> = successors
-        .into_iter()
-        .filter_map(|i| contract.phases.get(i))
-        .collect();
-    let source = if phases.is_empty() {
+    let source = if successors.is_empty() {
         NextPhaseSource::None
     } else {
         NextPhaseSource::Graph
     };
-    Ok((phases, source))
+    Ok((successors, source))
 }
 
 fn stale_fields(
@@ -597,13 +598,18 @@ fn authorization_statement(target: &Target<'_>, next: &[&Phase], stale: &[String
             crate::diagnostic::code_list(stale.iter())
         )
     };
+    let bound = match target.successor_phases().as_slice() {
+        [] => format!("phase `{}`", target.phase.name),
+        successors => format!(
+            "phase `{}`, or of the phase{} it leads to ({})",
+            target.phase.name,
+            if successors.len() == 1 { "" } else { "s" },
+            crate::diagnostic::code_list(successors.iter().map(|p| &p.name))
+        ),
+    };
     format!(
-        "Approving authorizes pipeline `{}` to resume from checkpoint `{}` after phase `{}`{into}{stale}. The approval is bound to target_digest {}: any edit of the checkpoint or of phase `{}` voids it.",
-        target.pipeline_id,
-        target.checkpoint_id,
-        target.phase.name,
-        target.digest,
-        target.phase.name
+        "Approving authorizes pipeline `{}` to resume from checkpoint `{}` after phase `{}`{into}{stale}. The approval is bound to target_digest {}: any edit of the checkpoint, of {bound}, voids it.",
+        target.pipeline_id, target.checkpoint_id, target.phase.name, target.digest,
     )
 }
 
@@ -668,18 +674,27 @@ fn approve(
     } = *input;
     let on_resume = &target.spec.on_resume;
     let spec_policy = on_resume.approval_policy.as_ref().map(|p| p.value);
+    let binding = &ContextBinding::of(&target.successor_phases(), context);
+    let status = |required, policy| ApprovalStatus {
+        required,
+        policy,
+        granted: false,
+        auto_granted: false,
+        approval: None,
+        harness_pending: false,
+        irreversible_next: Vec::new(),
+        target_digest: target.digest.clone(),
+        context_digest: binding.digest.clone(),
+        context_fields: binding.fields.clone(),
+        trust_context_approvals: request.trust_context_approvals,
+        candidates: Vec::new(),
+        reason: String::new(),
+    };
     let Some(policy) = required_policy(on_resume, irreversible_next) else {
         return Ok(Gate {
             status: ApprovalStatus {
-                required: false,
-                policy: spec_policy,
-                irreversible_next: Vec::new(),
-                granted: false,
-                auto_granted: false,
-                approval: None,
-                harness_pending: false,
-                candidates: Vec::new(),
                 reason: "approval not required".into(),
+                ..status(false, spec_policy)
             },
             policy: spec_policy,
             trust_state: TrustState::NotRequired,
@@ -691,10 +706,13 @@ fn approve(
         now: request.now,
         stale_fields: stale_now,
         digest: &target.digest,
+        legacy_digest: &target.legacy_digest,
+        context: binding,
         irreversible_next,
+        trust_context: request.trust_context_approvals,
     };
     let judge = |source: Origin, location: String, record: ApprovalRecord| {
-        let problems = approval::validate(&record, &expected);
+        let problems = approval::validate(&record, source, &expected);
         Candidate {
             source,
             location,
@@ -718,6 +736,14 @@ fn approve(
             });
         };
         if let Some(value) = store.get(&target.checkpoint_id) {
+            if value
+                .as_array()
+                .is_some_and(|a| a.len() > MAX_APPROVAL_RECORDS)
+            {
+                return Err(ResumeError::TooManyApprovals {
+                    limit: MAX_APPROVAL_RECORDS,
+                });
+            }
             let records =
                 parse_records(value).map_err(|message| ResumeError::MalformedApproval {
                     location: format!("the context's `{location}`"),
@@ -728,6 +754,19 @@ fn approve(
             }
         }
     }
+    let outside = request
+        .approvals
+        .iter()
+        .map(|source| match source {
+            ApprovalSource::File { records, .. } => records.len(),
+            _ => 1,
+        })
+        .sum::<usize>();
+    if candidates.len() + outside > MAX_APPROVAL_RECORDS {
+        return Err(ResumeError::TooManyApprovals {
+            limit: MAX_APPROVAL_RECORDS,
+        });
+    }
     for source in &request.approvals {
         match source {
             ApprovalSource::File { location, records } => {
@@ -736,6 +775,9 @@ fn approve(
                 }
             }
             ApprovalSource::HarnessGrant { location, record } => {
+                // A grant without a record approves the checkpoint as it
+                // stands, but not a context it never saw: it carries no
+                // context digest, so it cannot approve an irreversible resume.
                 let record = record.clone().unwrap_or_else(|| ApprovalRecord {
                     approved_by: "harness".into(),
                     approved_at: request.now.to_string(),
@@ -744,8 +786,19 @@ fn approve(
                     stale_fields_acknowledged: stale_now.to_vec(),
                     notes: Some(format!("harness grant `{location}`")),
                     target_digest: Some(target.digest.clone()),
+                    context_digest: None,
+                    context_field_digests: None,
                 });
                 candidates.push(judge(Origin::Harness, location.clone(), record));
+            }
+            ApprovalSource::HarnessIgnored { location, reason } => {
+                candidates.push(Candidate {
+                    source: Origin::Harness,
+                    location: location.clone(),
+                    record: None,
+                    valid: false,
+                    problems: vec![reason.clone()],
+                });
             }
             ApprovalSource::HarnessPending { location } => {
                 candidates.push(Candidate {
@@ -804,6 +857,9 @@ fn approve(
                     stale_fields_acknowledged: stale_now.to_vec(),
                     notes: Some("approved interactively".into()),
                     target_digest: Some(target.digest.clone()),
+                    // The operator approves the context as it is now.
+                    context_digest: Some(binding.digest.clone()),
+                    context_field_digests: Some(binding.field_digests.clone()),
                 };
                 let candidate = judge(Origin::Interactive, "terminal".into(), record);
                 if candidate.valid {
@@ -838,7 +894,9 @@ fn approve(
         let from = candidates
             .iter()
             .find(|c| c.valid)
-            .map_or(String::new(), |c| format!(" from {}", c.location));
+            .map_or(String::new(), |c| {
+                format!(" from {} ({})", c.location, c.source.describe())
+            });
         (
             format!(
                 "granted by `{}` ({}){from}",
@@ -863,6 +921,9 @@ fn approve(
             reason.push_str(
                 "; auto_if_fresh does not apply because a blocking field is stale or has no provenance",
             );
+        }
+        for ignored in &candidates {
+            reason.push_str(&format!("; ignored: {}", ignored.problems.join("; ")));
         }
         (reason, TrustState::Unapproved)
     } else {
@@ -889,8 +950,6 @@ fn approve(
     };
     Ok(Gate {
         status: ApprovalStatus {
-            required: true,
-            policy: Some(policy),
             granted,
             auto_granted,
             approval: approval.filter(|_| granted),
@@ -898,6 +957,7 @@ fn approve(
             irreversible_next: irreversible_next.to_vec(),
             candidates,
             reason,
+            ..status(true, Some(policy))
         },
         policy: Some(policy),
         trust_state,
@@ -1082,6 +1142,7 @@ checkpoint_integrity:
             next_phase: None,
             approvals: Vec::new(),
             max_clock_skew: 300,
+            trust_context_approvals: false,
         }
     }
 
@@ -1163,6 +1224,8 @@ checkpoint_integrity:
                 target_digest: Some(
                     crate::resume::target_digest(&analysis, "before_ship").unwrap(),
                 ),
+                context_digest: None,
+                context_field_digests: None,
             }],
         }];
         let report = check(&analysis, &before, None, None).unwrap();

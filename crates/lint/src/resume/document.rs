@@ -195,45 +195,55 @@ pub fn node_to_value(node: &Node) -> Result<Value, (String, usize)> {
 /// serde_json's `Map` preserves insertion order in this build.
 pub fn canonical_json(value: &Value) -> String {
     let mut out = String::new();
-    write_canonical(value, &mut out);
+    write_canonical_without(value, "", &mut |text: &str| out.push_str(text));
     out
 }
 
-fn write_canonical(value: &Value, out: &mut String) {
+/// Writes the canonical JSON of `value` (keys sorted, no whitespace) piece
+/// by piece into `sink`, leaving out every object key that starts with
+/// `skip_prefix` (at any depth; an empty prefix skips nothing). Hashing
+/// through the sink never builds the text of a large value.
+pub(crate) fn write_canonical_without(
+    value: &Value,
+    skip_prefix: &str,
+    sink: &mut impl FnMut(&str),
+) {
     match value {
         Value::Null | Value::Bool(_) | Value::Number(_) | Value::String(_) => {
-            out.push_str(&value.to_string());
+            sink(&value.to_string());
         }
         Value::Array(items) => {
-            out.push('[');
+            sink("[");
             for (i, item) in items.iter().enumerate() {
                 if i > 0 {
-                    out.push(',');
+                    sink(",");
                 }
-                write_canonical(item, out);
+                write_canonical_without(item, skip_prefix, sink);
             }
-            out.push(']');
+            sink("]");
         }
         Value::Object(map) => {
-            let mut keys: Vec<&String> = map.keys().collect();
+            let mut keys: Vec<&String> = map
+                .keys()
+                .filter(|k| skip_prefix.is_empty() || !k.starts_with(skip_prefix))
+                .collect();
             keys.sort();
-            out.push('{');
+            sink("{");
             for (i, key) in keys.into_iter().enumerate() {
                 if i > 0 {
-                    out.push(',');
+                    sink(",");
                 }
-                out.push_str(&Value::String(key.clone()).to_string());
-                out.push(':');
+                sink(&Value::String(key.clone()).to_string());
+                sink(":");
                 if let Some(v) = map.get(key) {
-                    write_canonical(v, out);
+                    write_canonical_without(v, skip_prefix, sink);
                 }
             }
-            out.push('}');
+            sink("}");
         }
     }
 }
 
-/// The JSON type name of a value, for messages.
 pub fn type_name(value: &Value) -> &'static str {
     match value {
         Value::Null => "null",

@@ -1,14 +1,20 @@
 //! The harness sentinel protocol: a harness asks for an approval by writing
 //! `checkpoint-<id>.md` into its directory and is answered by
-//! `checkpoint-<id>.md.granted` beside it. An empty grant is one human
-//! approval of the checkpoint as it stands; a grant holding an
-//! ApprovalRecord is validated like any other. A grant is looked for before
-//! the request: once granted, a leftover request does not matter.
+//! `checkpoint-<id>.md.granted` beside it. A grant counts only as the answer
+//! to the request beside it: with no request (an orphan left by an earlier
+//! run) or older than the request (it answered an earlier one), it is
+//! reported and ignored. A grant holding an ApprovalRecord is validated like
+//! any other; any other content (empty, a line of text, the harness API's
+//! own JSON) is one human approval of the checkpoint as it stands. Text that
+//! does not load as JSON or YAML is no verdict: it may be a broken record.
 //!
 //! The files are reached through `SentinelFiles`, so the protocol is tested
 //! without a disk.
 
 use std::path::Path;
+use std::time::SystemTime;
+
+use serde_json::Value;
 
 use crate::input::{self, Bound};
 use crate::resume::{ApprovalSource, DocumentFormat, parse_document, parse_records};
@@ -22,6 +28,8 @@ pub trait SentinelFiles {
     fn exists(&self, path: &Path) -> Result<bool, String>;
     /// A grant's bytes, read within the grant bound.
     fn read_grant(&self, path: &Path) -> Result<Vec<u8>, String>;
+    /// When the file at `path` was last written.
+    fn modified(&self, path: &Path) -> Result<SystemTime, String>;
 }
 
 /// The real file system, read through the bounded reader.
@@ -45,6 +53,35 @@ impl SentinelFiles for DiskSentinels {
 
     fn read_grant(&self, path: &Path) -> Result<Vec<u8>, String> {
         input::read_file(path, Bound::Grant).map_err(|e| e.reason())
+    }
+
+    fn modified(&self, path: &Path) -> Result<SystemTime, String> {
+        std::fs::metadata(path)
+            .and_then(|m| m.modified())
+            .map_err(|e| format!("cannot tell when it was written: {e}"))
+    }
+}
+
+/// The keys of an ApprovalRecord: a grant that has one of them is meant as
+/// a record, and is read strictly as one.
+const RECORD_KEYS: &[&str] = &[
+    "approved_by",
+    "approved_at",
+    "policy",
+    "checkpoint_id",
+    "stale_fields_acknowledged",
+    "target_digest",
+    "context_digest",
+];
+
+fn looks_like_records(value: &Value) -> bool {
+    let record = |v: &Value| {
+        v.as_object()
+            .is_some_and(|m| m.keys().any(|k| RECORD_KEYS.contains(&k.as_str())))
+    };
+    match value {
+        Value::Array(items) => items.iter().any(record),
+        other => record(other),
     }
 }
 
@@ -75,51 +112,96 @@ pub fn harness_sources(
     let request = dir.join(format!("checkpoint-{checkpoint}.md"));
     let granted = dir.join(format!("checkpoint-{checkpoint}.md.granted"));
     let location = granted.display().to_string();
-    if files.exists(&granted)? {
-        let cannot = |why: String| format!("cannot read the harness grant `{location}`: {why}");
-        let bytes = files.read_grant(&granted).map_err(cannot)?;
-        let text = String::from_utf8(bytes).map_err(|_| cannot("it is not UTF-8".into()))?;
-        if text.trim().is_empty() {
-            return Ok(vec![ApprovalSource::HarnessGrant {
-                location,
-                record: None,
-            }]);
+    let request_location = request.display().to_string();
+    match (files.exists(&granted)?, files.exists(&request)?) {
+        (false, false) => Ok(Vec::new()),
+        (false, true) => Ok(vec![ApprovalSource::HarnessPending {
+            location: request_location,
+        }]),
+        (true, false) => Ok(vec![ApprovalSource::HarnessIgnored {
+            reason: format!(
+                "the harness grant `{location}` has no request `{request_location}` beside it: it answers nothing now (an earlier run's leftover?), so it is ignored; remove it"
+            ),
+            location,
+        }]),
+        (true, true) => {
+            let grant_time = files
+                .modified(&granted)
+                .map_err(|e| format!("cannot read the harness grant `{location}`: {e}"))?;
+            let request_time = files.modified(&request).map_err(|e| {
+                format!("cannot read the harness request `{request_location}`: {e}")
+            })?;
+            if grant_time < request_time {
+                return Ok(vec![
+                    ApprovalSource::HarnessIgnored {
+                        reason: format!(
+                            "the harness grant `{location}` is older than the request `{request_location}`: it answered an earlier request, so it is ignored"
+                        ),
+                        location,
+                    },
+                    ApprovalSource::HarnessPending {
+                        location: request_location,
+                    },
+                ]);
+            }
+            read_grant(files, &granted, location)
         }
-        let value =
-            parse_document(&text, DocumentFormat::Detect).map_err(|e| cannot(e.to_string()))?;
-        let records = parse_records(&value).map_err(|e| cannot(e.to_string()))?;
-        return Ok(records
-            .into_iter()
-            .map(|record| ApprovalSource::HarnessGrant {
-                location: location.clone(),
-                record: Some(record),
-            })
-            .collect());
     }
-    if files.exists(&request)? {
-        return Ok(vec![ApprovalSource::HarnessPending {
-            location: request.display().to_string(),
-        }]);
+}
+
+/// The approvals a grant that answers the current request holds.
+fn read_grant(
+    files: &impl SentinelFiles,
+    granted: &Path,
+    location: String,
+) -> Result<Vec<ApprovalSource>, String> {
+    let cannot = |why: String| format!("cannot read the harness grant `{location}`: {why}");
+    let bytes = files.read_grant(granted).map_err(cannot)?;
+    let text = String::from_utf8(bytes).map_err(|_| cannot("it is not UTF-8".into()))?;
+    let plain = || {
+        Ok(vec![ApprovalSource::HarnessGrant {
+            location: location.clone(),
+            record: None,
+        }])
+    };
+    if text.trim().is_empty() {
+        return plain();
     }
-    Ok(Vec::new())
+    // Text that is no document at all may be a record written wrong:
+    // nobody can tell what it grants, so it is no verdict.
+    let value = parse_document(&text, DocumentFormat::Detect).map_err(|e| cannot(e.to_string()))?;
+    if !looks_like_records(&value) {
+        return plain();
+    }
+    let records = parse_records(&value).map_err(cannot)?;
+    Ok(records
+        .into_iter()
+        .map(|record| ApprovalSource::HarnessGrant {
+            location: location.clone(),
+            record: Some(record),
+        })
+        .collect())
 }
 
 #[cfg(test)]
 mod tests {
     use std::collections::HashMap;
     use std::path::PathBuf;
+    use std::time::Duration;
 
     use super::*;
 
-    /// A directory `/h` holding these files (`None`: a link to nothing).
-    struct Files(HashMap<PathBuf, Option<&'static str>>);
+    /// A directory `/h` holding these files, written in this order (`None`:
+    /// a link to nothing).
+    struct Files(HashMap<PathBuf, (usize, Option<&'static str>)>);
 
     impl Files {
         fn new(files: &[(&str, Option<&'static str>)]) -> Self {
             Files(
                 files
                     .iter()
-                    .map(|(name, text)| (Path::new("/h").join(name), *text))
+                    .enumerate()
+                    .map(|(i, (name, text))| (Path::new("/h").join(name), (i, *text)))
                     .collect(),
             )
         }
@@ -136,7 +218,16 @@ mod tests {
 
         fn read_grant(&self, path: &Path) -> Result<Vec<u8>, String> {
             match self.0.get(path) {
-                Some(Some(text)) => Ok(text.as_bytes().to_vec()),
+                Some((_, Some(text))) => Ok(text.as_bytes().to_vec()),
+                _ => Err("it is a link to nothing".into()),
+            }
+        }
+
+        fn modified(&self, path: &Path) -> Result<SystemTime, String> {
+            match self.0.get(path) {
+                Some((order, Some(_))) => {
+                    Ok(SystemTime::UNIX_EPOCH + Duration::from_secs(*order as u64))
+                }
                 _ => Err("it is a link to nothing".into()),
             }
         }
@@ -146,6 +237,8 @@ mod tests {
         harness_sources(&Files::new(files), Path::new("/h"), "k")
     }
 
+    const REQUEST: (&str, Option<&str>) = ("checkpoint-k.md", Some("please"));
+
     #[test]
     fn nothing_there_is_no_approval() {
         assert_eq!(sources(&[]).unwrap().len(), 0);
@@ -153,7 +246,7 @@ mod tests {
 
     #[test]
     fn a_request_without_a_grant_is_pending() {
-        let found = sources(&[("checkpoint-k.md", Some("please"))]).unwrap();
+        let found = sources(&[REQUEST]).unwrap();
         assert!(matches!(
             &found[..],
             [ApprovalSource::HarnessPending { .. }]
@@ -161,22 +254,41 @@ mod tests {
     }
 
     #[test]
-    fn an_empty_grant_is_one_approval_and_wins_over_the_request() {
-        let found = sources(&[
-            ("checkpoint-k.md", Some("please")),
-            ("checkpoint-k.md.granted", Some("  \n")),
-        ])
-        .unwrap();
-        assert!(matches!(
-            &found[..],
-            [ApprovalSource::HarnessGrant { record: None, .. }]
-        ));
+    fn a_grant_written_after_its_request_is_one_approval_whatever_its_text() {
+        for text in ["  \n", "approved by alice\n", r#"{"grantedBy": "alice"}"#] {
+            let found = sources(&[REQUEST, ("checkpoint-k.md.granted", Some(text))]).unwrap();
+            assert!(
+                matches!(
+                    &found[..],
+                    [ApprovalSource::HarnessGrant { record: None, .. }]
+                ),
+                "{text:?}: {found:?}"
+            );
+        }
+    }
+
+    #[test]
+    fn an_orphan_grant_or_one_older_than_the_request_is_ignored() {
+        let orphan = sources(&[("checkpoint-k.md.granted", Some(""))]).unwrap();
+        let [ApprovalSource::HarnessIgnored { reason, .. }] = &orphan[..] else {
+            panic!("{orphan:?}");
+        };
+        assert!(reason.contains("has no request"), "{reason}");
+        let stale = sources(&[("checkpoint-k.md.granted", Some("")), REQUEST]).unwrap();
+        let [
+            ApprovalSource::HarnessIgnored { reason, .. },
+            ApprovalSource::HarnessPending { .. },
+        ] = &stale[..]
+        else {
+            panic!("{stale:?}");
+        };
+        assert!(reason.contains("older than the request"), "{reason}");
     }
 
     #[test]
     fn a_grant_holding_records_hands_them_on() {
         let record = r#"{"approved_by": "ana", "approved_at": "2026-03-01T11:00:00Z", "policy": "human", "checkpoint_id": "k", "stale_fields_acknowledged": []}"#;
-        let found = sources(&[("checkpoint-k.md.granted", Some(record))]).unwrap();
+        let found = sources(&[REQUEST, ("checkpoint-k.md.granted", Some(record))]).unwrap();
         assert!(matches!(
             &found[..],
             [ApprovalSource::HarnessGrant {
@@ -187,13 +299,25 @@ mod tests {
     }
 
     #[test]
-    fn an_unreadable_grant_or_an_unsafe_id_is_no_verdict() {
-        let dangling = sources(&[("checkpoint-k.md.granted", None)]).unwrap_err();
-        assert!(
-            dangling.contains("cannot read the harness grant"),
-            "{dangling}"
-        );
-        let not_yaml = sources(&[("checkpoint-k.md.granted", Some("[unclosed"))]).unwrap_err();
+    fn an_unreadable_grant_a_broken_record_or_an_unsafe_id_is_no_verdict() {
+        let dangling = sources(&[REQUEST, ("checkpoint-k.md.granted", None)]).unwrap_err();
+        assert!(dangling.contains("link to nothing"), "{dangling}");
+        // Meant as a record (it has a record's keys) but not one: never
+        // read as a plain grant instead.
+        let broken = sources(&[
+            REQUEST,
+            (
+                "checkpoint-k.md.granted",
+                Some(r#"{"approved_by": "ana", "policy": "orchestrator"}"#),
+            ),
+        ])
+        .unwrap_err();
+        assert!(broken.contains("cannot read the harness grant"), "{broken}");
+        let not_yaml = sources(&[
+            REQUEST,
+            ("checkpoint-k.md.granted", Some("approved_by: [unclosed")),
+        ])
+        .unwrap_err();
         assert!(
             not_yaml.contains("cannot read the harness grant"),
             "{not_yaml}"

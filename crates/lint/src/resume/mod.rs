@@ -11,6 +11,7 @@
 
 mod approval;
 mod check;
+mod context_binding;
 mod document;
 mod entry;
 mod handoff;
@@ -22,10 +23,11 @@ mod staleness;
 mod target;
 
 pub use approval::{
-    APPROVALS_KEY, ApprovalQuestion, ApprovalRecord, ApprovalSource, ApproverKind, Candidate,
-    Operator, Origin, parse_records,
+    APPROVALS_KEY, APPROVALS_TOTAL_BYTES, ApprovalQuestion, ApprovalRecord, ApprovalSource,
+    ApproverKind, Candidate, MAX_APPROVAL_RECORDS, Operator, Origin, parse_records,
 };
 pub use check::{check, required_policy};
+pub use context_binding::{BOOKKEEPING_PREFIX, ContextBinding};
 pub use document::{DocumentError, DocumentFormat, canonical_json, node_to_value, parse_document};
 pub use entry::{FieldResult, FieldStatus};
 pub use handoff::{
@@ -69,6 +71,9 @@ pub struct ResumeRequest {
     pub approvals: Vec<ApprovalSource>,
     /// Seconds a `set_at` may lie in the future and still count as fresh.
     pub max_clock_skew: u64,
+    /// Only the orchestrator writes the context store, so an approval read
+    /// from it may satisfy a `human` policy (never an irreversible resume).
+    pub trust_context_approvals: bool,
 }
 
 /// "Recover field F with strategy S", asked of whoever can.
@@ -121,12 +126,29 @@ pub enum ResumeError {
         list("phases", known)
     )]
     UnknownPhase { name: String, known: Vec<String> },
+    #[error(
+        "`{name}` is not a phase the run can resume into from phase `{phase}`: {}",
+        if successors.is_empty() {
+            format!("`{phase}` has no successor, so nothing follows the checkpoint")
+        } else {
+            format!("its successors are {}; name one of them, or leave --next-phase out to check them all", crate::diagnostic::code_list(successors.iter()))
+        }
+    )]
+    NotASuccessor {
+        name: String,
+        phase: String,
+        successors: Vec<String>,
+    },
     #[error("the context must be a mapping, found {found}")]
     ContextNotMapping { found: &'static str },
     #[error("malformed context: {message}")]
     MalformedContext { message: String },
     #[error("malformed approval in {location}: {message}")]
     MalformedApproval { location: String, message: String },
+    #[error(
+        "more than {limit} approval records were presented for one checkpoint (the context's and every --approvals file's together); a resume is approved by one valid record, so keep the ones that apply"
+    )]
+    TooManyApprovals { limit: usize },
     #[error("cannot re-read the context after recovery: {0}")]
     Reread(String),
     #[error("cannot ask the operator for approval: {0}")]

@@ -97,9 +97,9 @@ pub enum NextStep {
 }
 
 impl NextStep {
-    /// The step as a sentence; `contract` is the contract's path as the
-    /// user gave it, for the command lines.
-    pub fn describe(&self, contract: &str) -> String {
+    /// The step as a sentence; `contract` and `context` are the paths as
+    /// the user gave them, for the command lines.
+    pub fn describe(&self, contract: &str, context: &str) -> String {
         let into = |phases: &[String]| match phases {
             [] => String::new(),
             [one] => format!(" into phase `{one}`"),
@@ -149,7 +149,7 @@ impl NextStep {
             } => {
                 let acks: String = acknowledge.iter().map(|f| format!(" --ack {f}")).collect();
                 format!(
-                    "{}get an approval bound to this checkpoint: phaselint approve --contract {contract} --checkpoint {checkpoint_id} --by NAME --policy {}{acks}{} --output approval.json{}, then pass --approvals approval.json",
+                    "{}get an approval bound to this checkpoint and context: phaselint approve --contract {contract} --checkpoint {checkpoint_id} --context {context} --by NAME --policy {}{acks}{} --output approval.json{}, then pass --approvals approval.json",
                     if *after_refresh { "then " } else { "" },
                     approver.flag(),
                     if *confirm_irreversible { " --confirm-irreversible" } else { "" },
@@ -304,6 +304,7 @@ checkpoint_integrity:
             next_phase: None,
             approvals: Vec::new(),
             max_clock_skew: 300,
+            trust_context_approvals: false,
         };
         check(&analysis, &request, None, None).unwrap().next_steps
     }
@@ -368,8 +369,8 @@ checkpoint_integrity:
             confirm_irreversible: false,
         };
         assert_eq!(
-            approve.describe("c.yaml"),
-            "then get an approval bound to this checkpoint: phaselint approve --contract c.yaml --checkpoint k --by NAME --policy human --ack a --ack b --output approval.json (or --policy orchestrator, for the orchestrator), then pass --approvals approval.json"
+            approve.describe("c.yaml", "ctx.json"),
+            "then get an approval bound to this checkpoint and context: phaselint approve --contract c.yaml --checkpoint k --context ctx.json --by NAME --policy human --ack a --ack b --output approval.json (or --policy orchestrator, for the orchestrator), then pass --approvals approval.json"
         );
         let into_irreversible = NextStep::Approve {
             checkpoint_id: "k".into(),
@@ -379,8 +380,8 @@ checkpoint_integrity:
             confirm_irreversible: true,
         };
         assert_eq!(
-            into_irreversible.describe("c.yaml"),
-            "get an approval bound to this checkpoint: phaselint approve --contract c.yaml --checkpoint k --by NAME --policy human --confirm-irreversible --output approval.json, then pass --approvals approval.json"
+            into_irreversible.describe("c.yaml", "ctx.json"),
+            "get an approval bound to this checkpoint and context: phaselint approve --contract c.yaml --checkpoint k --context ctx.json --by NAME --policy human --confirm-irreversible --output approval.json, then pass --approvals approval.json"
         );
     }
 }

@@ -222,7 +222,18 @@ pub struct ApprovalStatus {
     /// approval required whatever the checkpoint spec's policy.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub irreversible_next: Vec<String>,
-    /// Every approval presented, valid or not.
+    /// What every approval was checked against: the checkpoint's target
+    /// digest (it, its phase and the phases resumed into) ...
+    pub target_digest: String,
+    /// ... and the digest of the values of the entry fields of the phases
+    /// resumed into, in this context, for records that carry one.
+    pub context_digest: String,
+    /// The fields `context_digest` covers.
+    pub context_fields: Vec<String>,
+    /// `--trust-context-approvals`: a record read from the context may
+    /// satisfy a `human` policy (never an irreversible resume).
+    pub trust_context_approvals: bool,
+    /// Every approval presented, valid or not, with where it came from.
     pub candidates: Vec<Candidate>,
     pub reason: String,
 }

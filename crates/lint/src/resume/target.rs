@@ -1,11 +1,15 @@
 //! The checkpoint a resume check or an approval is about, found in one
 //! analysis, and its target digest: the SHA-256 of the canonical JSON of
-//! what the file says about it.
+//! what the file says about the checkpoint, its phase, and every phase the
+//! run may resume into (CB-003: an approval binds the action it authorizes).
 
-use serde_json::{Map, Value};
+use std::collections::BTreeMap;
+
+use serde_json::{Map, Value, json};
 use sha2::{Digest, Sha256};
 
 use crate::Analysis;
+use crate::graph::{EdgeOrigin, PhaseGraph};
 use crate::model::{CheckpointSpec, Contract, Phase};
 use crate::resume::ResumeError;
 use crate::resume::document::{canonical_json, node_to_value};
@@ -15,6 +19,11 @@ use crate::syntax::Node;
 /// marked when the resume check refuses the contract for it anyway.
 pub const SUPPRESSED_ERROR_NOTE: &str = "suppressed, but not for the resume check";
 
+/// The version of the target digest's canonical form, hashed with it. 1
+/// covered the checkpoint and its own phase only; 2 adds the phases the
+/// run resumes into.
+pub const DIGEST_VERSION: u64 = 2;
+
 /// One checkpoint of a contract that is clean enough to check.
 pub struct Target<'a> {
     pub contract: &'a Contract,
@@ -23,18 +32,30 @@ pub struct Target<'a> {
     pub phase: &'a Phase,
     pub phase_index: usize,
     pub pipeline_id: String,
+    /// The phases the run may resume into: the graph successors of the
+    /// checkpoint's phase, by index, in declaration order.
+    pub successors: Vec<usize>,
     pub digest: String,
+    /// The digest an earlier phaselint bound approvals to (version 1: the
+    /// checkpoint and its phase only), so such a record is recognised and
+    /// refused with "approve again" rather than as a stranger's.
+    pub legacy_digest: String,
 }
 
 impl<'a> Target<'a> {
+    /// The phases the run may resume into.
+    pub fn successor_phases(&self) -> Vec<&'a Phase> {
+        self.successors
+            .iter()
+            .filter_map(|&i| self.contract.phases.get(i))
+            .collect()
+    }
+
     /// The irreversible phases a resume from this checkpoint runs next
     /// (its phase's successors): resuming into one needs a person's
     /// approval, confirmed twice.
-    pub fn irreversible_next(&self, analysis: &Analysis) -> Vec<String> {
-        // Without a named phase, the successors: never an error.
-        super::check::next_phases(analysis, self, None)
-            .map(|(next, _)| super::check::irreversible_phases(&next))
-            .unwrap_or_default()
+    pub fn irreversible_next(&self) -> Vec<String> {
+        super::check::irreversible_phases(&self.successor_phases())
     }
 
     /// Finds `checkpoint_id` in the analysis. Fails (never guesses) when
@@ -106,7 +127,13 @@ impl<'a> Target<'a> {
                 problem: "it requires approval but declares no approval_policy (C201)".into(),
             });
         }
-        let canonical = canonical_target(root, spec_index, &phase_name.value)?;
+        let canonical = CanonicalTarget::build(
+            root,
+            contract,
+            analysis.graph.as_ref(),
+            spec_index,
+            phase_index,
+        )?;
         let pipeline_id = contract
             .pipeline_id
             .as_ref()
@@ -119,7 +146,9 @@ impl<'a> Target<'a> {
             phase: &contract.phases[phase_index],
             phase_index,
             pipeline_id,
-            digest: sha256_hex(canonical_json(&canonical).as_bytes()),
+            successors: canonical.successors.keys().copied().collect(),
+            digest: canonical.digest(),
+            legacy_digest: canonical.legacy_digest(),
         })
     }
 }
@@ -185,13 +214,22 @@ pub fn contract_errors(analysis: &Analysis) -> Vec<ContractError> {
 ///
 /// ```json
 /// {"checkpoint": <the checkpoint_integrity entry as written>,
+///  "digest_version": 2,
 ///  "phase": {"definition": <phases.<name> as written>, "name": "<name>"},
-///  "pipeline_id": <pipeline_id as written>}
+///  "pipeline_id": <pipeline_id as written>,
+///  "resumes_into": [{"definition": <phases.<next> as written>,
+///                    "edges": [<each graph_topology edge to it, as written>],
+///                    "name": "<next>",
+///                    "node": <graph_topology.nodes.<next> as written, or null>}, ...]}
 /// ```
 ///
-/// Values are taken from the YAML tree, so keys the file leaves out (and
-/// their defaults) are absent, and any edit of the checkpoint entry or of
-/// its phase changes the digest.
+/// `resumes_into` lists the graph successors of the checkpoint's phase in
+/// declaration order; in declaration order (no topology) the edge is
+/// `{"from": "<phase>", "to": "<next>"}`. Values are taken from the YAML
+/// tree, so keys the file leaves out (and their defaults) are absent, and
+/// any edit of the checkpoint entry, of its phase, or of a phase the run
+/// resumes into (renamed, inserted, its entry, side effects or risk class
+/// changed, the edge's condition edited) changes the digest.
 pub fn target_digest(analysis: &Analysis, checkpoint_id: &str) -> Result<String, ResumeError> {
     Target::find(analysis, checkpoint_id).map(|t| t.digest)
 }
@@ -205,67 +243,141 @@ pub fn target_digests(analysis: &Analysis) -> Vec<(String, String)> {
         .iter()
         .chain(&analysis.hidden_errors)
         .any(|d| d.code.starts_with('E'));
-    if has_errors {
+    let Some(contract) = analysis.contract.as_deref().filter(|_| !has_errors) else {
         return Vec::new();
-    }
+    };
     let Some(root) = crate::syntax::parse(&analysis.source, crate::syntax::Limits::default())
         .ok()
         .flatten()
     else {
         return Vec::new();
     };
-    let entries = root.as_mapping().unwrap_or_default();
-    let checkpoints = entries
-        .iter()
-        .find(|e| e.key.text == "checkpoint_integrity")
-        .and_then(|e| e.value.as_sequence())
-        .unwrap_or_default();
-    let text = |node: Option<&Node>| node.and_then(Node::as_scalar).map(|s| s.text.to_string());
-    checkpoints
+    contract
+        .checkpoints
         .iter()
         .enumerate()
-        .filter_map(|(index, item)| {
-            let fields = item.as_mapping()?;
-            let get = |key: &str| fields.iter().find(|e| e.key.text == key).map(|e| &e.value);
-            let id = text(get("checkpoint_id"))?;
-            let phase = text(get("phase"))?;
-            let canonical = canonical_target(&root, index, &phase).ok()?;
-            Some((id, sha256_hex(canonical_json(&canonical).as_bytes())))
+        .filter_map(|(index, spec)| {
+            let id = spec.checkpoint_id.as_ref()?;
+            let phase = contract.phase_index(&spec.phase.as_ref()?.value)?;
+            let canonical =
+                CanonicalTarget::build(&root, contract, analysis.graph.as_ref(), index, phase)
+                    .ok()?;
+            Some((id.value.clone(), canonical.digest()))
         })
         .collect()
 }
 
-fn canonical_target(root: &Node, spec_index: usize, phase: &str) -> Result<Value, ResumeError> {
-    let entries = root.as_mapping().unwrap_or_default();
-    let get = |key: &str| entries.iter().find(|e| e.key.text == key).map(|e| &e.value);
-    let convert = |node: &Node| {
-        node_to_value(node).map_err(|(key, _)| ResumeError::ContractHasErrors {
-            findings: vec![format!("E002 duplicate key `{key}`")],
-        })
-    };
-    let checkpoint = get("checkpoint_integrity")
-        .and_then(Node::as_sequence)
-        .and_then(|items| items.get(spec_index));
-    let phase_node = get("phases")
-        .and_then(Node::as_mapping)
-        .and_then(|phases| phases.iter().find(|e| e.key.text == phase))
-        .map(|e| &e.value);
-    let (Some(checkpoint), Some(phase_node)) = (checkpoint, phase_node) else {
-        return Err(ResumeError::ContractHasErrors {
+/// What the target digest covers, as written in the file.
+struct CanonicalTarget {
+    pipeline_id: Value,
+    checkpoint: Value,
+    phase: Value,
+    /// Each successor's index, and its entry in `resumes_into`.
+    successors: BTreeMap<usize, Value>,
+}
+
+impl CanonicalTarget {
+    fn build(
+        root: &Node,
+        contract: &Contract,
+        graph: Option<&PhaseGraph>,
+        spec_index: usize,
+        phase_index: usize,
+    ) -> Result<Self, ResumeError> {
+        let unlocated = || ResumeError::ContractHasErrors {
             findings: vec!["the checkpoint or its phase could not be located in the file".into()],
-        });
-    };
-    let mut phase_value = Map::new();
-    phase_value.insert("definition".into(), convert(phase_node)?);
-    phase_value.insert("name".into(), Value::String(phase.to_string()));
-    let mut target = Map::new();
-    target.insert("checkpoint".into(), convert(checkpoint)?);
-    target.insert("phase".into(), Value::Object(phase_value));
-    target.insert(
-        "pipeline_id".into(),
-        get("pipeline_id").map_or(Ok(Value::Null), convert)?,
-    );
-    Ok(Value::Object(target))
+        };
+        let entries = root.as_mapping().unwrap_or_default();
+        let get = |key: &str| entries.iter().find(|e| e.key.text == key).map(|e| &e.value);
+        let convert = |node: &Node| {
+            node_to_value(node).map_err(|(key, _)| ResumeError::ContractHasErrors {
+                findings: vec![format!("E002 duplicate key `{key}`")],
+            })
+        };
+        let phases = get("phases").and_then(Node::as_mapping).unwrap_or_default();
+        let definition = |name: &str| -> Result<Value, ResumeError> {
+            let node = phases
+                .iter()
+                .find(|e| e.key.text == name)
+                .map(|e| &e.value)
+                .ok_or_else(unlocated)?;
+            convert(node)
+        };
+        let topology = get("graph_topology").and_then(Node::as_mapping);
+        let topology_get = |key: &str| {
+            topology
+                .and_then(|t| t.iter().find(|e| e.key.text == key))
+                .map(|e| &e.value)
+        };
+        let topology_edges = topology_get("edges")
+            .and_then(Node::as_sequence)
+            .unwrap_or_default();
+        let topology_nodes = topology_get("nodes")
+            .and_then(Node::as_mapping)
+            .unwrap_or_default();
+
+        let checkpoint = get("checkpoint_integrity")
+            .and_then(Node::as_sequence)
+            .and_then(|items| items.get(spec_index))
+            .ok_or_else(unlocated)?;
+        let phase = contract.phases.get(phase_index).ok_or_else(unlocated)?;
+
+        let mut edges_to: BTreeMap<usize, Vec<Value>> = BTreeMap::new();
+        for (to, origin) in graph.into_iter().flat_map(|g| g.out_edges(phase_index)) {
+            let next = contract.phases.get(to).ok_or_else(unlocated)?;
+            let edge = match origin {
+                EdgeOrigin::Sequence => json!({"from": phase.name, "to": next.name}),
+                EdgeOrigin::Topology(i) => convert(topology_edges.get(i).ok_or_else(unlocated)?)?,
+            };
+            edges_to.entry(to).or_default().push(edge);
+        }
+        let mut successors = BTreeMap::new();
+        for (to, edges) in edges_to {
+            let next = &contract.phases[to];
+            let node = match topology_nodes.iter().find(|e| e.key.text == next.name) {
+                Some(entry) => convert(&entry.value)?,
+                None => Value::Null,
+            };
+            successors.insert(
+                to,
+                json!({
+                    "definition": definition(&next.name)?,
+                    "edges": edges,
+                    "name": next.name,
+                    "node": node,
+                }),
+            );
+        }
+        Ok(CanonicalTarget {
+            pipeline_id: get("pipeline_id").map_or(Ok(Value::Null), convert)?,
+            checkpoint: convert(checkpoint)?,
+            phase: json!({"definition": definition(&phase.name)?, "name": phase.name}),
+            successors,
+        })
+    }
+
+    fn digest(&self) -> String {
+        let mut target = Map::new();
+        target.insert("checkpoint".into(), self.checkpoint.clone());
+        target.insert("digest_version".into(), DIGEST_VERSION.into());
+        target.insert("phase".into(), self.phase.clone());
+        target.insert("pipeline_id".into(), self.pipeline_id.clone());
+        target.insert(
+            "resumes_into".into(),
+            Value::Array(self.successors.values().cloned().collect()),
+        );
+        sha256_hex(canonical_json(&Value::Object(target)).as_bytes())
+    }
+
+    /// Version 1, which approvals written before the phases resumed into
+    /// were bound carry.
+    fn legacy_digest(&self) -> String {
+        let mut target = Map::new();
+        target.insert("checkpoint".into(), self.checkpoint.clone());
+        target.insert("phase".into(), self.phase.clone());
+        target.insert("pipeline_id".into(), self.pipeline_id.clone());
+        sha256_hex(canonical_json(&Value::Object(target)).as_bytes())
+    }
 }
 
 pub(crate) fn sha256_hex(bytes: &[u8]) -> String {
