@@ -1,5 +1,12 @@
 //! The resume check's human report: the one renderer every kind of resume
 //! check (contract checkpoints now, handoffs and manifests next) prints with.
+//!
+//! Every value in these reports comes from a file the checked run could
+//! write itself (the contract, the context, a handoff, a manifest, an
+//! approvals file, the recovery hook's output): each is shown through
+//! `terminal::inline`, so none can move the cursor, rewrite a line above,
+//! set the clipboard or plant a link. The reports are line-oriented: a
+//! newline in a value is shown as `\u{a}` too.
 
 use std::io::{self, Write};
 
@@ -9,6 +16,17 @@ use phaselint_lint::resume::{
     AttemptOutcome, Decision, FieldState, FieldStatus, HandoffReport, ManifestReport, Mode,
     ResumeReport,
 };
+
+use crate::terminal::inline as shown;
+
+/// A list of values from an input, each shown safely, joined with `sep`.
+fn shown_list(values: &[String], sep: &str) -> String {
+    values
+        .iter()
+        .map(|v| shown(v))
+        .collect::<Vec<_>>()
+        .join(sep)
+}
 
 /// The resume check's report for a person: what was checked, what failed,
 /// and what to do next (`resume-check --format human`). `contract` is the
@@ -24,14 +42,16 @@ pub fn resume_human(
     writeln!(
         out,
         "Resume check: checkpoint `{}` after phase `{}` of pipeline `{}`",
-        report.checkpoint_id, report.phase, report.pipeline_id
+        shown(&report.checkpoint_id),
+        shown(&report.phase),
+        shown(&report.pipeline_id)
     )?;
     writeln!(
         out,
         "mode: {}   now: {}   target digest: {}",
         report.mode.as_str(),
-        report.now,
-        report.target_digest
+        shown(&report.now),
+        shown(&report.target_digest)
     )?;
 
     writeln!(out)?;
@@ -67,16 +87,17 @@ pub fn resume_human(
                 .map_or(String::new(), |r| format!(", recovery {}", r.as_str()));
             writeln!(
                 out,
-                "  {label:<9} {} [{}{recovery}]: {reason}",
-                c.field,
-                c.severity.as_str()
+                "  {label:<9} {} [{}{recovery}]: {}",
+                shown(&c.field),
+                c.severity.as_str(),
+                shown(reason)
             )?;
         }
         if !report.missing_provenance.is_empty() {
             writeln!(
                 out,
                 "  missing provenance: {}",
-                report.missing_provenance.join(", ")
+                shown_list(&report.missing_provenance, ", ")
             )?;
         }
     }
@@ -85,7 +106,11 @@ pub fn resume_human(
         if report.recovery_attempts.is_empty() {
             writeln!(out, "Recovery: nothing to recover")?;
         } else {
-            writeln!(out, "Recovery (`{}`):", report.recovery_attempts[0].command)?;
+            writeln!(
+                out,
+                "Recovery (`{}`):",
+                shown(&report.recovery_attempts[0].command)
+            )?;
             for a in &report.recovery_attempts {
                 let outcome = match a.outcome {
                     AttemptOutcome::Recovered if a.recovered => "recovered",
@@ -97,9 +122,9 @@ pub fn resume_human(
                 writeln!(
                     out,
                     "  {} ({}): {outcome}: {}",
-                    a.field,
+                    shown(&a.field),
                     a.strategy.as_str(),
-                    a.detail
+                    shown(&a.detail)
                 )?;
             }
         }
@@ -110,7 +135,7 @@ pub fn resume_human(
         writeln!(
             out,
             "Entry revalidation: {}: {}",
-            entry.reason,
+            shown(&entry.reason),
             if entry.passed { "passed" } else { "FAILED" }
         )?;
         for r in &entry.field_results {
@@ -123,11 +148,14 @@ pub fn resume_human(
             writeln!(
                 out,
                 "  {label:<9} {}:{} [{}]: {}",
-                r.phase, r.field, r.severity, r.message
+                shown(&r.phase),
+                shown(&r.field),
+                r.severity,
+                shown(&r.message)
             )?;
         }
     } else {
-        writeln!(out, "Entry revalidation: {}", entry.reason)?;
+        writeln!(out, "Entry revalidation: {}", shown(&entry.reason))?;
     }
 
     let approval = &report.approval_status;
@@ -144,7 +172,7 @@ pub fn resume_human(
                 "NOT GRANTED"
             }
         )?;
-        writeln!(out, "  {}", approval.reason)?;
+        writeln!(out, "  {}", shown(&approval.reason))?;
         writeln!(
             out,
             "  checked against target digest {}{}",
@@ -155,7 +183,7 @@ pub fn resume_human(
                 format!(
                     " and, where a record is bound to the context, context digest {} (of {})",
                     approval.context_digest,
-                    approval.context_fields.join(", ")
+                    shown_list(&approval.context_fields, ", ")
                 )
             }
         )?;
@@ -169,16 +197,15 @@ pub fn resume_human(
             if c.valid {
                 continue;
             }
-            let who = c
-                .record
-                .as_ref()
-                .map_or(String::new(), |r| format!(" by `{}`", r.approved_by));
+            let who = c.record.as_ref().map_or(String::new(), |r| {
+                format!(" by `{}`", shown(&r.approved_by))
+            });
             writeln!(
                 out,
                 "  rejected {}{who} ({}): {}",
-                c.location,
+                shown(&c.location),
                 c.source.describe(),
-                c.problems.join("; ")
+                shown_list(&c.problems, "; ")
             )?;
         }
     }
@@ -220,18 +247,18 @@ fn verdict(
     if !failures.is_empty() {
         writeln!(out, "What failed:")?;
         for f in failures {
-            writeln!(out, "  - {f}")?;
+            writeln!(out, "  - {}", shown(f))?;
         }
     }
     if !warnings.is_empty() {
         writeln!(out, "Warnings:")?;
         for w in warnings {
-            writeln!(out, "  - {w}")?;
+            writeln!(out, "  - {}", shown(w))?;
         }
     }
     writeln!(out, "What to do next:")?;
     for step in next {
-        writeln!(out, "  - {step}")?;
+        writeln!(out, "  - {}", shown(step))?;
     }
     Ok(())
 }
@@ -249,7 +276,7 @@ fn despite(mode: Mode, strict: Decision, allowed: &str) -> String {
 /// A team handoff's report for a person (`resume-check --handoff`): its
 /// timestamp and tasks, every problem at its line, and the verdict.
 pub fn handoff_human(report: &HandoffReport, path: &str, out: &mut impl Write) -> io::Result<()> {
-    writeln!(out, "Handoff check: {path}")?;
+    writeln!(out, "Handoff check: {}", shown(path))?;
     let age = report.age_seconds.map_or(String::new(), |age| {
         if age >= 0 {
             format!(" ({} old)", format_seconds(age as u64))
@@ -261,7 +288,7 @@ pub fn handoff_human(report: &HandoffReport, path: &str, out: &mut impl Write) -
         out,
         "mode: {}   timestamp: {}{age}",
         report.mode.as_str(),
-        report.timestamp.as_deref().unwrap_or("none")
+        shown(report.timestamp.as_deref().unwrap_or("none"))
     )?;
     writeln!(out)?;
     if report.tasks.is_empty() {
@@ -280,15 +307,15 @@ pub fn handoff_human(report: &HandoffReport, path: &str, out: &mut impl Write) -
             let blocked = if t.blocked_by.is_empty() {
                 String::new()
             } else {
-                format!(", blocked by {}", t.blocked_by.join(", "))
+                format!(", blocked by {}", shown_list(&t.blocked_by, ", "))
             };
             writeln!(
                 out,
                 "  {:<4} {:<12} {:<16} {}{blocked}",
-                t.id,
-                t.status,
-                t.owner.as_deref().unwrap_or("-"),
-                t.subject
+                shown(&t.id),
+                shown(&t.status),
+                shown(t.owner.as_deref().unwrap_or("-")),
+                shown(&t.subject)
             )?;
         }
     }
@@ -314,31 +341,33 @@ pub fn handoff_human(report: &HandoffReport, path: &str, out: &mut impl Write) -
 /// --manifest`): the files and hashes compared, the problems, and the
 /// verdict.
 pub fn manifest_human(report: &ManifestReport, path: &str, out: &mut impl Write) -> io::Result<()> {
-    writeln!(out, "Manifest check: {path}")?;
+    writeln!(out, "Manifest check: {}", shown(path))?;
     writeln!(
         out,
         "checkpoint: {}   mode: {}",
-        report.checkpoint_id,
+        shown(&report.checkpoint_id),
         report.mode.as_str()
     )?;
     writeln!(out)?;
     writeln!(out, "Scope files ({}):", report.files.len())?;
     for f in &report.files {
         let state = match (&f.sha256, f.exists) {
-            (Some(sha), _) => sha.clone(),
+            (Some(sha), _) => shown(sha).into_owned(),
             (None, true) => "unreadable".to_string(),
             (None, false) => "MISSING".to_string(),
         };
-        writeln!(out, "  {:<40} {state}", f.path)?;
+        writeln!(out, "  {:<40} {state}", shown(&f.path))?;
     }
-    writeln!(out, "recorded hash: {}", report.expected_hash)?;
+    writeln!(out, "recorded hash: {}", shown(&report.expected_hash))?;
     writeln!(
         out,
         "live hash:     {}",
-        report
-            .actual_hash
-            .as_deref()
-            .unwrap_or("(not every file could be hashed)")
+        shown(
+            report
+                .actual_hash
+                .as_deref()
+                .unwrap_or("(not every file could be hashed)")
+        )
     )?;
     let next = match (report.problems.is_empty(), report.decision) {
         (true, _) => "the mutation may proceed: the checkpoint is in place and the state is as recorded".to_string(),
@@ -396,5 +425,46 @@ mod tests {
             text.contains("  - refresh `x` (re_retrieve) and stamp it again"),
             "{text}"
         );
+    }
+
+    /// What a terminal would act on, anywhere in `text`: C0 but tab and
+    /// newline, DEL, C1, the bidi overrides.
+    fn acted_on(text: &str) -> Vec<char> {
+        text.chars()
+            .filter(|&c| {
+                (c.is_control() && c != '\n' && c != '\t')
+                    || matches!(c, '\u{200e}' | '\u{200f}' | '\u{202a}'..='\u{202e}' | '\u{2066}'..='\u{2069}')
+            })
+            .collect()
+    }
+
+    #[test]
+    fn a_handoff_cannot_write_to_the_terminal_through_its_tasks() {
+        let handoff = "## Timestamp\n2026-01-26T10:30:00Z\n\n## Reason\nr\n\n## Team Composition\n- w: implementer\n\n## Task States\n| ID | Subject | Status | Owner |\n|----|---------|--------|-------|\n| 1\u{9b}2J | Implement \u{1b}]52;c;aGk=\u{7}B\u{1b}[1A\u{1b}[2K | in_progress | w\u{1b}]8;;https://evil.example\u{7}x\u{1b}]8;;\u{7} |\n| 2 | b\u{202e}c | pendng\u{7} | - |\n\n## Review Tracking\n- none\n\n## Resumption Notes\n- none\n";
+        let input = phaselint_lint::resume::HandoffInput {
+            now: "2026-01-26T12:00:00Z".parse().unwrap(),
+            max_age: None,
+            max_clock_skew: 300,
+            mode: Mode::Strict,
+            unfinished_signal: None,
+        };
+        let report = phaselint_lint::resume::check_handoff(handoff, &input);
+        let mut out = Vec::new();
+        super::handoff_human(&report, "hand\u{1b}[2Koff.md", &mut out).unwrap();
+        let text = String::from_utf8(out).unwrap();
+        assert_eq!(acted_on(&text), [], "{text}");
+        assert!(
+            text.contains("Implement \\u{1b}]52;c;aGk=\\u{7}B\\u{1b}[1A\\u{1b}[2K"),
+            "{text}"
+        );
+        assert!(
+            text.contains("w\\u{1b}]8;;https://evil.example\\u{7}x"),
+            "{text}"
+        );
+        assert!(
+            text.contains("Handoff check: hand\\u{1b}[2Koff.md"),
+            "{text}"
+        );
+        assert!(text.contains("b\\u{202e}c"), "{text}");
     }
 }
