@@ -315,6 +315,62 @@ fn inputs_over_their_bounds_are_refused_naming_the_bound() {
     );
 }
 
+/// Contexts within their 32 MiB whose values would take 50 to 100 times
+/// that once read (tiny mappings, one-digit list items), in JSON and YAML:
+/// refused, under an address-space cap of 8 times the bound plus what the
+/// program itself maps.
+#[cfg(unix)]
+#[test]
+fn a_context_that_would_exhaust_memory_once_read_is_refused_within_its_bound() {
+    let dir = temp();
+    let d = dir.path();
+    let fill = |unit: &str, open: &str, close: &str| {
+        let count = (32 * MIB as usize - open.len() - close.len()) / unit.len();
+        let mut text = String::with_capacity(32 * MIB as usize);
+        text.push_str(open);
+        for _ in 0..count {
+            text.push_str(unit);
+        }
+        text.truncate(text.trim_end_matches(',').len());
+        text.push_str(close);
+        text
+    };
+    let shapes = [
+        ("maps.json", fill("{},", "{\"a\": [", "]}")),
+        ("digits.json", fill("0,", "{\"a\": [", "]}")),
+        ("maps.yaml", fill("- {}\n", "a:\n", "")),
+        ("digits.yaml", fill("- 0\n", "a:\n", "")),
+    ];
+    for (name, text) in &shapes {
+        assert!(text.len() as u64 <= 32 * MIB, "{name}");
+        std::fs::write(d.join(name), text).unwrap();
+        let out = run(
+            d,
+            &[
+                "resume-check",
+                "--no-config",
+                "--contract",
+                &pipeline(),
+                "--checkpoint",
+                "after_generate",
+                "--context",
+                name,
+                "--now",
+                "2026-03-01T12:00:00Z",
+            ],
+            None,
+            QUICK,
+            Some(8 * 32 * 1024 + 64 * 1024),
+        );
+        assert_eq!(code(&out), 3, "{name}: {}", stderr(&out));
+        assert!(
+            stderr(&out).contains("in memory once read"),
+            "{name}: {}",
+            stderr(&out)
+        );
+    }
+}
+
 #[cfg(unix)]
 #[test]
 fn what_is_not_a_regular_file_is_refused_without_waiting() {

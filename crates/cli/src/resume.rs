@@ -557,7 +557,8 @@ pub(crate) fn read_document(
     } else {
         DocumentFormat::from_file_name(&path.to_string_lossy())
     };
-    resume::parse_document(text, format)
+    let budget = resume::MEMORY_PER_INPUT_BYTE * bound.bytes();
+    resume::parse_document_within(text, format, budget)
         .map_err(|e| NoVerdict(format!("cannot read the {what} {shown}: {e}")))
 }
 

@@ -43,10 +43,35 @@ pub enum DocumentError {
     Unloadable(String),
     #[error("key `{key}` appears twice in one mapping (line {line})")]
     DuplicateKey { key: String, line: usize },
+    #[error(
+        "its values would take more than {} in memory once read (every mapping, list and text counted); phaselint refuses documents this large rather than exhaust memory",
+        crate::input::describe(*budget)
+    )]
+    TooLarge { budget: u64 },
 }
 
-/// Parses a context or approvals document.
+/// How much memory the values of a runtime document may take once read,
+/// per byte its input may have: a document of many tiny mappings (`[{},
+/// {}, …]`) would otherwise take 50 to 100 times its size.
+pub const MEMORY_PER_INPUT_BYTE: u64 = 5;
+
+/// Parses a context or approvals document of up to 32 MiB, within
+/// `5 × 32 MiB` of values.
 pub fn parse_document(text: &str, format: DocumentFormat) -> Result<Value, DocumentError> {
+    parse_document_within(
+        text,
+        format,
+        MEMORY_PER_INPUT_BYTE * crate::input::Bound::Document.bytes(),
+    )
+}
+
+/// Parses a runtime document whose values may take at most `budget` bytes
+/// in memory (an estimate that errs high: see `Charge`).
+pub fn parse_document_within(
+    text: &str,
+    format: DocumentFormat,
+    budget: u64,
+) -> Result<Value, DocumentError> {
     let trimmed = text.trim_start_matches(['\u{feff}', ' ', '\t', '\r', '\n']);
     if trimmed.is_empty() {
         return Err(DocumentError::Empty);
@@ -56,109 +81,381 @@ pub fn parse_document(text: &str, format: DocumentFormat) -> Result<Value, Docum
         DocumentFormat::Yaml => false,
         DocumentFormat::Detect => trimmed.starts_with(['{', '[']),
     };
-    if json {
-        return serde_json::from_str::<NoDuplicateKeys>(trimmed)
-            .map(|NoDuplicateKeys(value)| value)
-            .map_err(|e| DocumentError::Json(e.to_string()));
+    let charge = Charge::new(budget);
+    let read = if json {
+        read_json(trimmed, &charge)
+    } else {
+        read_yaml(text, &charge)
+    };
+    if charge.exhausted.get() {
+        return Err(DocumentError::TooLarge { budget });
     }
-    let line_of = |offset: usize| text[..offset.min(text.len())].matches('\n').count() + 1;
-    match syntax::parse(text, Limits::default()) {
-        Ok(Some(node)) => {
-            node_to_value(&node).map_err(|(key, offset)| DocumentError::DuplicateKey {
-                key,
-                line: line_of(offset),
-            })
-        }
-        Ok(None) => Err(DocumentError::Empty),
-        Err(syntax::SyntaxError::Yaml { message, offset }) => Err(DocumentError::Yaml {
-            message,
-            line: line_of(offset),
-        }),
-        Err(syntax::SyntaxError::Unloadable { message, .. }) => {
-            Err(DocumentError::Unloadable(message))
+    read
+}
+
+/// What the values read so far cost, estimated from serde_json's layout:
+/// every value a 32-byte slot, a text its bytes, a mapping its B-tree nodes
+/// (about 640 bytes for up to six entries) and each key its text and slot.
+struct Charge {
+    left: std::cell::Cell<u64>,
+    exhausted: std::cell::Cell<bool>,
+}
+
+impl Charge {
+    const VALUE: u64 = 32;
+    const MAP_NODE: u64 = 640;
+    const ENTRIES_PER_NODE: u64 = 6;
+    const KEY: u64 = 24 + 32;
+
+    fn new(budget: u64) -> Self {
+        Charge {
+            left: std::cell::Cell::new(budget),
+            exhausted: std::cell::Cell::new(false),
         }
     }
+
+    /// Takes `bytes` from what is left; false (for good) once it runs out.
+    fn take(&self, bytes: u64) -> bool {
+        match self.left.get().checked_sub(bytes) {
+            Some(left) if !self.exhausted.get() => {
+                self.left.set(left);
+                true
+            }
+            _ => {
+                self.exhausted.set(true);
+                false
+            }
+        }
+    }
+
+    fn value(&self) -> bool {
+        self.take(Self::VALUE)
+    }
+
+    fn text(&self, text: &str) -> bool {
+        self.take(text.len() as u64)
+    }
+
+    /// The `n`-th entry (from 0) of a mapping, with its key.
+    fn entry(&self, n: usize, key: &str) -> bool {
+        let node = if (n as u64).is_multiple_of(Self::ENTRIES_PER_NODE) {
+            Self::MAP_NODE
+        } else {
+            0
+        };
+        self.take(node + Self::KEY + key.len() as u64)
+    }
+}
+
+fn read_json(text: &str, charge: &Charge) -> Result<Value, DocumentError> {
+    use serde::de::DeserializeSeed;
+    let mut deserializer = serde_json::Deserializer::from_str(text);
+    let value = StrictSeed(charge)
+        .deserialize(&mut deserializer)
+        .and_then(|value| deserializer.end().map(|()| value))
+        .map_err(|e| DocumentError::Json(e.to_string()))?;
+    Ok(value)
 }
 
 /// A JSON value read like serde_json's `Value`, except that a key twice in
-/// one object is an error: "last one wins" would let a second `policy` or a
-/// second provenance record silently replace the first, and the YAML
-/// reader already refuses that.
-struct NoDuplicateKeys(Value);
+/// one object is an error ("last one wins" would let a second `policy` or a
+/// second provenance record silently replace the first, and the YAML reader
+/// refuses that too), and that what is read is charged to a budget.
+#[derive(Clone, Copy)]
+struct StrictSeed<'c>(&'c Charge);
 
-impl<'de> serde::Deserialize<'de> for NoDuplicateKeys {
-    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        deserializer
-            .deserialize_any(StrictVisitor)
-            .map(NoDuplicateKeys)
+/// Why the reader stopped when the budget ran out (the error itself is
+/// replaced by `DocumentError::TooLarge`).
+const OVER_BUDGET: &str = "over the memory budget";
+
+impl<'de> serde::de::DeserializeSeed<'de> for StrictSeed<'_> {
+    type Value = Value;
+
+    fn deserialize<D: serde::Deserializer<'de>>(self, deserializer: D) -> Result<Value, D::Error> {
+        deserializer.deserialize_any(self)
     }
 }
 
-struct StrictVisitor;
-
-impl<'de> serde::de::Visitor<'de> for StrictVisitor {
+impl<'de> serde::de::Visitor<'de> for StrictSeed<'_> {
     type Value = Value;
 
     fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.write_str("a JSON value")
     }
 
-    fn visit_bool<E>(self, b: bool) -> Result<Value, E> {
-        Ok(Value::Bool(b))
+    fn visit_bool<E: serde::de::Error>(self, b: bool) -> Result<Value, E> {
+        self.scalar(Value::Bool(b))
     }
 
-    fn visit_i64<E>(self, i: i64) -> Result<Value, E> {
-        Ok(Value::Number(i.into()))
+    fn visit_i64<E: serde::de::Error>(self, i: i64) -> Result<Value, E> {
+        self.scalar(Value::Number(i.into()))
     }
 
-    fn visit_u64<E>(self, u: u64) -> Result<Value, E> {
-        Ok(Value::Number(u.into()))
+    fn visit_u64<E: serde::de::Error>(self, u: u64) -> Result<Value, E> {
+        self.scalar(Value::Number(u.into()))
     }
 
-    fn visit_f64<E>(self, f: f64) -> Result<Value, E> {
-        Ok(Number::from_f64(f).map_or(Value::Null, Value::Number))
+    fn visit_f64<E: serde::de::Error>(self, f: f64) -> Result<Value, E> {
+        self.scalar(Number::from_f64(f).map_or(Value::Null, Value::Number))
     }
 
-    fn visit_str<E>(self, s: &str) -> Result<Value, E> {
-        Ok(Value::String(s.to_string()))
+    fn visit_str<E: serde::de::Error>(self, s: &str) -> Result<Value, E> {
+        if !self.0.text(s) {
+            return Err(E::custom(OVER_BUDGET));
+        }
+        self.scalar(Value::String(s.to_string()))
     }
 
-    fn visit_string<E>(self, s: String) -> Result<Value, E> {
-        Ok(Value::String(s))
+    fn visit_string<E: serde::de::Error>(self, s: String) -> Result<Value, E> {
+        if !self.0.text(&s) {
+            return Err(E::custom(OVER_BUDGET));
+        }
+        self.scalar(Value::String(s))
     }
 
-    fn visit_unit<E>(self) -> Result<Value, E> {
-        Ok(Value::Null)
+    fn visit_unit<E: serde::de::Error>(self) -> Result<Value, E> {
+        self.scalar(Value::Null)
     }
 
     fn visit_seq<A: serde::de::SeqAccess<'de>>(self, mut seq: A) -> Result<Value, A::Error> {
+        use serde::de::Error;
+        if !self.0.value() {
+            return Err(A::Error::custom(OVER_BUDGET));
+        }
         let mut items = Vec::new();
-        while let Some(NoDuplicateKeys(item)) = seq.next_element()? {
+        while let Some(item) = seq.next_element_seed(self)? {
             items.push(item);
         }
+        items.shrink_to_fit();
         Ok(Value::Array(items))
     }
 
     fn visit_map<A: serde::de::MapAccess<'de>>(self, mut entries: A) -> Result<Value, A::Error> {
+        use serde::de::Error;
+        if !self.0.value() {
+            return Err(A::Error::custom(OVER_BUDGET));
+        }
         let mut map = Map::new();
         while let Some(key) = entries.next_key::<String>()? {
             if map.contains_key(&key) {
-                return Err(serde::de::Error::custom(format!(
+                return Err(A::Error::custom(format!(
                     "key `{key}` appears twice in one object"
                 )));
             }
-            let NoDuplicateKeys(value) = entries.next_value()?;
+            if !self.0.entry(map.len(), &key) {
+                return Err(A::Error::custom(OVER_BUDGET));
+            }
+            let value = entries.next_value_seed(self)?;
             map.insert(key, value);
         }
         Ok(Value::Object(map))
     }
 }
 
-/// Converts a spanned YAML tree to JSON, resolving plain scalars by the
-/// YAML 1.2 core schema. A duplicate key is an error (key, byte offset):
-/// a runtime document is read fail-closed, never "last one wins".
-/// Non-finite floats (`.inf`, `.nan`), which JSON cannot hold, become
-/// their YAML text.
+impl StrictSeed<'_> {
+    fn scalar<E: serde::de::Error>(self, value: Value) -> Result<Value, E> {
+        if self.0.value() {
+            Ok(value)
+        } else {
+            Err(E::custom(OVER_BUDGET))
+        }
+    }
+}
+
+/// A collection being read, and the key waiting for its value.
+enum Open {
+    Mapping {
+        map: Map<String, Value>,
+        key: Option<String>,
+        anchor: usize,
+    },
+    Sequence {
+        items: Vec<Value>,
+        anchor: usize,
+    },
+}
+
+/// Reads a YAML document straight into values, with the limits of the
+/// contract reader (one document, 64 levels, no NUL) and the budget
+/// charged for every value, so a large file never exists twice in memory
+/// (as a spanned tree and as values) and aliases cost what they copy.
+fn read_yaml(text: &str, charge: &Charge) -> Result<Value, DocumentError> {
+    use saphyr_parser::{Event, Parser, ScalarStyle};
+    let limits = Limits::default();
+    if text.len() > limits.max_bytes {
+        return Err(DocumentError::Unloadable(crate::oversized(
+            Some(text.len() as u64),
+            limits.max_bytes as u64,
+        )));
+    }
+    if let Some(offset) = text.find('\0') {
+        return Err(DocumentError::Yaml {
+            message: "a NUL byte (U+0000) is not allowed in YAML; is this a binary file?".into(),
+            line: text[..offset].matches('\n').count() + 1,
+        });
+    }
+    let over = || DocumentError::TooLarge { budget: 0 };
+    let mut open: Vec<Open> = Vec::new();
+    // Each anchor's value and what a copy of it costs.
+    let mut anchors: Vec<(usize, Value, u64)> = Vec::new();
+    let mut root: Option<Value> = None;
+    let mut documents = 0usize;
+    for event in Parser::new_from_str(text) {
+        let (event, span) = event.map_err(|e| {
+            if e.info().contains("recursion limit") {
+                DocumentError::Unloadable(format!(
+                    "nesting is deeper than {} levels",
+                    limits.max_depth
+                ))
+            } else {
+                DocumentError::Yaml {
+                    message: e.info().to_string(),
+                    line: e.marker().line(),
+                }
+            }
+        })?;
+        let line = span.start.line();
+        let before = charge.left.get();
+        let (value, anchor) = match event {
+            Event::StreamStart | Event::StreamEnd | Event::DocumentEnd | Event::Nothing => continue,
+            Event::DocumentStart(_) => {
+                documents += 1;
+                if documents > 1 {
+                    return Err(DocumentError::Unloadable(
+                        "expected one YAML document, but this one has several (separated by `---`)"
+                            .into(),
+                    ));
+                }
+                continue;
+            }
+            Event::Scalar(text, style, anchor, _tag) => {
+                // A key is its text as written (`1: x` has the key `1`).
+                if let Some(Open::Mapping {
+                    map,
+                    key: pending @ None,
+                    ..
+                }) = open.last_mut()
+                {
+                    if map.contains_key(text.as_ref()) {
+                        return Err(DocumentError::DuplicateKey {
+                            key: text.into_owned(),
+                            line,
+                        });
+                    }
+                    if !charge.entry(map.len(), &text) {
+                        return Err(over());
+                    }
+                    *pending = Some(text.into_owned());
+                    continue;
+                }
+                if !charge.value() || !charge.text(&text) {
+                    return Err(over());
+                }
+                let scalar = syntax::Scalar {
+                    text: text.as_ref().into(),
+                    plain: style == ScalarStyle::Plain,
+                };
+                let value = match scalar.resolve() {
+                    Resolved::Null => Value::Null,
+                    Resolved::Bool(b) => Value::Bool(b),
+                    Resolved::Int(i) => Value::Number(i.into()),
+                    Resolved::Float(f) => Number::from_f64(f)
+                        .map_or_else(|| Value::String(text.to_string()), Value::Number),
+                    Resolved::Str(s) => Value::String(s.to_string()),
+                };
+                (value, anchor)
+            }
+            Event::Alias(id) => {
+                let Some((_, value, cost)) = anchors.iter().rev().find(|(a, _, _)| *a == id) else {
+                    return Err(DocumentError::Yaml {
+                        message: "alias refers to an unknown anchor".into(),
+                        line,
+                    });
+                };
+                if !charge.take(*cost) {
+                    return Err(over());
+                }
+                (value.clone(), 0)
+            }
+            Event::MappingStart(anchor, _) | Event::SequenceStart(anchor, _) => {
+                if let Some(Open::Mapping { key: None, .. }) = open.last() {
+                    return Err(DocumentError::Unloadable(format!(
+                        "a mapping key on line {line} is a collection; keys must be plain strings"
+                    )));
+                }
+                if open.len() >= limits.max_depth {
+                    return Err(DocumentError::Unloadable(format!(
+                        "nesting is deeper than {} levels",
+                        limits.max_depth
+                    )));
+                }
+                if !charge.value() {
+                    return Err(over());
+                }
+                open.push(if matches!(event, Event::MappingStart(..)) {
+                    Open::Mapping {
+                        map: Map::new(),
+                        key: None,
+                        anchor,
+                    }
+                } else {
+                    Open::Sequence {
+                        items: Vec::new(),
+                        anchor,
+                    }
+                });
+                continue;
+            }
+            Event::MappingEnd | Event::SequenceEnd => match open.pop() {
+                Some(Open::Mapping { map, anchor, .. }) => (Value::Object(map), anchor),
+                Some(Open::Sequence { mut items, anchor }) => {
+                    items.shrink_to_fit();
+                    (Value::Array(items), anchor)
+                }
+                None => continue,
+            },
+        };
+        if anchor != 0 {
+            // Roughly what reading it cost: what a copy will cost again.
+            let cost = before.saturating_sub(charge.left.get()).max(Charge::VALUE);
+            anchors.push((anchor, value.clone(), cost));
+        }
+        match open.last_mut() {
+            None => root = Some(value),
+            Some(Open::Sequence { items, .. }) => items.push(value),
+            Some(Open::Mapping { map, key, .. }) => match key.take() {
+                Some(key) => {
+                    map.insert(key, value);
+                }
+                None => {
+                    let Value::String(text) = value_as_key(value) else {
+                        return Err(DocumentError::Unloadable(format!(
+                            "a mapping key on line {line} is not a scalar; keys must be plain strings"
+                        )));
+                    };
+                    if map.contains_key(&text) {
+                        return Err(DocumentError::DuplicateKey { key: text, line });
+                    }
+                    if !charge.entry(map.len(), &text) {
+                        return Err(over());
+                    }
+                    *key = Some(text);
+                }
+            },
+        }
+    }
+    root.ok_or(DocumentError::Empty)
+}
+
+/// An alias used as a mapping key: the text of the scalar it names.
+fn value_as_key(value: Value) -> Value {
+    match value {
+        Value::String(_) => value,
+        Value::Null | Value::Bool(_) | Value::Number(_) => Value::String(value.to_string()),
+        Value::Array(_) | Value::Object(_) => value,
+    }
+}
+
 pub fn node_to_value(node: &Node) -> Result<Value, (String, usize)> {
     Ok(match &node.kind {
         NodeKind::Scalar(scalar) => match scalar.resolve() {
@@ -306,6 +603,66 @@ mod tests {
             canonical_json(&v),
             r#"{"a":[1,-2,1.5,"x",null,true,{"b":{}}]}"#
         );
+    }
+
+    #[test]
+    fn what_a_document_takes_in_memory_is_bounded_in_both_formats() {
+        let maps = format!("[{}{{}}]", "{},".repeat(10_000));
+        let budget = 100_000;
+        for (text, format) in [
+            (maps.as_str(), DocumentFormat::Json),
+            (maps.as_str(), DocumentFormat::Yaml),
+            (
+                "a: &a [1, 2, 3, 4, 5, 6, 7, 8]\nb: [*a, *a, *a, *a, *a, *a, *a, *a, *a, *a]\n",
+                DocumentFormat::Yaml,
+            ),
+        ] {
+            let small = if format == DocumentFormat::Yaml && text.starts_with('a') {
+                1_000
+            } else {
+                budget
+            };
+            assert_eq!(
+                parse_document_within(text, format, small),
+                Err(DocumentError::TooLarge { budget: small }),
+                "{format:?}"
+            );
+        }
+        // The same documents within a budget that holds them.
+        assert!(parse_document_within(&maps, DocumentFormat::Json, 10_000_000).is_ok());
+        assert!(parse_document_within(&maps, DocumentFormat::Yaml, 10_000_000).is_ok());
+        let message = DocumentError::TooLarge {
+            budget: 5 * 32 * 1024 * 1024,
+        }
+        .to_string();
+        assert!(
+            message.contains("more than 167772160 bytes (160 MiB) in memory"),
+            "{message}"
+        );
+    }
+
+    #[test]
+    fn yaml_documents_keep_the_contract_readers_limits() {
+        let deep = format!("{}1{}", "[".repeat(100), "]".repeat(100));
+        assert!(matches!(
+            parse_document(&deep, DocumentFormat::Yaml),
+            Err(DocumentError::Unloadable(m)) if m.contains("nesting")
+        ));
+        assert!(matches!(
+            parse_document("a: 1\n---\nb: 2\n", DocumentFormat::Yaml),
+            Err(DocumentError::Unloadable(m)) if m.contains("several")
+        ));
+        assert!(matches!(
+            parse_document("a: 1\0", DocumentFormat::Yaml),
+            Err(DocumentError::Yaml { .. })
+        ));
+        assert!(matches!(
+            parse_document("? [a]\n: 1\n", DocumentFormat::Yaml),
+            Err(DocumentError::Unloadable(m)) if m.contains("keys must be plain strings")
+        ));
+        // Keys are their text as written; aliases copy values.
+        let v = parse_document("1: x\n~: y\nb: &v [1]\nc: *v\n", DocumentFormat::Yaml).unwrap();
+        assert_eq!(canonical_json(&v), r#"{"1":"x","b":[1],"c":[1],"~":"y"}"#);
     }
 
     #[test]

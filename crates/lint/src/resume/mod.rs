@@ -28,7 +28,10 @@ pub use approval::{
 };
 pub use check::{check, required_policy};
 pub use context_binding::{BOOKKEEPING_PREFIX, ContextBinding};
-pub use document::{DocumentError, DocumentFormat, canonical_json, node_to_value, parse_document};
+pub use document::{
+    DocumentError, DocumentFormat, MEMORY_PER_INPUT_BYTE, canonical_json, node_to_value,
+    parse_document, parse_document_within,
+};
 pub use entry::{FieldResult, FieldStatus};
 pub use handoff::{
     HandoffInput, HandoffReport, Problem as HandoffProblem, Task as HandoffTask, check_handoff,
