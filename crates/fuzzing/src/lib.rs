@@ -199,9 +199,30 @@ pub fn resume_readers(data: &[u8]) {
         if let Ok(value) = resume::parse_document(text, format) {
             let _ = resume::parse_records(&value);
             let _ = resume::canonical_json(&value);
+            // The context binding of an approval over any value.
+            if let Some(contract) = binding_contract().contract.as_deref() {
+                let next: Vec<_> = contract.phases.iter().collect();
+                let one = resume::ContextBinding::of(&next, &value);
+                assert_eq!(one, resume::ContextBinding::of(&next, &value));
+            }
             // As a checkpoint manifest, over files that all exist.
             let _ = resume::check_manifest(&value, &EveryFile, &manifest_input());
         }
+    }
+    // As a harness grant beside its request: a plain grant, records, or
+    // no verdict — never a panic, and never a grant without its request.
+    let grant = HarnessFiles(data);
+    match resume::harness_sources(&grant, std::path::Path::new("/h"), "k") {
+        Ok(sources) => assert!(
+            sources
+                .iter()
+                .all(|s| matches!(s, resume::ApprovalSource::HarnessGrant { .. })),
+            "{sources:?}"
+        ),
+        Err(message) => assert!(
+            message.contains("cannot read the harness grant"),
+            "{message}"
+        ),
     }
     // As a team handoff: every problem points at a line of the text.
     let report = resume::check_handoff(text, &handoff_input());
@@ -222,6 +243,40 @@ pub fn resume_readers(data: &[u8]) {
                 "{line:?} -> {written}"
             );
         }
+    }
+}
+
+/// A contract whose phases read dotted, wildcard and bookkeeping fields.
+fn binding_contract() -> &'static phaselint_lint::Analysis {
+    static ANALYSIS: std::sync::OnceLock<phaselint_lint::Analysis> = std::sync::OnceLock::new();
+    ANALYSIS.get_or_init(|| {
+        phaselint_lint::analyze(
+            "schema_version: '1'\npipeline_id: p\nphases:\n  a:\n    entry:\n      required:\n        - name: a\n        - name: a.b.*.c\n        - name: _cc_x\n      enrichment:\n        - name: '*'\n",
+            &phaselint_lint::config::Settings::default(),
+        )
+    })
+}
+
+/// A harness directory `/h` with a request for `k` and, written after it,
+/// a grant holding the input.
+struct HarnessFiles<'a>(&'a [u8]);
+
+impl resume::SentinelFiles for HarnessFiles<'_> {
+    fn is_dir(&self, path: &std::path::Path) -> bool {
+        path == std::path::Path::new("/h")
+    }
+
+    fn exists(&self, _path: &std::path::Path) -> Result<bool, String> {
+        Ok(true)
+    }
+
+    fn read_grant(&self, _path: &std::path::Path) -> Result<Vec<u8>, String> {
+        Ok(self.0.to_vec())
+    }
+
+    fn modified(&self, path: &std::path::Path) -> Result<std::time::SystemTime, String> {
+        let later = path.to_string_lossy().ends_with(".granted");
+        Ok(std::time::SystemTime::UNIX_EPOCH + std::time::Duration::from_secs(u64::from(later)))
     }
 }
 

@@ -17,7 +17,9 @@ use std::time::SystemTime;
 use serde_json::Value;
 
 use crate::input::{self, Bound};
-use crate::resume::{ApprovalSource, DocumentFormat, parse_document, parse_records};
+use crate::resume::{
+    ApprovalSource, DocumentFormat, MEMORY_PER_INPUT_BYTE, parse_document_within, parse_records,
+};
 
 /// What the protocol needs of a directory.
 pub trait SentinelFiles {
@@ -169,7 +171,9 @@ fn read_grant(
     }
     // Text that is no document at all may be a record written wrong:
     // nobody can tell what it grants, so it is no verdict.
-    let value = parse_document(&text, DocumentFormat::Detect).map_err(|e| cannot(e.to_string()))?;
+    let budget = MEMORY_PER_INPUT_BYTE * Bound::Grant.bytes();
+    let value = parse_document_within(&text, DocumentFormat::Detect, budget)
+        .map_err(|e| cannot(e.to_string()))?;
     if !looks_like_records(&value) {
         return plain();
     }
