@@ -673,6 +673,38 @@ fn the_run_being_checked_cannot_set_the_clock_skew_of_its_own_files() {
     // Over an hour is refused wherever it is read.
     write(&run_dir, "phaselint.toml", "max_clock_skew = \"48h\"\n");
     check(&run_dir, ".tina/phase-2/handoff.md").assert_no_verdict("`max_clock_skew`");
+
+    // The same for a manifest the skill wrote 45 minutes "from now".
+    write(&run_dir, "phaselint.toml", "max_clock_skew = \"1h\"\n");
+    write(&run_dir, "a.txt", "a\n");
+    let hash = phaselint(&run_dir, &["manifest-hash", "a.txt"]);
+    assert_eq!(hash.code, 0, "{}", hash.stderr);
+    let manifest = json!({
+        "checkpoint_created": true,
+        "checkpoint": {
+            "id": "ckpt-1", "type": "state_snapshot", "created_at": "2026-03-01T12:45:00Z",
+            "scope": {"files": ["a.txt"]}, "restore_command": "restore ckpt-1", "expiry": "1d"
+        },
+        "pre_mutation_state": {"hash": hash.stdout.trim(), "summary": "before"},
+        "evidence_anchors": ["ckpt-1"]
+    });
+    write_json(&run_dir, "manifest.json", &manifest);
+    let run = phaselint(
+        dir.path(),
+        &[
+            "resume-check",
+            "--manifest",
+            "run/manifest.json",
+            "--root",
+            "run",
+            "--now",
+            NOW,
+            "--format",
+            "json",
+        ],
+    );
+    assert_eq!(run.code, 1, "{}\n{}", run.stdout, run.stderr);
+    assert!(run.stdout.contains("in the future"), "{}", run.stdout);
 }
 
 // ---------------------------------------------------------------------------
