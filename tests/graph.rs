@@ -140,6 +140,8 @@ fn mermaid_parses_the_flowchart_of_every_fixture() {
     for ((file, text), result) in texts.iter().zip(&results).skip(1) {
         assert_eq!(result["ok"], true, "{file}: {}\n{text}", result["error"]);
         assert_eq!(result["type"], "flowchart-v2", "{file}");
+        // Nothing in a label (a `%%{init: …}%%`) configures the diagram.
+        assert_eq!(result["config"], json!({}), "{file}\n{text}");
     }
 }
 

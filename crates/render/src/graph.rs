@@ -3,12 +3,23 @@
 //! carries is decided by `phaselint_lint::graph_export`; this only lays it
 //! out, in declaration order, so the same contract always gives the same
 //! text.
+//!
+//! Every text taken from the contract is cut (`CLIP`) and shown through
+//! `terminal::inline` (a control character or bidi override is drawn as
+//! `\u{1b}`, never written into the picture) before the language's own
+//! escaping: XML for Graphviz's HTML-like labels, Mermaid's entity codes
+//! for a flowchart, where `%` is one too (`%%{init: …}%%` anywhere in the
+//! text is a directive that configures the whole diagram). JSON keeps the
+//! text whole and exact; its bytes hold no control character
+//! (`safe_json`).
 
 use std::fmt::Write as _;
 
 use phaselint_lint::diagnostic::Severity;
 use phaselint_lint::graph_export::{Edge, Finding, GraphExport, Node};
 use phaselint_lint::model::{CheckpointMode, EnumValue, SideEffects};
+
+use crate::terminal;
 
 /// The graph formats.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -23,7 +34,11 @@ pub fn render(graph: &GraphExport, format: GraphFormat) -> String {
         GraphFormat::Dot => dot(graph),
         GraphFormat::Mermaid => mermaid(graph),
         GraphFormat::Json => {
-            let mut text = serde_json::to_string_pretty(graph).unwrap_or_default();
+            let mut bytes = Vec::new();
+            // Writing to memory fails only if serializing does, which a
+            // `GraphExport` (strings, numbers, enums) cannot.
+            let _ = crate::safe_json::to_writer_pretty(&mut bytes, graph);
+            let mut text = String::from_utf8(bytes).unwrap_or_default();
             text.push('\n');
             text
         }
@@ -150,11 +165,12 @@ fn finding_lines(findings: Option<&[Finding]>) -> Vec<Line> {
     lines
 }
 
-/// At most `CLIP` characters of `text`, with an ellipsis when cut.
+/// At most `CLIP` characters of `text`, with an ellipsis when cut, its
+/// control characters shown as `\u{..}`.
 fn clip(text: &str) -> String {
     match text.char_indices().nth(CLIP) {
-        Some((end, _)) => format!("{}…", &text[..end]),
-        None => text.to_string(),
+        Some((end, _)) => format!("{}…", terminal::inline(&text[..end])),
+        None => terminal::inline(text).into_owned(),
     }
 }
 
@@ -226,9 +242,10 @@ fn severity_colour(severity: Severity) -> &'static str {
 }
 
 /// Text in a Graphviz HTML-like label: XML element content (Graphviz
-/// parses the label as XML), on one line.
+/// parses the label as XML), on one line, nothing a terminal or an XML
+/// reader would act on left as it is.
 fn html(text: &str) -> String {
-    crate::xml::text(&text.replace(['\n', '\r'], " "))
+    crate::xml::text(&terminal::inline(text))
 }
 
 /// A Graphviz HTML-like label: the name in bold, findings in their
@@ -256,11 +273,10 @@ fn dot_label(lines: &[Line]) -> String {
 /// A DOT quoted string (the graph's name).
 fn dot_string(text: &str) -> String {
     let mut out = String::from("\"");
-    for c in text.chars() {
+    for c in terminal::inline(text).chars() {
         match c {
             '"' => out.push_str("\\\""),
             '\\' => out.push_str("\\\\"),
-            '\n' | '\r' => out.push(' '),
             c => out.push(c),
         }
     }
@@ -330,19 +346,22 @@ pub fn dot(graph: &GraphExport) -> String {
 }
 
 /// Text inside a quoted Mermaid label: Mermaid's own entity codes for the
-/// characters its grammar or its HTML labels would read.
+/// characters its grammar or its HTML labels would read. `%` among them:
+/// Mermaid finds `%%{…}%%` directives anywhere in the text, quoted or not,
+/// and applies them to the whole diagram (a theme, CSS that hides the
+/// finding notes), or refuses the diagram when one is malformed.
 fn mermaid_text(text: &str) -> String {
     let mut out = String::new();
-    for c in text.chars() {
+    for c in terminal::inline(text).chars() {
         match c {
             '"' => out.push_str("#quot;"),
             '#' => out.push_str("#35;"),
+            '%' => out.push_str("#37;"),
             '<' => out.push_str("#lt;"),
             '>' => out.push_str("#gt;"),
             '&' => out.push_str("#amp;"),
             '|' => out.push_str("#124;"),
             '`' => out.push_str("#96;"),
-            '\n' | '\r' => out.push(' '),
             c => out.push(c),
         }
     }
@@ -493,11 +512,15 @@ mod tests {
 
     #[test]
     fn labels_escape_what_each_language_reads() {
-        assert_eq!(dot_string("a \"b\" \\\nc"), r#""a \"b\" \\ c""#);
-        assert_eq!(html("<b> & \"c\"\n\u{1}"), "&lt;b&gt; &amp; \"c\" \u{fffd}");
+        assert_eq!(dot_string("a \"b\" \\\nc"), r#""a \"b\" \\\\u{a}c""#);
         assert_eq!(
-            mermaid_text("x \"y\" <b> #1 | `z`"),
-            "x #quot;y#quot; #lt;b#gt; #35;1 #124; #96;z#96;"
+            html("<b> & \"c\"\n\u{1}\u{9b}"),
+            "&lt;b&gt; &amp; \"c\"\\u{a}\\u{1}\\u{9b}"
         );
+        assert_eq!(
+            mermaid_text("x \"y\" <b> #1 | `z` %%{init: {}}%%\u{1b}"),
+            "x #quot;y#quot; #lt;b#gt; #35;1 #124; #96;z#96; #37;#37;{init: {}}#37;#37;\\u{1b}"
+        );
+        assert_eq!(clip("a\u{1b}[2Kb"), "a\\u{1b}[2Kb");
     }
 }
