@@ -8,7 +8,7 @@ use std::collections::HashMap;
 
 use serde::Serialize;
 
-use crate::diagnostic::{Diagnostic, Severity};
+use crate::diagnostic::Severity;
 use crate::graph::EdgeOrigin;
 use crate::model::{ApprovalPolicy, CheckpointMode, Contract, RiskClass, SideEffects};
 use crate::syntax::Span;
@@ -168,7 +168,7 @@ pub fn export(analysis: &Analysis, settings: &Settings, findings: bool) -> Optio
         })
         .collect();
     let topology = contract.topology.as_ref();
-    let mut edges: Vec<(Edge, Option<Span>)> = graph
+    let mut edges: Vec<(Edge, Option<usize>)> = graph
         .edges()
         .map(|(from, to, origin)| {
             let written = match origin {
@@ -188,11 +188,16 @@ pub fn export(analysis: &Analysis, settings: &Settings, findings: bool) -> Optio
                 preserves: written.and_then(|e| e.preserves.as_deref().map(names)),
                 findings: findings.then(Vec::new),
             };
-            (edge, written.map(|e| e.span))
+            let topology_edge = match origin {
+                EdgeOrigin::Topology(i) => Some(i),
+                EdgeOrigin::Sequence => None,
+            };
+            (edge, topology_edge)
         })
         .collect();
     let mut other = findings.then(Vec::new);
     if findings {
+        let targets = Targets::new(contract, edges.iter().map(|(_, t)| *t));
         for d in &analysis.diagnostics {
             let finding = Finding {
                 code: d.code,
@@ -200,12 +205,9 @@ pub fn export(analysis: &Analysis, settings: &Settings, findings: bool) -> Optio
                 message: d.message.clone(),
                 line: line(d.span.start),
             };
-            let list = match target(contract, d) {
-                Target::Phase(i) => nodes[i].findings.as_mut(),
-                Target::Edge(span) => edges
-                    .iter_mut()
-                    .find(|(_, s)| *s == Some(span))
-                    .and_then(|(e, _)| e.findings.as_mut()),
+            let list = match targets.of(d.span.start) {
+                Target::Phase(i) => nodes.get_mut(i).and_then(|n| n.findings.as_mut()),
+                Target::Edge(i) => edges.get_mut(i).and_then(|(e, _)| e.findings.as_mut()),
                 Target::None => None,
             };
             match list {
@@ -229,54 +231,231 @@ pub fn export(analysis: &Analysis, settings: &Settings, findings: bool) -> Optio
     })
 }
 
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum Target {
     Phase(usize),
-    Edge(Span),
+    /// An edge of `GraphExport::edges`.
+    Edge(usize),
     None,
 }
 
-/// What a finding points at: the phase whose declaration holds it, the
-/// phase a checkpoint entry, a chain stop or a `graph_topology` node
-/// names, or a written edge.
-fn target(contract: &Contract, d: &Diagnostic) -> Target {
-    let at = d.span.start;
-    let within = |span: Span| span.contains(at);
-    let phase_named = |name: &str| contract.phase_index(name);
-    if let Some(i) = contract
-        .phases
-        .iter()
-        .position(|p| within(Span::new(p.name_span.start, p.span.end)))
-    {
-        return Target::Phase(i);
+/// What a finding points at, by where it starts: the phase whose
+/// declaration holds it, the phase a checkpoint entry, a chain stop or a
+/// `graph_topology` node names, or a written edge. Built once per export,
+/// so placing each finding is a few binary searches, not a search of every
+/// phase (a contract at the size bound has hundreds of thousands).
+struct Targets {
+    phases: Regions,
+    checkpoints: Regions,
+    stops: Regions,
+    /// Topology edges, to the export's edge each became (if any).
+    edges: Regions,
+    nodes: Regions,
+}
+
+impl Targets {
+    /// `topology_edges`: for each export edge, the `graph_topology.edges`
+    /// entry it was written as.
+    fn new(contract: &Contract, topology_edges: impl Iterator<Item = Option<usize>>) -> Self {
+        let phase_named = |name: &Option<crate::model::Spanned<String>>| {
+            name.as_ref().and_then(|p| contract.phase_index(&p.value))
+        };
+        let phases = contract
+            .phases
+            .iter()
+            .enumerate()
+            .map(|(i, p)| (Span::new(p.name_span.start, p.span.end), Some(i)))
+            .collect();
+        let checkpoints = contract
+            .checkpoints
+            .iter()
+            .map(|c| (c.span, phase_named(&c.phase)))
+            .collect();
+        let stops = contract
+            .chains
+            .iter()
+            .flat_map(|c| c.stops())
+            .map(|stop| (stop.span, phase_named(&stop.phase)))
+            .collect();
+        let (mut edges, mut nodes) = (Vec::new(), Vec::new());
+        if let Some(topology) = &contract.topology {
+            // The first export edge each written edge became.
+            let mut export_edge = vec![None; topology.edges.len()];
+            for (e, written) in topology_edges.enumerate() {
+                if let Some(slot) = written.and_then(|w| export_edge.get_mut(w))
+                    && slot.is_none()
+                {
+                    *slot = Some(e);
+                }
+            }
+            edges = topology
+                .edges
+                .iter()
+                .zip(export_edge)
+                .map(|(edge, e)| (edge.span, e))
+                .collect();
+            nodes = topology
+                .nodes
+                .iter()
+                .map(|n| (n.id.span, contract.phase_index(&n.id.value)))
+                .collect();
+        }
+        Targets {
+            phases: Regions::new(phases),
+            checkpoints: Regions::new(checkpoints),
+            stops: Regions::new(stops),
+            edges: Regions::new(edges),
+            nodes: Regions::new(nodes),
+        }
     }
-    for checkpoint in &contract.checkpoints {
-        if within(checkpoint.span)
-            && let Some(i) = checkpoint
-                .phase
-                .as_ref()
-                .and_then(|p| phase_named(&p.value))
+
+    /// What a finding starting at `at` is drawn on.
+    fn of(&self, at: usize) -> Target {
+        if let Some(i) = self.phases.find(at) {
+            return Target::Phase(i);
+        }
+        if let Some(i) = self.checkpoints.find(at) {
+            return Target::Phase(i);
+        }
+        if let Some(i) = self.stops.find(at) {
+            return Target::Phase(i);
+        }
+        match self.edges.holding(at) {
+            Some(Some(e)) => return Target::Edge(e),
+            // A written edge that became none (an unknown phase): on the
+            // contract, as before.
+            Some(None) => return Target::None,
+            None => {}
+        }
+        match self.nodes.find(at) {
+            Some(i) => Target::Phase(i),
+            None => Target::None,
+        }
+    }
+}
+
+/// Spans of the file (siblings in one YAML collection, so they do not
+/// overlap), each with what it stands for, sorted by start.
+struct Regions(Vec<(Span, Option<usize>)>);
+
+impl Regions {
+    fn new(mut spans: Vec<(Span, Option<usize>)>) -> Self {
+        spans.sort_by_key(|(span, _)| span.start);
+        Regions(spans)
+    }
+
+    /// What the region holding `at` stands for: `Some(None)` when a region
+    /// holds it but stands for nothing.
+    fn holding(&self, at: usize) -> Option<Option<usize>> {
+        let after = self.0.partition_point(|(span, _)| span.start <= at);
+        let (span, value) = self.0.get(after.checked_sub(1)?)?;
+        span.contains(at).then_some(*value)
+    }
+
+    fn find(&self, at: usize) -> Option<usize> {
+        self.holding(at).flatten()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// What a finding points at, found the slow way: every phase, every
+    /// checkpoint, every chain stop, every written edge and node, in that
+    /// order (the code `Targets` replaced).
+    fn linear(contract: &Contract, topology_edges: &[Option<usize>], at: usize) -> Target {
+        let within = |span: Span| span.contains(at);
+        let phase_named = |name: &str| contract.phase_index(name);
+        if let Some(i) = contract
+            .phases
+            .iter()
+            .position(|p| within(Span::new(p.name_span.start, p.span.end)))
         {
             return Target::Phase(i);
         }
-    }
-    for stop in contract.chains.iter().flat_map(|c| c.stops()) {
-        if within(stop.span)
-            && let Some(i) = stop.phase.as_ref().and_then(|p| phase_named(&p.value))
-        {
-            return Target::Phase(i);
-        }
-    }
-    if let Some(topology) = &contract.topology {
-        if let Some(edge) = topology.edges.iter().find(|e| within(e.span)) {
-            return Target::Edge(edge.span);
-        }
-        for node in &topology.nodes {
-            if within(node.id.span)
-                && let Some(i) = phase_named(&node.id.value)
+        for checkpoint in &contract.checkpoints {
+            if within(checkpoint.span)
+                && let Some(i) = checkpoint
+                    .phase
+                    .as_ref()
+                    .and_then(|p| phase_named(&p.value))
             {
                 return Target::Phase(i);
             }
         }
+        for stop in contract.chains.iter().flat_map(|c| c.stops()) {
+            if within(stop.span)
+                && let Some(i) = stop.phase.as_ref().and_then(|p| phase_named(&p.value))
+            {
+                return Target::Phase(i);
+            }
+        }
+        if let Some(topology) = &contract.topology {
+            if let Some(w) = topology.edges.iter().position(|e| within(e.span)) {
+                return topology_edges
+                    .iter()
+                    .position(|t| *t == Some(w))
+                    .map_or(Target::None, Target::Edge);
+            }
+            for node in &topology.nodes {
+                if within(node.id.span)
+                    && let Some(i) = phase_named(&node.id.value)
+                {
+                    return Target::Phase(i);
+                }
+            }
+        }
+        Target::None
     }
-    Target::None
+
+    /// The contracts under `dir`, at any depth.
+    fn contracts(dir: &std::path::Path, found: &mut Vec<std::path::PathBuf>) {
+        for entry in std::fs::read_dir(dir).into_iter().flatten() {
+            let path = entry.unwrap().path();
+            if path.is_dir() {
+                contracts(&path, found);
+            } else if path.to_string_lossy().ends_with(".contract.yaml") {
+                found.push(path);
+            }
+        }
+    }
+
+    /// Every fixture (and the corpus beside the repository, where it is)
+    /// and every offset of each: the index places a finding where the
+    /// search of everything did.
+    #[test]
+    fn the_index_agrees_with_a_search_of_everything() {
+        let repo = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
+        let mut files = Vec::new();
+        contracts(&repo.join("fixtures"), &mut files);
+        contracts(&repo.join("../shared/corpus"), &mut files);
+        let mut checked = 0;
+        for path in files {
+            let text = std::fs::read_to_string(&path).unwrap();
+            let analysis = crate::analyze(&text, &Settings::default());
+            let (Some(contract), Some(graph)) = (analysis.contract.as_deref(), &analysis.graph)
+            else {
+                continue;
+            };
+            let topology_edges: Vec<Option<usize>> = graph
+                .edges()
+                .map(|(_, _, origin)| match origin {
+                    EdgeOrigin::Topology(i) => Some(i),
+                    EdgeOrigin::Sequence => None,
+                })
+                .collect();
+            let targets = Targets::new(contract, topology_edges.iter().copied());
+            for at in 0..=text.len() {
+                assert_eq!(
+                    targets.of(at),
+                    linear(contract, &topology_edges, at),
+                    "{} at {at}",
+                    path.display()
+                );
+            }
+            checked += 1;
+        }
+        assert!(checked > 80, "{checked}");
+    }
 }
