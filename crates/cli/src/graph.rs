@@ -49,7 +49,12 @@ pub fn run(args: &GraphArgs) -> u8 {
             exit::SUCCESS
         }
         Err(message) => {
-            eprintln!("phaselint: error: {message}");
+            // The message quotes the contract (a finding's message) and
+            // the path as given: shown without their control characters.
+            eprintln!(
+                "phaselint: error: {}",
+                phaselint_render::terminal::inline(&message)
+            );
             exit::NO_VERDICT
         }
     }
@@ -109,6 +114,7 @@ fn draw(args: &GraphArgs) -> Result<String, String> {
             "{shown} is not a context contract (its root has none of schema_version, pipeline_id, phases, checkpoint_integrity), so it has no phase graph"
         ));
     }
+    let shown = phaselint_render::terminal::inline(&shown);
     if schema_errors > 0 {
         eprintln!(
             "phaselint: warning: {shown} has {} in its format (`phaselint lint` lists them): the graph shows only what could be read",
