@@ -17,20 +17,23 @@ use crate::{Analysis, Settings};
 /// Bumped when a key changes meaning or goes away (new keys may appear).
 pub const VERSION: u32 = 1;
 
+/// Borrows its names and messages from the analysis it was drawn from: a
+/// contract at the size bound has millions of phases, and a copy of each
+/// name (three, for an edge's ends) doubled what drawing it cost.
 #[derive(Debug, Serialize)]
-pub struct GraphExport {
+pub struct GraphExport<'a> {
     pub version: u32,
-    pub pipeline_id: Option<String>,
+    pub pipeline_id: Option<&'a str>,
     /// `graph_topology` edges, or declaration order when there are none.
     pub edges_from: EdgesFrom,
     /// `checkpoint_mode: always` checkpoints after every phase.
     pub checkpoint_mode: Option<CheckpointMode>,
-    pub nodes: Vec<Node>,
-    pub edges: Vec<Edge>,
+    pub nodes: Vec<Node<'a>>,
+    pub edges: Vec<Edge<'a>>,
     /// With findings: those that point at no phase or edge (the contract's
     /// own keys, a chain's description…), so none is lost from the picture.
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub other_findings: Option<Vec<Finding>>,
+    pub other_findings: Option<Vec<Finding<'a>>>,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
@@ -41,21 +44,21 @@ pub enum EdgesFrom {
 }
 
 #[derive(Debug, Serialize)]
-pub struct Node {
-    pub id: String,
+pub struct Node<'a> {
+    pub id: &'a str,
     /// 1-based line of the phase's name.
     pub line: usize,
     pub entry: bool,
     pub reachable: bool,
-    pub checkpoints: Vec<CheckpointMark>,
+    pub checkpoints: Vec<CheckpointMark<'a>>,
     pub side_effects: SideEffects,
     pub risk_class: RiskClass,
     pub long_running: bool,
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub findings: Option<Vec<Finding>>,
+    pub findings: Option<Vec<Finding<'a>>>,
 }
 
-impl Node {
+impl Node<'_> {
     /// Whether it changes the world outside the run.
     pub fn side_effecting(&self) -> bool {
         self.side_effects != SideEffects::None
@@ -72,41 +75,41 @@ impl Node {
 }
 
 #[derive(Clone, Debug, Serialize)]
-pub struct CheckpointMark {
-    pub id: String,
+pub struct CheckpointMark<'a> {
+    pub id: &'a str,
     pub approval_required: bool,
     pub approval_policy: Option<ApprovalPolicy>,
 }
 
 #[derive(Debug, Serialize)]
-pub struct Edge {
-    pub from: String,
-    pub to: String,
+pub struct Edge<'a> {
+    pub from: &'a str,
+    pub to: &'a str,
     /// Where `from` and `to` are in `GraphExport::nodes`, so a renderer
     /// does not look phases up by name.
     #[serde(skip)]
     pub from_node: usize,
     #[serde(skip)]
     pub to_node: usize,
-    pub condition: Option<String>,
+    pub condition: Option<&'a str>,
     pub drops: Vec<String>,
     /// `None` when the edge lets everything through.
     pub preserves: Option<Vec<String>>,
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub findings: Option<Vec<Finding>>,
+    pub findings: Option<Vec<Finding<'a>>>,
 }
 
-impl Edge {
+impl Edge<'_> {
     pub fn worst(&self) -> Option<Severity> {
         worst(self.findings.as_deref())
     }
 }
 
 #[derive(Clone, Debug, Serialize)]
-pub struct Finding {
+pub struct Finding<'a> {
     pub code: &'static str,
     pub severity: Severity,
-    pub message: String,
+    pub message: &'a str,
     pub line: usize,
 }
 
@@ -117,7 +120,11 @@ fn worst(findings: Option<&[Finding]>) -> Option<Severity> {
 /// The graph of an analysed contract; `None` when there is no model to
 /// draw (the YAML could not be read). `findings` overlays the analysis's
 /// diagnostics.
-pub fn export(analysis: &Analysis, settings: &Settings, findings: bool) -> Option<GraphExport> {
+pub fn export<'a>(
+    analysis: &'a Analysis,
+    settings: &Settings,
+    findings: bool,
+) -> Option<GraphExport<'a>> {
     let contract = analysis.contract.as_deref()?;
     let graph = analysis.graph.as_ref()?;
     let line = |offset: usize| {
@@ -133,7 +140,7 @@ pub fn export(analysis: &Analysis, settings: &Settings, findings: bool) -> Optio
     };
     // Each checkpoint on its phase, in file order: one pass over them, not
     // one per phase.
-    let mut marks: HashMap<&str, Vec<CheckpointMark>> = HashMap::new();
+    let mut marks: HashMap<&str, Vec<CheckpointMark<'a>>> = HashMap::new();
     for checkpoint in &contract.checkpoints {
         let (Some(phase), Some(id)) = (&checkpoint.phase, &checkpoint.checkpoint_id) else {
             continue;
@@ -142,7 +149,7 @@ pub fn export(analysis: &Analysis, settings: &Settings, findings: bool) -> Optio
             .entry(phase.value.as_str())
             .or_default()
             .push(CheckpointMark {
-                id: id.value.clone(),
+                id: id.value.as_str(),
                 approval_required: checkpoint.on_resume.approval_required(),
                 approval_policy: checkpoint
                     .on_resume
@@ -151,12 +158,12 @@ pub fn export(analysis: &Analysis, settings: &Settings, findings: bool) -> Optio
                     .map(|p| p.value),
             });
     }
-    let mut nodes: Vec<Node> = contract
+    let mut nodes: Vec<Node<'a>> = contract
         .phases
         .iter()
         .enumerate()
         .map(|(i, phase)| Node {
-            id: phase.name.clone(),
+            id: phase.name.as_str(),
             line: line(phase.name_span.start),
             entry: graph.is_entry(i),
             reachable: graph.is_reachable(i),
@@ -168,7 +175,7 @@ pub fn export(analysis: &Analysis, settings: &Settings, findings: bool) -> Optio
         })
         .collect();
     let topology = contract.topology.as_ref();
-    let mut edges: Vec<(Edge, Option<usize>)> = graph
+    let mut edges: Vec<(Edge<'a>, Option<usize>)> = graph
         .edges()
         .map(|(from, to, origin)| {
             let written = match origin {
@@ -179,11 +186,11 @@ pub fn export(analysis: &Analysis, settings: &Settings, findings: bool) -> Optio
                 list.iter().map(|f| f.value.to_string()).collect::<Vec<_>>()
             };
             let edge = Edge {
-                from: contract.phases[from].name.clone(),
-                to: contract.phases[to].name.clone(),
+                from: contract.phases[from].name.as_str(),
+                to: contract.phases[to].name.as_str(),
                 from_node: from,
                 to_node: to,
-                condition: written.and_then(|e| e.condition.as_ref().map(|c| c.value.clone())),
+                condition: written.and_then(|e| e.condition.as_ref().map(|c| c.value.as_str())),
                 drops: written.map(|e| names(&e.drops)).unwrap_or_default(),
                 preserves: written.and_then(|e| e.preserves.as_deref().map(names)),
                 findings: findings.then(Vec::new),
@@ -202,7 +209,7 @@ pub fn export(analysis: &Analysis, settings: &Settings, findings: bool) -> Optio
             let finding = Finding {
                 code: d.code,
                 severity: d.severity,
-                message: d.message.clone(),
+                message: d.message.as_str(),
                 line: line(d.span.start),
             };
             let list = match targets.of(d.span.start) {
@@ -218,7 +225,7 @@ pub fn export(analysis: &Analysis, settings: &Settings, findings: bool) -> Optio
     }
     Some(GraphExport {
         version: VERSION,
-        pipeline_id: contract.pipeline_id.as_ref().map(|p| p.value.clone()),
+        pipeline_id: contract.pipeline_id.as_ref().map(|p| p.value.as_str()),
         edges_from: if graph.from_topology() {
             EdgesFrom::GraphTopology
         } else {
