@@ -140,6 +140,8 @@ fn mermaid_parses_the_flowchart_of_every_fixture() {
     for ((file, text), result) in texts.iter().zip(&results).skip(1) {
         assert_eq!(result["ok"], true, "{file}: {}\n{text}", result["error"]);
         assert_eq!(result["type"], "flowchart-v2", "{file}");
+        // Nothing in a label (a `%%{init: …}%%`) configures the diagram.
+        assert_eq!(result["config"], json!({}), "{file}\n{text}");
     }
 }
 
@@ -399,6 +401,65 @@ fn text_from_the_contract_is_cut_to_what_a_picture_can_hold() {
     let json: Value = serde_json::from_str(&json.stdout).unwrap();
     assert_eq!(json["nodes"][0]["id"].as_str().unwrap().len(), 20_000);
     assert_eq!(json["nodes"][1]["findings"].as_array().unwrap().len(), 40);
+}
+
+/// `graph --findings` places each finding through an index built once: it
+/// searched every phase per finding, and 120,000 phases with a finding
+/// each took minutes. The deadline only catches a return of that.
+#[test]
+fn findings_are_placed_in_linear_time() {
+    let dir = tempfile::tempdir().unwrap();
+    let phases = 120_000;
+    let mut text = String::from("schema_version: '1'\npipeline_id: big\nphases:\n");
+    for i in 0..phases {
+        text.push_str(&format!(
+            "  p{i}: {{entry: {{required: [{{name: f{i}}}]}}}}\n"
+        ));
+    }
+    std::fs::write(dir.path().join("big.contract.yaml"), text).unwrap();
+    let mut child = Command::new(env!("CARGO_BIN_EXE_phaselint"))
+        .args([
+            "graph",
+            "--no-config",
+            "--findings",
+            "--format",
+            "json",
+            "big.contract.yaml",
+        ])
+        .current_dir(dir.path())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    let mut stdout = child.stdout.take().unwrap();
+    let reader = std::thread::spawn(move || {
+        let mut out = String::new();
+        std::io::Read::read_to_string(&mut stdout, &mut out).unwrap();
+        out
+    });
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(60);
+    let status = loop {
+        if let Some(status) = child.try_wait().unwrap() {
+            break status;
+        }
+        if std::time::Instant::now() > deadline {
+            child.kill().unwrap();
+            panic!("graph --findings of {phases} phases took more than 60 s");
+        }
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    };
+    assert!(status.success());
+    let graph: Value = serde_json::from_str(&reader.join().unwrap()).unwrap();
+    let nodes = graph["nodes"].as_array().unwrap();
+    assert_eq!(nodes.len(), phases);
+    // Each finding on its own phase (the first phase's entry fields are
+    // the pipeline's inputs).
+    for (i, node) in nodes.iter().enumerate().skip(1).step_by(997) {
+        let findings = node["findings"].as_array().unwrap();
+        assert_eq!(findings.len(), 1, "p{i}: {node}");
+        assert_eq!(findings[0]["code"], "G303");
+        assert_eq!(findings[0]["line"], i + 4);
+    }
 }
 
 #[test]

@@ -1,6 +1,7 @@
 // Parses Mermaid texts with Mermaid's own parser, the one GitHub's
 // renderer runs. Reads a JSON array of texts on standard input and prints
-// a JSON array with, for each, {"ok": true, "type": diagram type} or
+// a JSON array with, for each, {"ok": true, "type": diagram type,
+// "config": the configuration its front matter and directives set} or
 // {"ok": false, "error": the parser's message}. Run with the current
 // directory holding node_modules/mermaid and node_modules/jsdom (Mermaid
 // sanitizes labels with DOMPurify, which needs a DOM).
@@ -17,7 +18,7 @@ const results = [];
 for (const text of texts) {
   try {
     const parsed = await mermaid.parse(text);
-    results.push({ ok: true, type: parsed.diagramType });
+    results.push({ ok: true, type: parsed.diagramType, config: parsed.config ?? {} });
   } catch (error) {
     results.push({ ok: false, error: String(error?.message ?? error) });
   }

@@ -44,18 +44,23 @@ impl From<GraphFormatArg> for GraphFormat {
 
 pub fn run(args: &GraphArgs) -> u8 {
     match draw(args) {
-        Ok(text) => {
-            print!("{text}");
-            exit::SUCCESS
-        }
+        Ok(()) => exit::SUCCESS,
         Err(message) => {
-            eprintln!("phaselint: error: {message}");
+            // The message quotes the contract (a finding's message) and
+            // the path as given: shown without their control characters.
+            eprintln!(
+                "phaselint: error: {}",
+                phaselint_render::terminal::inline(&message)
+            );
             exit::NO_VERDICT
         }
     }
 }
 
-fn draw(args: &GraphArgs) -> Result<String, String> {
+/// Reads the contract and writes its graph to standard output as it is
+/// laid out (never held whole: a contract at the size bound draws hundreds
+/// of megabytes).
+fn draw(args: &GraphArgs) -> Result<(), String> {
     let stdin = args.file.as_os_str() == "-";
     // Configuration is looked up beside the file, or from here for stdin.
     let beside = if stdin { Path::new("./-") } else { &args.file };
@@ -109,6 +114,7 @@ fn draw(args: &GraphArgs) -> Result<String, String> {
             "{shown} is not a context contract (its root has none of schema_version, pipeline_id, phases, checkpoint_integrity), so it has no phase graph"
         ));
     }
+    let shown = phaselint_render::terminal::inline(&shown);
     if schema_errors > 0 {
         eprintln!(
             "phaselint: warning: {shown} has {} in its format (`phaselint lint` lists them): the graph shows only what could be read",
@@ -120,5 +126,13 @@ fn draw(args: &GraphArgs) -> Result<String, String> {
             phaselint_render::plural(other_errors, "error", "errors")
         );
     }
-    Ok(phaselint_render::graph::render(&graph, args.format.into()))
+    let mut out = std::io::BufWriter::new(std::io::stdout().lock());
+    let written = phaselint_render::graph::write(&graph, args.format.into(), &mut out)
+        .and_then(|()| std::io::Write::flush(&mut out));
+    match written {
+        Err(e) if e.kind() != std::io::ErrorKind::BrokenPipe => {
+            Err(format!("cannot write output: {e}"))
+        }
+        _ => Ok(()),
+    }
 }

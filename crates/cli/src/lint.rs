@@ -15,7 +15,14 @@ use phaselint_lint::{Analysis, DocumentKind, analyze_bytes, analyze_file};
 
 use crate::atomic_write::write_atomically;
 use crate::{ColorChoice, Format, LintArgs, exit};
+use phaselint_render::terminal::{block, inline};
 use phaselint_render::{self as output, Linted, Report, Unreadable, plural};
+
+/// A path as a message shows it: a file named by a pull request may hold
+/// control characters too.
+fn shown(path: &Path) -> String {
+    inline(&path.display().to_string()).into_owned()
+}
 
 /// One file to lint and where its bytes come from.
 struct Target {
@@ -97,8 +104,9 @@ pub fn run(args: &LintArgs) -> u8 {
                 }
                 for (path, id) in done.changed_digests {
                     eprintln!(
-                        "phaselint: warning: the fixes changed checkpoint `{id}` in {}: approvals bound to its old target digest no longer hold (run `phaselint approve` again)",
-                        path.display()
+                        "phaselint: warning: the fixes changed checkpoint `{}` in {}: approvals bound to its old target digest no longer hold (run `phaselint approve` again)",
+                        inline(&id),
+                        shown(&path)
                     );
                 }
             }
@@ -111,8 +119,9 @@ pub fn run(args: &LintArgs) -> u8 {
         match result {
             Err(message) => {
                 eprintln!(
-                    "phaselint: error: cannot read {}: {message}",
-                    target.path.display()
+                    "phaselint: error: cannot read {}: {}",
+                    shown(&target.path),
+                    inline(&message)
                 );
                 unreadable.push(Unreadable {
                     path: target.path.clone(),
@@ -124,7 +133,7 @@ pub fn run(args: &LintArgs) -> u8 {
                     if args.verbose {
                         eprintln!(
                             "phaselint: note: skipped {}: not a context contract (its root has none of schema_version, pipeline_id, phases, checkpoint_integrity)",
-                            target.path.display()
+                            shown(&target.path)
                         );
                     }
                     continue;
@@ -196,7 +205,10 @@ pub fn run(args: &LintArgs) -> u8 {
     if let Err(e) = printed
         && e.kind() != std::io::ErrorKind::BrokenPipe
     {
-        eprintln!("phaselint: error: cannot write output: {e}");
+        eprintln!(
+            "phaselint: error: cannot write output: {}",
+            inline(&e.to_string())
+        );
         return exit::NO_VERDICT;
     }
 
@@ -247,8 +259,9 @@ fn print_diff(
             Ok(_) => continue,
             Err(message) => {
                 eprintln!(
-                    "phaselint: error: cannot read {}: {message}",
-                    target.path.display()
+                    "phaselint: error: cannot read {}: {}",
+                    shown(&target.path),
+                    inline(message)
                 );
                 unreadable += 1;
                 continue;
@@ -269,20 +282,24 @@ fn print_diff(
         let Some(fixed) = fix::fix(analysis, &settings, mode) else {
             continue;
         };
-        let name = target.path.display().to_string();
+        let name = shown(&target.path);
         let diff = similar::TextDiff::from_lines(analysis.source.as_str(), fixed.text.as_str());
-        out.push_str(
+        // The source's own lines, shown as every other text from a
+        // contract is: a raw ESC in a comment is `\u{1b}` here too (line
+        // breaks, CRLF ones included, and tabs stay).
+        out.push_str(&block(
             &diff
                 .unified_diff()
                 .context_radius(3)
                 .header(&name, &name)
                 .to_string(),
-        );
+        ));
         fixes += fixed.applied;
         files += 1;
         for id in fixed.changed_digests {
             eprintln!(
-                "phaselint: warning: these fixes would change checkpoint `{id}` in {name}: approvals bound to its old target digest would no longer hold"
+                "phaselint: warning: these fixes would change checkpoint `{}` in {name}: approvals bound to its old target digest would no longer hold",
+                inline(&id)
             );
         }
     }
@@ -294,7 +311,10 @@ fn print_diff(
     if let Err(e) = written
         && e.kind() != std::io::ErrorKind::BrokenPipe
     {
-        eprintln!("phaselint: error: cannot write output: {e}");
+        eprintln!(
+            "phaselint: error: cannot write output: {}",
+            inline(&e.to_string())
+        );
         return exit::NO_VERDICT;
     }
     if !args.quiet {
@@ -324,7 +344,7 @@ fn print_diff(
 }
 
 fn usage_error(message: &str) -> u8 {
-    eprintln!("phaselint: error: {message}");
+    eprintln!("phaselint: error: {}", block(message));
     exit::NO_VERDICT
 }
 
@@ -460,7 +480,7 @@ fn collect(args: &LintArgs, configs: &mut ConfigCache) -> Result<Vec<Target>, St
             if targets.len() == before {
                 eprintln!(
                     "phaselint: warning: no contract files found under {}; phaselint lints `*.contract.yaml` by default, see `include`",
-                    path.display()
+                    shown(&path)
                 );
             }
         } else {

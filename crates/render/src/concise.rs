@@ -1,10 +1,14 @@
 //! `path:line:col: CODE [severity] message; help: …`, one finding per
 //! line, the help (and its did-you-mean) kept: this is the format of CI
 //! logs and editors' quickfix lists, where a help that is cut is lost.
+//! The path, message and help are shown through `terminal::inline`: one
+//! finding stays one line, and nothing from a contract reaches the terminal
+//! as a control character.
 
 use std::io::{self, Write};
 
 use super::{Report, position};
+use crate::terminal::inline;
 
 pub fn render(report: &Report<'_>, out: &mut impl Write) -> io::Result<()> {
     for (file, d) in report.diagnostics() {
@@ -12,15 +16,15 @@ pub fn render(report: &Report<'_>, out: &mut impl Write) -> io::Result<()> {
         writeln!(
             out,
             "{}:{}:{}: {} [{}] {}{}",
-            file.path.display(),
+            inline(&file.path.display().to_string()),
             at.line,
             at.column,
             d.code,
             d.severity.as_str(),
-            d.message,
+            inline(&d.message),
             d.help
                 .as_ref()
-                .map_or(String::new(), |help| format!("; help: {help}"))
+                .map_or(String::new(), |help| format!("; help: {}", inline(help)))
         )?;
     }
     Ok(())

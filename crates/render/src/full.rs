@@ -6,7 +6,15 @@
 //! a file with 100,000 findings on one line is not quadratic) and shows a
 //! line longer than `LONG_LINE` bytes as a window around its label, so one
 //! finding never prints a megabyte.
+//!
+//! codespan-reporting writes the source lines it shows as they are, so it
+//! is never given the source itself: each finding gets the few lines it
+//! shows, escaped as `terminal::inline` escapes a value (an ESC in a comment
+//! is shown as `\u{1b}`, never written), and its labels are moved to where
+//! their text is in those lines, so the carets still sit under it. The
+//! header's `line:column` is still the source's own.
 
+use std::collections::BTreeSet;
 use std::io::{self, Write};
 use std::ops::Range;
 
@@ -18,6 +26,7 @@ use phaselint_lint::diagnostic::{Diagnostic, Severity};
 use phaselint_lint::line_index::ColumnUnit;
 
 use super::Report;
+use crate::terminal::{self, Newlines};
 
 /// Lines longer than this are shown as a window around their labels.
 const LONG_LINE: usize = 500;
@@ -34,12 +43,14 @@ pub fn render(report: &Report<'_>, color: bool, out: &mut impl Write) -> io::Res
         termcolor::Buffer::no_color()
     };
     for file in report.files {
-        let name = file.path.display().to_string();
+        let name = terminal::inline(&file.path.display().to_string()).into_owned();
         for d in &file.analysis.diagnostics {
             let mut excerpt = Excerpt {
                 name: &name,
                 analysis: &file.analysis,
                 windows: Vec::new(),
+                text: String::new(),
+                lines: Vec::new(),
             };
             let snippet = excerpt.snippet(d);
             term::emit_to_write_style(&mut buffer, &config, &excerpt, &snippet)
@@ -52,12 +63,30 @@ pub fn render(report: &Report<'_>, color: bool, out: &mut impl Write) -> io::Res
     Ok(())
 }
 
-/// One file as codespan-reporting sees it while rendering one finding.
+/// One file as codespan-reporting sees it while rendering one finding:
+/// only the lines the finding shows, escaped.
 struct Excerpt<'a> {
     name: &'a str,
     analysis: &'a Analysis,
-    /// The part shown of each long line that carries a label.
+    /// The part shown of each long line that carries a label (offsets in
+    /// the source).
     windows: Vec<(usize, Range<usize>)>,
+    /// The shown lines, escaped, one after another, each ended by `\n`:
+    /// what codespan-reporting reads as the file.
+    text: String,
+    /// Where each shown line is in the source and in `text`, by line.
+    lines: Vec<ShownLine>,
+}
+
+/// One line of the source as the finding shows it.
+struct ShownLine {
+    /// 0-based, as in the source.
+    line: usize,
+    /// The part of the source shown, without the line break.
+    source: Range<usize>,
+    /// Where that part is in `Excerpt::text`, escaped (without the `\n`
+    /// that follows it).
+    text: Range<usize>,
 }
 
 impl Excerpt<'_> {
@@ -68,7 +97,7 @@ impl Excerpt<'_> {
             Severity::Warning => Level::Warning,
             Severity::Info => Level::Note,
         };
-        let mut labels = Vec::new();
+        let mut fitted = Vec::new();
         let mut notes = Vec::new();
         let spans = std::iter::once((d.span.start..d.span.end, None)).chain(
             d.related
@@ -77,10 +106,7 @@ impl Excerpt<'_> {
         );
         for (i, (span, message)) in spans.enumerate() {
             match self.fit(span.clone()) {
-                Some(range) if i == 0 => labels.push(Label::primary((), range)),
-                Some(range) => labels.push(
-                    Label::secondary((), range).with_message(message.cloned().unwrap_or_default()),
-                ),
+                Some(range) => fitted.push((i == 0, range, message)),
                 None => {
                     // Off the part of a long line already shown.
                     let p = self.analysis.line_index.position(
@@ -93,24 +119,37 @@ impl Excerpt<'_> {
                         self.name,
                         p.line + 1,
                         p.column + 1,
-                        message.map_or("here", String::as_str)
+                        terminal::inline(message.map_or("here", String::as_str))
                     ));
                 }
             }
         }
+        self.show(fitted.iter().map(|(_, range, _)| range.clone()));
+        let labels = fitted
+            .into_iter()
+            .map(|(primary, range, message)| {
+                let range = self.shown_at(range.start)..self.shown_at(range.end);
+                if primary {
+                    Label::primary((), range)
+                } else {
+                    Label::secondary((), range)
+                        .with_message(terminal::inline(message.map_or("", String::as_str)))
+                }
+            })
+            .collect();
         if let Some(help) = &d.help {
-            notes.push(format!("help: {help}"));
+            notes.push(format!("help: {}", terminal::inline(help)));
         }
         if let Some(fix) = &d.fix {
             let kind = match fix.applicability {
                 phaselint_lint::diagnostic::Applicability::Safe => "fix",
                 phaselint_lint::diagnostic::Applicability::Unsafe => "suggestion",
             };
-            notes.push(format!("{kind}: {}", fix.title));
+            notes.push(format!("{kind}: {}", terminal::inline(&fix.title)));
         }
         Snippet::new(level)
             .with_code(d.code)
-            .with_message(&d.message)
+            .with_message(terminal::inline(&d.message))
             .with_labels(labels)
             .with_notes(notes)
     }
@@ -165,6 +204,96 @@ impl Excerpt<'_> {
         let index = &self.analysis.line_index;
         index.line_start(line)..index.line_start(line + 1)
     }
+
+    /// The part of `line` that is shown, without its line break: its
+    /// window, the whole line, or the beginning of a long line shown for
+    /// context only.
+    fn shown_part(&self, line: usize) -> Range<usize> {
+        let source = self.analysis.source.as_str();
+        let index = &self.analysis.line_index;
+        let content_end = index.line_end(source, line);
+        let range = if let Some((_, window)) = self.windows.iter().find(|(l, _)| *l == line) {
+            window.clone()
+        } else {
+            let full = self.full_line(line);
+            if full.len() <= LONG_LINE {
+                full
+            } else {
+                full.start..floor_char_boundary(source, full.start + LONG_LINE)
+            }
+        };
+        let end = range.end.min(content_end);
+        range.start.min(end)..end
+    }
+
+    /// Escapes the lines codespan-reporting may show for labels over
+    /// `ranges` into `text`: every line a label touches, and the one after
+    /// each (codespan shows a single line between two labelled ones rather
+    /// than a break).
+    fn show(&mut self, ranges: impl Iterator<Item = Range<usize>>) {
+        let index = &self.analysis.line_index;
+        let last_line = index.line_count().saturating_sub(1);
+        let mut wanted = BTreeSet::new();
+        for range in ranges {
+            let (first, last) = (index.line_of(range.start), index.line_of(range.end));
+            wanted.extend(first..=(last + 1).min(last_line));
+        }
+        self.text.clear();
+        self.lines.clear();
+        for line in wanted {
+            let part = self.shown_part(line);
+            let start = self.text.len();
+            terminal::push_escaped(
+                &mut self.text,
+                &self.analysis.source[part.clone()],
+                Newlines::Escape,
+            );
+            self.lines.push(ShownLine {
+                line,
+                source: part,
+                text: start..self.text.len(),
+            });
+            self.text.push('\n');
+        }
+    }
+
+    fn shown_line(&self, line: usize) -> Option<&ShownLine> {
+        self.lines
+            .binary_search_by_key(&line, |l| l.line)
+            .ok()
+            .map(|i| &self.lines[i])
+    }
+
+    /// Where the source's `offset` is in `text`. An offset past the shown
+    /// part of its line (in its line break) is the end of that part.
+    fn shown_at(&self, offset: usize) -> usize {
+        let line = self.analysis.line_index.line_of(offset);
+        let Some(shown) = self.shown_line(line) else {
+            return 0;
+        };
+        let at = offset.clamp(shown.source.start, shown.source.end);
+        let before = &self.analysis.source
+            [shown.source.start..floor_char_boundary(&self.analysis.source, at)];
+        shown.text.start + before.chars().map(terminal::inline_len).sum::<usize>()
+    }
+
+    /// Where `text`'s `at` came from in the source: the start of the
+    /// character whose escape holds it.
+    fn source_at(&self, at: usize) -> usize {
+        let i = self.lines.partition_point(|l| l.text.start <= at);
+        let Some(shown) = i.checked_sub(1).and_then(|i| self.lines.get(i)) else {
+            return 0;
+        };
+        let mut text = shown.text.start;
+        for (offset, c) in self.analysis.source[shown.source.clone()].char_indices() {
+            let next = text + terminal::inline_len(c);
+            if at < next {
+                return shown.source.start + offset;
+            }
+            text = next;
+        }
+        shown.source.end
+    }
 }
 
 impl<'a> Files<'a> for Excerpt<'a> {
@@ -176,33 +305,31 @@ impl<'a> Files<'a> for Excerpt<'a> {
         Ok(self.name)
     }
 
+    /// The shown lines, escaped: never the source itself.
     fn source(&'a self, (): ()) -> Result<&'a str, FilesError> {
-        Ok(&self.analysis.source)
+        Ok(&self.text)
     }
 
     fn line_index(&'a self, (): (), byte_index: usize) -> Result<usize, FilesError> {
-        Ok(self.analysis.line_index.line_of(byte_index))
+        let i = self.lines.partition_point(|l| l.text.start <= byte_index);
+        Ok(i.checked_sub(1)
+            .and_then(|i| self.lines.get(i))
+            .map_or(0, |l| l.line))
     }
 
     fn line_range(&'a self, (): (), line_index: usize) -> Result<Range<usize>, FilesError> {
-        if line_index >= self.analysis.line_index.line_count() {
-            return Err(FilesError::LineTooLarge {
+        // Only the lines `show` escaped exist here (codespan asks for no
+        // others with the default configuration: no context lines).
+        self.shown_line(line_index)
+            .map(|l| l.text.start..l.text.end + 1)
+            .ok_or(FilesError::LineTooLarge {
                 given: line_index,
                 max: self.analysis.line_index.line_count().saturating_sub(1),
-            });
-        }
-        if let Some((_, window)) = self.windows.iter().find(|(l, _)| *l == line_index) {
-            return Ok(window.clone());
-        }
-        let full = self.full_line(line_index);
-        if full.len() <= LONG_LINE {
-            return Ok(full);
-        }
-        // A long line shown for context only: its beginning.
-        let end = floor_char_boundary(&self.analysis.source, full.start + LONG_LINE);
-        Ok(full.start..end)
+            })
     }
 
+    /// The column in the source, not in the escaped line: the header's
+    /// `line:column` is the one an editor goes to.
     fn column_number(
         &'a self,
         (): (),
@@ -210,9 +337,11 @@ impl<'a> Files<'a> for Excerpt<'a> {
         byte_index: usize,
     ) -> Result<usize, FilesError> {
         let analysis = self.analysis;
-        let p = analysis
-            .line_index
-            .position(&analysis.source, byte_index, ColumnUnit::Chars);
+        let p = analysis.line_index.position(
+            &analysis.source,
+            self.source_at(byte_index),
+            ColumnUnit::Chars,
+        );
         Ok(p.column + 1)
     }
 }

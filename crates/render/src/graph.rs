@@ -3,12 +3,23 @@
 //! carries is decided by `phaselint_lint::graph_export`; this only lays it
 //! out, in declaration order, so the same contract always gives the same
 //! text.
+//!
+//! Every text taken from the contract is cut (`CLIP`) and shown through
+//! `terminal::inline` (a control character or bidi override is drawn as
+//! `\u{1b}`, never written into the picture) before the language's own
+//! escaping: XML for Graphviz's HTML-like labels, Mermaid's entity codes
+//! for a flowchart, where `%` is one too (`%%{init: …}%%` anywhere in the
+//! text is a directive that configures the whole diagram). JSON keeps the
+//! text whole and exact; its bytes hold no control character
+//! (`safe_json`).
 
-use std::fmt::Write as _;
+use std::io::{self, Write};
 
 use phaselint_lint::diagnostic::Severity;
 use phaselint_lint::graph_export::{Edge, Finding, GraphExport, Node};
 use phaselint_lint::model::{CheckpointMode, EnumValue, SideEffects};
+
+use crate::terminal;
 
 /// The graph formats.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -18,16 +29,27 @@ pub enum GraphFormat {
     Json,
 }
 
-pub fn render(graph: &GraphExport, format: GraphFormat) -> String {
+/// Writes the graph in `format` to `out` as it is laid out: a graph of a
+/// contract at the size bound is hundreds of megabytes of text, never held
+/// whole.
+pub fn write(graph: &GraphExport, format: GraphFormat, out: &mut impl Write) -> io::Result<()> {
     match format {
-        GraphFormat::Dot => dot(graph),
-        GraphFormat::Mermaid => mermaid(graph),
+        GraphFormat::Dot => dot(graph, out),
+        GraphFormat::Mermaid => mermaid(graph, out),
         GraphFormat::Json => {
-            let mut text = serde_json::to_string_pretty(graph).unwrap_or_default();
-            text.push('\n');
-            text
+            crate::safe_json::to_writer_pretty(&mut *out, graph)?;
+            writeln!(out)
         }
     }
+}
+
+/// The graph in `format`, as text (for tests and small graphs).
+pub fn render(graph: &GraphExport, format: GraphFormat) -> String {
+    let mut bytes = Vec::new();
+    // Writing to memory fails only if serializing does, which a
+    // `GraphExport` (strings, numbers, enums) cannot.
+    let _ = write(graph, format, &mut bytes);
+    String::from_utf8(bytes).unwrap_or_default()
 }
 
 /// DOT labels are wrapped so a node stays a readable width (Mermaid wraps
@@ -62,7 +84,7 @@ impl Line {
 /// The lines of a node's label, in the order they are read: name, where
 /// the run pauses, what it does to the world. Findings are apart.
 fn node_lines(graph: &GraphExport, node: &Node) -> Vec<Line> {
-    let mut lines = vec![Line::Name(clip(&node.id))];
+    let mut lines = vec![Line::Name(clip(node.id))];
     for checkpoint in node.checkpoints.iter().take(MOST_FINDINGS) {
         let approval = match (checkpoint.approval_required, checkpoint.approval_policy) {
             (true, Some(policy)) => format!(" (approval: {})", policy.as_str()),
@@ -71,7 +93,7 @@ fn node_lines(graph: &GraphExport, node: &Node) -> Vec<Line> {
         };
         lines.push(Line::Plain(format!(
             "checkpoint after it: {}{approval}",
-            clip(&checkpoint.id)
+            clip(checkpoint.id)
         )));
     }
     if node.checkpoints.len() > MOST_FINDINGS {
@@ -136,7 +158,7 @@ fn finding_lines(findings: Option<&[Finding]>) -> Vec<Line> {
                 finding.severity.as_str(),
                 finding.code,
                 finding.line,
-                clip(&finding.message)
+                clip(finding.message)
             );
             Line::Finding(finding.severity, text)
         })
@@ -150,11 +172,12 @@ fn finding_lines(findings: Option<&[Finding]>) -> Vec<Line> {
     lines
 }
 
-/// At most `CLIP` characters of `text`, with an ellipsis when cut.
+/// At most `CLIP` characters of `text`, with an ellipsis when cut, its
+/// control characters shown as `\u{..}`.
 fn clip(text: &str) -> String {
     match text.char_indices().nth(CLIP) {
-        Some((end, _)) => format!("{}…", &text[..end]),
-        None => text.to_string(),
+        Some((end, _)) => format!("{}…", terminal::inline(&text[..end])),
+        None => terminal::inline(text).into_owned(),
     }
 }
 
@@ -198,7 +221,7 @@ fn wrap(text: &str, width: usize) -> Vec<String> {
 }
 
 fn title(graph: &GraphExport) -> String {
-    clip(graph.pipeline_id.as_deref().unwrap_or("pipeline"))
+    clip(graph.pipeline_id.unwrap_or("pipeline"))
 }
 
 const FILL_REVERSIBLE: &str = "#fff3cd";
@@ -226,9 +249,10 @@ fn severity_colour(severity: Severity) -> &'static str {
 }
 
 /// Text in a Graphviz HTML-like label: XML element content (Graphviz
-/// parses the label as XML), on one line.
+/// parses the label as XML), on one line, nothing a terminal or an XML
+/// reader would act on left as it is.
 fn html(text: &str) -> String {
-    crate::xml::text(&text.replace(['\n', '\r'], " "))
+    crate::xml::text(&terminal::inline(text))
 }
 
 /// A Graphviz HTML-like label: the name in bold, findings in their
@@ -256,11 +280,10 @@ fn dot_label(lines: &[Line]) -> String {
 /// A DOT quoted string (the graph's name).
 fn dot_string(text: &str) -> String {
     let mut out = String::from("\"");
-    for c in text.chars() {
+    for c in terminal::inline(text).chars() {
         match c {
             '"' => out.push_str("\\\""),
             '\\' => out.push_str("\\\\"),
-            '\n' | '\r' => out.push(' '),
             c => out.push(c),
         }
     }
@@ -271,20 +294,19 @@ fn dot_string(text: &str) -> String {
 /// The shapes of the picture: a double border is a checkpoint, the fill
 /// the side effects, a dark red border high risk, a dashed one a
 /// long-running phase; findings are written in the node, in colour.
-pub fn dot(graph: &GraphExport) -> String {
-    let mut out = String::new();
+pub fn dot(graph: &GraphExport, out: &mut impl Write) -> io::Result<()> {
     let name = dot_string(&title(graph));
-    let _ = writeln!(out, "digraph {name} {{");
-    let _ = writeln!(
+    writeln!(out, "digraph {name} {{")?;
+    writeln!(
         out,
         "  graph [label={}, labelloc=t, fontname=\"Helvetica\", fontsize=14, rankdir=TB, nodesep=0.4];",
         dot_label(&[Line::Name(title(graph))])
-    );
-    let _ = writeln!(
+    )?;
+    writeln!(
         out,
         "  node [shape=box, style=\"rounded,filled\", fillcolor=\"#ffffff\", fontname=\"Helvetica\", fontsize=11];"
-    );
-    let _ = writeln!(out, "  edge [fontname=\"Helvetica\", fontsize=10];");
+    )?;
+    writeln!(out, "  edge [fontname=\"Helvetica\", fontsize=10];")?;
     for (i, node) in graph.nodes.iter().enumerate() {
         let mut lines = node_lines(graph, node);
         lines.extend(finding_lines(node.findings.as_deref()));
@@ -306,43 +328,45 @@ pub fn dot(graph: &GraphExport) -> String {
         if !node.reachable {
             attributes.push(format!("fontcolor=\"{TEXT_UNREACHABLE}\""));
         }
-        let _ = writeln!(out, "  p{i} [{}];", attributes.join(", "));
+        writeln!(out, "  p{i} [{}];", attributes.join(", "))?;
     }
     for edge in &graph.edges {
         let (from, to) = (edge.from_node, edge.to_node);
         let mut lines = edge_lines(edge);
         lines.extend(finding_lines(edge.findings.as_deref()));
         if lines.is_empty() {
-            let _ = writeln!(out, "  p{from} -> p{to};");
+            writeln!(out, "  p{from} -> p{to};")?;
         } else {
-            let _ = writeln!(out, "  p{from} -> p{to} [label={}];", dot_label(&lines));
+            writeln!(out, "  p{from} -> p{to} [label={}];", dot_label(&lines))?;
         }
     }
     if let Some(lines) = contract_note(graph) {
-        let _ = writeln!(
+        writeln!(
             out,
             "  contract_findings [shape=note, style=filled, fillcolor=\"#f8f9fa\", label={}];",
             dot_label(&lines)
-        );
+        )?;
     }
-    out.push_str("}\n");
-    out
+    writeln!(out, "}}")
 }
 
 /// Text inside a quoted Mermaid label: Mermaid's own entity codes for the
-/// characters its grammar or its HTML labels would read.
+/// characters its grammar or its HTML labels would read. `%` among them:
+/// Mermaid finds `%%{…}%%` directives anywhere in the text, quoted or not,
+/// and applies them to the whole diagram (a theme, CSS that hides the
+/// finding notes), or refuses the diagram when one is malformed.
 fn mermaid_text(text: &str) -> String {
     let mut out = String::new();
-    for c in text.chars() {
+    for c in terminal::inline(text).chars() {
         match c {
             '"' => out.push_str("#quot;"),
             '#' => out.push_str("#35;"),
+            '%' => out.push_str("#37;"),
             '<' => out.push_str("#lt;"),
             '>' => out.push_str("#gt;"),
             '&' => out.push_str("#amp;"),
             '|' => out.push_str("#124;"),
             '`' => out.push_str("#96;"),
-            '\n' | '\r' => out.push(' '),
             c => out.push(c),
         }
     }
@@ -363,71 +387,52 @@ fn mermaid_label(lines: &[Line]) -> String {
 /// The same picture as `dot`, in what Mermaid can style: a thick border is
 /// a checkpoint, the fill the side effects, a dark red border high risk, a
 /// dashed one a long-running phase; findings hang off their phase or edge
-/// as notes.
-pub fn mermaid(graph: &GraphExport) -> String {
-    let mut out = String::new();
+/// as notes. Written as it goes: the notes and the class lists are a
+/// second pass over the graph, not kept.
+pub fn mermaid(graph: &GraphExport, out: &mut impl Write) -> io::Result<()> {
     // A front-matter title is the flowchart's caption; JSON's quoting is
     // YAML's, whatever the pipeline is called.
     let caption = serde_json::to_string(&title(graph)).unwrap_or_default();
-    let _ = writeln!(out, "---\ntitle: {caption}\n---");
-    out.push_str("flowchart TD\n");
-    let mut classes: Vec<(String, &str)> = Vec::new();
-    let mut notes: Vec<(String, String, Option<Severity>, Vec<Line>)> = Vec::new();
+    writeln!(out, "---\ntitle: {caption}\n---")?;
+    writeln!(out, "flowchart TD")?;
     for (i, node) in graph.nodes.iter().enumerate() {
-        let id = format!("p{i}");
-        let _ = writeln!(out, "  {id}[{}]", mermaid_label(&node_lines(graph, node)));
-        if checkpointed(graph, node) {
-            classes.push((id.clone(), "checkpointed"));
-        }
-        match node.side_effects {
-            SideEffects::None => {}
-            SideEffects::Reversible => classes.push((id.clone(), "reversible")),
-            SideEffects::Irreversible => classes.push((id.clone(), "irreversible")),
-        }
-        if node.long_running {
-            classes.push((id.clone(), "longRunning"));
-        }
-        if node.high_risk() {
-            classes.push((id.clone(), "highRisk"));
-        }
-        if !node.reachable {
-            classes.push((id.clone(), "unreachable"));
-        }
-        let findings = finding_lines(node.findings.as_deref());
-        if !findings.is_empty() {
-            notes.push((format!("f{i}"), id, node.worst(), findings));
-        }
+        writeln!(out, "  p{i}[{}]", mermaid_label(&node_lines(graph, node)))?;
     }
-    for (e, edge) in graph.edges.iter().enumerate() {
+    for edge in &graph.edges {
         let (from, to) = (edge.from_node, edge.to_node);
         let lines = edge_lines(edge);
         if lines.is_empty() {
-            let _ = writeln!(out, "  p{from} --> p{to}");
+            writeln!(out, "  p{from} --> p{to}")?;
         } else {
-            let _ = writeln!(out, "  p{from} -->|{}| p{to}", mermaid_label(&lines));
+            writeln!(out, "  p{from} -->|{}| p{to}", mermaid_label(&lines))?;
         }
+    }
+    for (i, node) in graph.nodes.iter().enumerate() {
+        let findings = finding_lines(node.findings.as_deref());
+        if !findings.is_empty() {
+            writeln!(out, "  f{i}>{}]", mermaid_label(&findings))?;
+            writeln!(out, "  p{i} -.- f{i}")?;
+        }
+    }
+    for (e, edge) in graph.edges.iter().enumerate() {
         let findings = finding_lines(edge.findings.as_deref());
         if !findings.is_empty() {
-            notes.push((format!("e{e}"), format!("p{to}"), edge.worst(), findings));
+            writeln!(out, "  e{e}>{}]", mermaid_label(&findings))?;
+            writeln!(out, "  p{} -.- e{e}", edge.to_node)?;
         }
     }
-    for (id, on, worst, lines) in &notes {
-        let _ = writeln!(out, "  {id}>{}]", mermaid_label(lines));
-        let _ = writeln!(out, "  {on} -.- {id}");
-        classes.push((id.clone(), note_class(*worst)));
+    let contract = contract_note(graph);
+    if let Some(lines) = &contract {
+        writeln!(out, "  contract_findings>{}]", mermaid_label(lines))?;
     }
-    if let Some(lines) = contract_note(graph) {
-        let _ = writeln!(out, "  contract_findings>{}]", mermaid_label(&lines));
-        classes.push((
-            "contract_findings".to_string(),
-            note_class(
-                graph
-                    .other_findings
-                    .as_deref()
-                    .and_then(|f| f.iter().map(|f| f.severity).max()),
-            ),
-        ));
-    }
+    let contract_class = contract.as_ref().map(|_| {
+        note_class(
+            graph
+                .other_findings
+                .as_deref()
+                .and_then(|f| f.iter().map(|f| f.severity).max()),
+        )
+    });
     let definitions = [
         // Later classes win where they set the same property: a
         // checkpointed high-risk phase keeps the risk colour and the
@@ -455,17 +460,69 @@ pub fn mermaid(graph: &GraphExport) -> String {
         ),
     ];
     for (name, style) in definitions {
-        let members: Vec<&str> = classes
+        // Members in the order they were drawn: phases, then the notes on
+        // phases, on edges, on the contract.
+        let phases = graph
+            .nodes
             .iter()
-            .filter(|(_, class)| *class == name)
-            .map(|(id, _)| id.as_str())
-            .collect();
-        if !members.is_empty() {
-            let _ = writeln!(out, "  classDef {name} {style}");
-            let _ = writeln!(out, "  class {} {name}", members.join(","));
+            .enumerate()
+            .filter(|(_, node)| node_classes(graph, node).contains(&Some(name)))
+            .map(|(i, _)| format!("p{i}"));
+        let phase_notes = graph
+            .nodes
+            .iter()
+            .enumerate()
+            .filter(|(_, node)| {
+                has_findings(node.findings.as_deref()) && note_class(node.worst()) == name
+            })
+            .map(|(i, _)| format!("f{i}"));
+        let edge_notes = graph
+            .edges
+            .iter()
+            .enumerate()
+            .filter(|(_, edge)| {
+                has_findings(edge.findings.as_deref()) && note_class(edge.worst()) == name
+            })
+            .map(|(e, _)| format!("e{e}"));
+        let contract = (contract_class == Some(name)).then(|| "contract_findings".to_string());
+        let mut members = phases
+            .chain(phase_notes)
+            .chain(edge_notes)
+            .chain(contract)
+            .peekable();
+        if members.peek().is_none() {
+            continue;
         }
+        writeln!(out, "  classDef {name} {style}")?;
+        write!(out, "  class ")?;
+        for (i, member) in members.enumerate() {
+            if i > 0 {
+                write!(out, ",")?;
+            }
+            write!(out, "{member}")?;
+        }
+        writeln!(out, " {name}")?;
     }
-    out
+    Ok(())
+}
+
+/// The classes a phase is drawn with.
+fn node_classes(graph: &GraphExport, node: &Node) -> [Option<&'static str>; 5] {
+    [
+        checkpointed(graph, node).then_some("checkpointed"),
+        match node.side_effects {
+            SideEffects::None => None,
+            SideEffects::Reversible => Some("reversible"),
+            SideEffects::Irreversible => Some("irreversible"),
+        },
+        node.long_running.then_some("longRunning"),
+        node.high_risk().then_some("highRisk"),
+        (!node.reachable).then_some("unreachable"),
+    ]
+}
+
+fn has_findings(findings: Option<&[Finding]>) -> bool {
+    findings.is_some_and(|f| !f.is_empty())
 }
 
 fn note_class(worst: Option<Severity>) -> &'static str {
@@ -493,11 +550,15 @@ mod tests {
 
     #[test]
     fn labels_escape_what_each_language_reads() {
-        assert_eq!(dot_string("a \"b\" \\\nc"), r#""a \"b\" \\ c""#);
-        assert_eq!(html("<b> & \"c\"\n\u{1}"), "&lt;b&gt; &amp; \"c\" \u{fffd}");
+        assert_eq!(dot_string("a \"b\" \\\nc"), r#""a \"b\" \\\\u{a}c""#);
         assert_eq!(
-            mermaid_text("x \"y\" <b> #1 | `z`"),
-            "x #quot;y#quot; #lt;b#gt; #35;1 #124; #96;z#96;"
+            html("<b> & \"c\"\n\u{1}\u{9b}"),
+            "&lt;b&gt; &amp; \"c\"\\u{a}\\u{1}\\u{9b}"
         );
+        assert_eq!(
+            mermaid_text("x \"y\" <b> #1 | `z` %%{init: {}}%%\u{1b}"),
+            "x #quot;y#quot; #lt;b#gt; #35;1 #124; #96;z#96; #37;#37;{init: {}}#37;#37;\\u{1b}"
+        );
+        assert_eq!(clip("a\u{1b}[2Kb"), "a\\u{1b}[2Kb");
     }
 }

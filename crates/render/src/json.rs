@@ -1,20 +1,46 @@
 //! Versioned JSON, for tools that read findings. Lines and columns are
 //! 1-based, columns counted in characters. Changing a field's meaning
 //! requires a new version.
+//!
+//! Written as it is serialized, one finding at a time: a report of a
+//! million findings is never held whole. Text is the contract's own (a tool
+//! gets it unchanged); the bytes written hold no control character
+//! (`safe_json`).
 
 use std::io::{self, Write};
 
 use serde::Serialize;
+use serde::ser::{SerializeStruct, Serializer};
 
-use super::{Report, range};
+use super::{Report, range, safe_json};
 use crate::Linted;
+use phaselint_lint::diagnostic::Diagnostic;
 use phaselint_lint::line_index::LineCol;
 use phaselint_lint::syntax::Span;
 
-#[derive(Serialize)]
-struct Output<'a> {
-    version: u32,
-    diagnostics: Vec<JsonDiagnostic<'a>>,
+/// `{"version": 1, "diagnostics": [...]}`, the findings serialized as they
+/// are read from the report.
+struct Output<'r, 'a>(&'r Report<'a>);
+
+impl Serialize for Output<'_, '_> {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        let mut output = serializer.serialize_struct("Output", 2)?;
+        output.serialize_field("version", &1)?;
+        output.serialize_field("diagnostics", &Diagnostics(self.0))?;
+        output.end()
+    }
+}
+
+struct Diagnostics<'r, 'a>(&'r Report<'a>);
+
+impl Serialize for Diagnostics<'_, '_> {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        serializer.collect_seq(
+            self.0
+                .diagnostics()
+                .map(|(file, d)| JsonDiagnostic::of(file, d)),
+        )
+    }
 }
 
 #[derive(Serialize)]
@@ -72,58 +98,52 @@ fn span_positions(file: &Linted, span: Span) -> (Position, Position) {
     (start.into(), end.into())
 }
 
-pub fn render(report: &Report<'_>, out: &mut impl Write) -> io::Result<()> {
-    let diagnostics = report
-        .diagnostics()
-        .map(|(file, d)| {
-            let path = file.path.display().to_string();
-            let (start, end) = span_positions(file, d.span);
-            JsonDiagnostic {
-                code: d.code,
-                severity: d.severity.as_str(),
-                message: &d.message,
-                path: path.clone(),
-                start,
-                end,
-                help: d.help.as_deref(),
-                related: d
-                    .related
+impl<'a> JsonDiagnostic<'a> {
+    fn of(file: &Linted, d: &'a Diagnostic) -> Self {
+        let path = file.path.display().to_string();
+        let (start, end) = span_positions(file, d.span);
+        JsonDiagnostic {
+            code: d.code,
+            severity: d.severity.as_str(),
+            message: &d.message,
+            path: path.clone(),
+            start,
+            end,
+            help: d.help.as_deref(),
+            related: d
+                .related
+                .iter()
+                .map(|r| {
+                    let (start, end) = span_positions(file, r.span);
+                    JsonRelated {
+                        path: path.clone(),
+                        start,
+                        end,
+                        message: &r.message,
+                    }
+                })
+                .collect(),
+            fix: d.fix.as_ref().map(|fix| JsonFix {
+                applicability: fix.applicability,
+                title: &fix.title,
+                edits: fix
+                    .edits
                     .iter()
-                    .map(|r| {
-                        let (start, end) = span_positions(file, r.span);
-                        JsonRelated {
-                            path: path.clone(),
+                    .map(|e| {
+                        let (start, end) = span_positions(file, e.span);
+                        JsonEdit {
                             start,
                             end,
-                            message: &r.message,
+                            replacement: &e.replacement,
                         }
                     })
                     .collect(),
-                fix: d.fix.as_ref().map(|fix| JsonFix {
-                    applicability: fix.applicability,
-                    title: &fix.title,
-                    edits: fix
-                        .edits
-                        .iter()
-                        .map(|e| {
-                            let (start, end) = span_positions(file, e.span);
-                            JsonEdit {
-                                start,
-                                end,
-                                replacement: &e.replacement,
-                            }
-                        })
-                        .collect(),
-                }),
-            }
-        })
-        .collect();
-    serde_json::to_writer_pretty(
-        &mut *out,
-        &Output {
-            version: 1,
-            diagnostics,
-        },
-    )?;
+            }),
+        }
+    }
+}
+
+pub fn render(report: &Report<'_>, out: &mut impl Write) -> io::Result<()> {
+    safe_json::to_writer_pretty(&mut *out, &Output(report))?;
     writeln!(out)
 }

@@ -9,103 +9,66 @@
 //! Written by hand rather than with an XML crate: the output is five
 //! elements, and the one subtle part, characters XML 1.0 cannot carry even
 //! escaped (from a contract's own text), a writer crate leaves to its
-//! caller anyway (`xml.rs`).
+//! caller anyway. Text from a contract is shown through `terminal::inline`
+//! first (a control character as `\u{1b}`, as every human format shows
+//! it), then escaped for XML (`xml.rs`).
 
-use std::fmt::Write as _;
 use std::io::{self, Write};
 
 use phaselint_lint::diagnostic::{Diagnostic, Severity};
 
 use super::xml::{attribute, text};
 use super::{Linted, Report, position};
+use crate::terminal;
 
-pub fn render(report: &Report<'_>, out: &mut impl Write) -> io::Result<()> {
-    let mut warnings_seen = 0;
-    let mut suites = String::new();
-    let (mut tests, mut failures) = (0, 0);
-    for file in report.files {
-        let path = file.path.to_string_lossy().replace('\\', "/");
-        let mut failing = Vec::new();
-        let mut passing = Vec::new();
-        for d in &file.analysis.diagnostics {
-            let fails = match d.severity {
-                Severity::Error => true,
-                Severity::Warning => {
-                    warnings_seen += 1;
-                    report.max_warnings.is_some_and(|max| warnings_seen > max)
-                }
-                Severity::Info => false,
-            };
-            if fails {
-                failing.push(d);
-            } else {
-                passing.push(d);
-            }
+/// Whether each finding of the report fails the run, in report order.
+struct Verdicts {
+    warnings_seen: usize,
+    max_warnings: Option<usize>,
+}
+
+impl Verdicts {
+    fn new(report: &Report<'_>) -> Self {
+        Verdicts {
+            warnings_seen: 0,
+            max_warnings: report.max_warnings,
         }
-        let cases = failing.len().max(1);
-        tests += cases;
-        failures += failing.len();
-        let _ = writeln!(
-            suites,
-            r#"  <testsuite name="{}" file="{}" tests="{cases}" failures="{}" errors="0" skipped="0">"#,
-            attribute(&path),
-            attribute(&path),
-            failing.len(),
-        );
-        if failing.is_empty() {
-            let _ = writeln!(
-                suites,
-                r#"    <testcase name="phaselint" classname="{}"/>"#,
-                attribute(&path)
-            );
-        }
-        for d in &failing {
-            let at = position(file, d.span.start);
-            let _ = writeln!(
-                suites,
-                r#"    <testcase name="{} at {}:{}" classname="{}">"#,
-                d.code,
-                at.line,
-                at.column,
-                attribute(&path)
-            );
-            let _ = writeln!(
-                suites,
-                r#"      <failure type="{}" message="{}">{}</failure>"#,
-                d.code,
-                attribute(&d.message),
-                text(&describe(file, &path, d))
-            );
-            suites.push_str("    </testcase>\n");
-        }
-        if !passing.is_empty() {
-            let lines: Vec<String> = passing.iter().map(|d| describe(file, &path, d)).collect();
-            let _ = writeln!(
-                suites,
-                "    <system-out>{}</system-out>",
-                text(&lines.join("\n"))
-            );
-        }
-        suites.push_str("  </testsuite>\n");
     }
-    // A file that could not be read is an error testcase: the report must
-    // not look clean when a file was never checked.
-    for file in report.unreadable {
-        let path = attribute(&file.path.to_string_lossy().replace('\\', "/"));
-        let _ = writeln!(
-            suites,
-            r#"  <testsuite name="{path}" file="{path}" tests="1" failures="0" errors="1" skipped="0">"#
-        );
-        let _ = writeln!(
-            suites,
-            r#"    <testcase name="phaselint" classname="{path}">"#
-        );
-        let _ = writeln!(
-            suites,
-            r#"      <error type="unreadable" message="{}"/>"#,
-            attribute(&format!("cannot read the file: {}", file.reason))
-        );
-        suites.push_str("    </testcase>\n  </testsuite>\n");
+
+    fn fails(&mut self, d: &Diagnostic) -> bool {
+        match d.severity {
+            Severity::Error => true,
+            Severity::Warning => {
+                self.warnings_seen += 1;
+                self.max_warnings
+                    .is_some_and(|max| self.warnings_seen > max)
+            }
+            Severity::Info => false,
+        }
+    }
+}
+
+/// A file's path as the report shows it: `/` separators, control
+/// characters shown as `\u{..}` (XML 1.0 cannot carry most of them, and a
+/// test report is read by people, in CI logs too).
+fn shown_path(file: &Linted) -> String {
+    terminal::inline(&file.path.to_string_lossy().replace('\\', "/")).into_owned()
+}
+
+/// Written as it goes: one pass counts the testcases and failures the
+/// root element states, a second writes each suite.
+pub fn render(report: &Report<'_>, out: &mut impl Write) -> io::Result<()> {
+    let (mut tests, mut failures) = (0, 0);
+    let mut verdicts = Verdicts::new(report);
+    for file in report.files {
+        let failing = file
+            .analysis
+            .diagnostics
+            .iter()
+            .filter(|d| verdicts.fails(d))
+            .count();
+        tests += failing.max(1);
+        failures += failing;
     }
     let errors = report.unreadable.len();
     tests += errors;
@@ -114,12 +77,87 @@ pub fn render(report: &Report<'_>, out: &mut impl Write) -> io::Result<()> {
         out,
         r#"<testsuites name="phaselint" tests="{tests}" failures="{failures}" errors="{errors}">"#
     )?;
-    out.write_all(suites.as_bytes())?;
+    let mut verdicts = Verdicts::new(report);
+    for file in report.files {
+        let path = shown_path(file);
+        let (failing, passing): (Vec<&Diagnostic>, Vec<&Diagnostic>) = file
+            .analysis
+            .diagnostics
+            .iter()
+            .partition(|d| verdicts.fails(d));
+        writeln!(
+            out,
+            r#"  <testsuite name="{}" file="{}" tests="{}" failures="{}" errors="0" skipped="0">"#,
+            attribute(&path),
+            attribute(&path),
+            failing.len().max(1),
+            failing.len(),
+        )?;
+        if failing.is_empty() {
+            writeln!(
+                out,
+                r#"    <testcase name="phaselint" classname="{}"/>"#,
+                attribute(&path)
+            )?;
+        }
+        for d in &failing {
+            let at = position(file, d.span.start);
+            writeln!(
+                out,
+                r#"    <testcase name="{} at {}:{}" classname="{}">"#,
+                d.code,
+                at.line,
+                at.column,
+                attribute(&path)
+            )?;
+            writeln!(
+                out,
+                r#"      <failure type="{}" message="{}">{}</failure>"#,
+                d.code,
+                attribute(&terminal::inline(&d.message)),
+                text(&describe(file, &path, d))
+            )?;
+            out.write_all(b"    </testcase>\n")?;
+        }
+        if !passing.is_empty() {
+            out.write_all(b"    <system-out>")?;
+            for (i, d) in passing.iter().enumerate() {
+                if i > 0 {
+                    out.write_all(b"\n")?;
+                }
+                out.write_all(text(&describe(file, &path, d)).as_bytes())?;
+            }
+            out.write_all(b"</system-out>\n")?;
+        }
+        out.write_all(b"  </testsuite>\n")?;
+    }
+    // A file that could not be read is an error testcase: the report must
+    // not look clean when a file was never checked.
+    for file in report.unreadable {
+        let path = attribute(&terminal::inline(
+            &file.path.to_string_lossy().replace('\\', "/"),
+        ));
+        writeln!(
+            out,
+            r#"  <testsuite name="{path}" file="{path}" tests="1" failures="0" errors="1" skipped="0">"#
+        )?;
+        writeln!(out, r#"    <testcase name="phaselint" classname="{path}">"#)?;
+        writeln!(
+            out,
+            r#"      <error type="unreadable" message="{}"/>"#,
+            attribute(&terminal::inline(&format!(
+                "cannot read the file: {}",
+                file.reason
+            )))
+        )?;
+        out.write_all(b"    </testcase>\n  </testsuite>\n")?;
+    }
     writeln!(out, "</testsuites>")
 }
 
 /// One finding as the concise format writes it, so a test report reads
-/// like the CI log.
+/// like the CI log: `path` is already shown safely, the message and help
+/// are shown here.
 fn describe(file: &Linted, path: &str, d: &Diagnostic) -> String {
     let at = position(file, d.span.start);
     let mut text = format!(
@@ -128,10 +166,11 @@ fn describe(file: &Linted, path: &str, d: &Diagnostic) -> String {
         at.column,
         d.code,
         d.severity.as_str(),
-        d.message
+        terminal::inline(&d.message)
     );
     if let Some(help) = &d.help {
-        let _ = write!(text, "\nhelp: {help}");
+        text.push_str("\nhelp: ");
+        text.push_str(&terminal::inline(help));
     }
     text
 }

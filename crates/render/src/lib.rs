@@ -10,6 +10,7 @@ pub mod graph;
 mod json;
 mod junit;
 mod resume;
+mod safe_json;
 mod sarif;
 pub mod terminal;
 mod xml;
@@ -242,7 +243,7 @@ fn write_statistics(
                 })
             })
             .collect();
-        serde_json::to_writer_pretty(
+        safe_json::to_writer_pretty(
             &mut *out,
             &serde_json::json!({"version": 1, "statistics": rows}),
         )?;

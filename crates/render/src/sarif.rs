@@ -3,6 +3,13 @@
 //! (`columnKind: unicodeCodePoints`), the same numbers as the `json`
 //! format; paths are relative to the working directory under the
 //! `%SRCROOT%` base, and each rule carries its page as `help.markdown`.
+//!
+//! The results are serialized one at a time as they are built, never held
+//! whole (a contract at the size bound can have a million findings). The
+//! messages a person reads (code scanning's annotations) show control
+//! characters and bidi overrides as `\u{..}` (`terminal`); a fix's inserted
+//! text stays the contract's own; the bytes written hold no control
+//! character either way (`safe_json`).
 
 use std::collections::BTreeMap;
 use std::io::{self, Write};
@@ -14,11 +21,15 @@ use phaselint_lint::syntax::Span;
 use serde_sarif::sarif::{
     ArtifactChange, ArtifactContent, ArtifactLocation, Fix, Invocation, Location, Message,
     MultiformatMessageString, Notification, PhysicalLocation, Region, Replacement,
-    ReportingConfiguration, ReportingDescriptor, Result as SarifResult, ResultLevel, Run, Sarif,
-    Tool, ToolComponent,
+    ReportingConfiguration, ReportingDescriptor, Result as SarifResult, ResultLevel, Run, Tool,
+    ToolComponent,
 };
 
-use super::{Linted, Report, range};
+use serde::Serialize;
+use serde::ser::{SerializeMap, Serializer};
+
+use super::{Linted, Report, range, safe_json};
+use crate::terminal;
 
 const SRCROOT: &str = "%SRCROOT%";
 
@@ -94,11 +105,11 @@ fn invocation(report: &Report<'_>) -> Invocation {
                 .level(serde_json::json!("error"))
                 .message(
                     Message::builder()
-                        .text(format!(
+                        .text(terminal::inline(&format!(
                             "cannot read {}: {}",
                             file.path.display(),
                             file.reason
-                        ))
+                        )))
                         .build(),
                 )
                 .locations(vec![
@@ -131,8 +142,11 @@ fn artifact(path: &Path) -> ArtifactLocation {
             .uri(format!("file://{}", encode(&text)))
             .build()
     } else {
+        // A relative reference whose first segment holds a `:` would read
+        // as a scheme (RFC 3986 §4.2): a relative path has its colons
+        // encoded.
         ArtifactLocation::builder()
-            .uri(encode(text.trim_start_matches("./")))
+            .uri(encode(text.trim_start_matches("./")).replace(':', "%3A"))
             .uri_base_id(SRCROOT)
             .build()
     }
@@ -169,10 +183,10 @@ fn location(file: &Linted, span: Span) -> PhysicalLocation {
 }
 
 fn result(file: &Linted, d: &Diagnostic, rule_index: Option<usize>) -> SarifResult {
-    let mut text = d.message.clone();
+    let mut text = terminal::inline(&d.message).into_owned();
     if let Some(help) = &d.help {
         text.push_str("\nhelp: ");
-        text.push_str(help);
+        text.push_str(&terminal::inline(help));
     }
     let related: Vec<Location> = d
         .related
@@ -182,7 +196,11 @@ fn result(file: &Linted, d: &Diagnostic, rule_index: Option<usize>) -> SarifResu
             Location::builder()
                 .id(i as i64)
                 .physical_location(location(file, r.span))
-                .message(Message::builder().text(r.message.as_str()).build())
+                .message(
+                    Message::builder()
+                        .text(terminal::inline(&r.message))
+                        .build(),
+                )
                 .build()
         })
         .collect();
@@ -205,7 +223,11 @@ fn result(file: &Linted, d: &Diagnostic, rule_index: Option<usize>) -> SarifResu
                 })
                 .collect();
             Fix::builder()
-                .description(Message::builder().text(fix.title.as_str()).build())
+                .description(
+                    Message::builder()
+                        .text(terminal::inline(&fix.title))
+                        .build(),
+                )
                 .artifact_changes(vec![
                     ArtifactChange::builder()
                         .artifact_location(artifact(&file.path))
@@ -251,13 +273,9 @@ pub fn render(report: &Report<'_>, out: &mut impl Write) -> io::Result<()> {
         .information_uri(env!("CARGO_PKG_REPOSITORY"))
         .rules(rules.iter().map(|r| descriptor(r)).collect::<Vec<_>>())
         .build();
-    let results: Vec<SarifResult> = report
-        .diagnostics()
-        .map(|(file, d)| result(file, d, index.get(d.code).copied()))
-        .collect();
+    // The run without its results: small (the rules, the invocation).
     let mut run = Run::builder()
         .tool(Tool::builder().driver(driver).build())
-        .results(results)
         .build();
     run.column_kind = Some(serde_json::json!("unicodeCodePoints"));
     run.invocations = Some(vec![invocation(report)]);
@@ -274,11 +292,73 @@ pub fn render(report: &Report<'_>, out: &mut impl Write) -> io::Result<()> {
             ArtifactLocation::builder().uri(uri).build(),
         )]));
     }
-    let log = Sarif::builder()
-        .schema("https://json.schemastore.org/sarif-2.1.0.json")
-        .version(serde_json::json!("2.1.0"))
-        .runs(vec![run])
-        .build();
-    let text = serde_json::to_string_pretty(&log).map_err(io::Error::other)?;
-    writeln!(out, "{text}")
+    let serde_json::Value::Object(fields) = serde_json::to_value(&run)? else {
+        return Err(io::Error::other("a SARIF run serializes to an object"));
+    };
+    let log = Log {
+        schema: "https://json.schemastore.org/sarif-2.1.0.json",
+        runs: [RunWithResults {
+            fields,
+            report,
+            index: &index,
+        }],
+        version: "2.1.0",
+    };
+    safe_json::to_writer_pretty(&mut *out, &log)?;
+    writeln!(out)
+}
+
+/// The log, its keys in the order serde-sarif writes them.
+#[derive(Serialize)]
+struct Log<'r, 'a> {
+    #[serde(rename = "$schema")]
+    schema: &'static str,
+    runs: [RunWithResults<'r, 'a>; 1],
+    version: &'static str,
+}
+
+/// A run's other keys (in serde-sarif's order, alphabetical) with
+/// `results` among them, written as each result is built.
+struct RunWithResults<'r, 'a> {
+    fields: serde_json::Map<String, serde_json::Value>,
+    report: &'r Report<'a>,
+    index: &'r BTreeMap<&'static str, usize>,
+}
+
+impl Serialize for RunWithResults<'_, '_> {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        let results = Results {
+            report: self.report,
+            index: self.index,
+        };
+        let mut map = serializer.serialize_map(Some(self.fields.len() + 1))?;
+        let mut pending = Some(results);
+        for (key, value) in &self.fields {
+            if key.as_str() > "results"
+                && let Some(results) = pending.take()
+            {
+                map.serialize_entry("results", &results)?;
+            }
+            map.serialize_entry(key, value)?;
+        }
+        if let Some(results) = pending {
+            map.serialize_entry("results", &results)?;
+        }
+        map.end()
+    }
+}
+
+struct Results<'r, 'a> {
+    report: &'r Report<'a>,
+    index: &'r BTreeMap<&'static str, usize>,
+}
+
+impl Serialize for Results<'_, '_> {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        serializer.collect_seq(
+            self.report
+                .diagnostics()
+                .map(|(file, d)| result(file, d, self.index.get(d.code).copied())),
+        )
+    }
 }
