@@ -199,16 +199,19 @@ fn approve(args: &ApproveArgs) -> Result<(), NoVerdict> {
         context_digest: binding.as_ref().map(|b| b.digest.clone()),
         context_field_digests: binding.map(|b| b.field_digests),
     };
-    let text = serde_json::to_string_pretty(&record).map_err(|e| e.to_string())? + "\n";
+    let mut text = Vec::new();
+    phaselint_render::write_json_pretty(&mut text, &record)
+        .map_err(|e| format!("cannot write the approval: {e}"))?;
+    text.push(b'\n');
     match &args.output {
         None => {
             let mut out = std::io::stdout().lock();
-            out.write_all(text.as_bytes())
+            out.write_all(&text)
                 .and_then(|()| out.flush())
                 .map_err(|e| format!("cannot write the approval: {e}"))?;
         }
         Some(path) => {
-            write_atomically(path, text.as_bytes())
+            write_atomically(path, &text)
                 .map_err(|e| format!("cannot write `{}`: {e}", path.display()))?;
             let context = record
                 .context_digest

@@ -181,9 +181,8 @@ fn no_verdict(args: &ResumeCheckArgs, message: &str) -> u8 {
             decision: None,
             error: message,
         };
-        if let Ok(text) = serde_json::to_string_pretty(&answer) {
-            println!("{text}");
-        }
+        let mut out = std::io::stdout().lock();
+        let _ = phaselint_render::write_json_pretty(&mut out, &answer).and_then(|()| writeln!(out));
     }
     exit::NO_VERDICT
 }
@@ -199,9 +198,8 @@ fn answer<R: serde::Serialize + Verdict>(
         Ok(report) => {
             let mut out = std::io::stdout().lock();
             let printed = match args.format {
-                ResumeFormat::Json => serde_json::to_string_pretty(&report)
-                    .map_err(std::io::Error::other)
-                    .and_then(|text| writeln!(out, "{text}")),
+                ResumeFormat::Json => phaselint_render::write_json_pretty(&mut out, &report)
+                    .and_then(|()| writeln!(out)),
                 ResumeFormat::Human => human(&report, &mut out),
             };
             if let Err(e) = printed

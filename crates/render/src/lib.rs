@@ -26,6 +26,8 @@ use phaselint_lint::syntax::Span;
 use phaselint_lint::Analysis;
 
 pub use resume::{handoff_human, manifest_human, resume_human};
+/// Pretty JSON whose bytes hold no control character a terminal acts on.
+pub use safe_json::to_writer_pretty as write_json_pretty;
 
 /// A linted file: the path it is shown under, and its analysis.
 pub struct Linted {

@@ -14,10 +14,7 @@ use serde_json::ser::{Formatter, PrettyFormatter};
 use crate::terminal::{Newlines, needs_escape};
 
 /// Pretty-printed JSON, control characters escaped.
-pub(crate) fn to_writer_pretty<W: Write, T: Serialize + ?Sized>(
-    out: W,
-    value: &T,
-) -> io::Result<()> {
+pub fn to_writer_pretty<W: Write, T: Serialize + ?Sized>(out: W, value: &T) -> io::Result<()> {
     let mut serializer = serializer(out);
     value.serialize(&mut serializer).map_err(io::Error::other)
 }

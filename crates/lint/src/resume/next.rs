@@ -96,6 +96,20 @@ pub enum NextStep {
     NoApprovalOnceFresh,
 }
 
+/// `text` as one word a POSIX shell reads back as it is: unchanged when it
+/// holds only characters no shell treats specially, else single-quoted.
+fn shell_word(text: &str) -> std::borrow::Cow<'_, str> {
+    let plain = !text.is_empty()
+        && text
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || "_-./:@%+=,".contains(c));
+    if plain {
+        std::borrow::Cow::Borrowed(text)
+    } else {
+        std::borrow::Cow::Owned(format!("'{}'", text.replace('\'', "'\\''")))
+    }
+}
+
 impl NextStep {
     /// The step as a sentence; `contract` and `context` are the paths as
     /// the user gave them, for the command lines.
@@ -147,7 +161,15 @@ impl NextStep {
                 after_refresh,
                 confirm_irreversible,
             } => {
-                let acks: String = acknowledge.iter().map(|f| format!(" --ack {f}")).collect();
+                let acks: String = acknowledge
+                    .iter()
+                    .map(|f| format!(" --ack {}", shell_word(f)))
+                    .collect();
+                let (contract, checkpoint_id, context) = (
+                    shell_word(contract),
+                    shell_word(checkpoint_id),
+                    shell_word(context),
+                );
                 format!(
                     "{}get an approval bound to this checkpoint and context: phaselint approve --contract {contract} --checkpoint {checkpoint_id} --context {context} --by NAME --policy {}{acks}{} --output approval.json{}, then pass --approvals approval.json",
                     if *after_refresh { "then " } else { "" },
@@ -357,6 +379,16 @@ checkpoint_integrity:
                 NextStep::NoApprovalOnceFresh
             ]
         );
+    }
+
+    #[test]
+    fn command_lines_quote_what_a_shell_would_split() {
+        assert_eq!(shell_word("after_generate"), "after_generate");
+        assert_eq!(shell_word("../c.contract.yaml"), "../c.contract.yaml");
+        assert_eq!(shell_word("my contract.yaml"), "'my contract.yaml'");
+        assert_eq!(shell_word("it's;rm -rf"), "'it'\\''s;rm -rf'");
+        assert_eq!(shell_word(""), "''");
+        assert_eq!(shell_word("$(id)"), "'$(id)'");
     }
 
     #[test]
