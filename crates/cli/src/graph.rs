@@ -6,7 +6,7 @@ use std::path::{Path, PathBuf};
 use clap::ValueEnum;
 use phaselint_lint::diagnostic::Severity;
 use phaselint_lint::input::{self, Bound};
-use phaselint_lint::{DocumentKind, analyze_bytes, graph_export};
+use phaselint_lint::{DocumentKind, analyze_vec, graph_export};
 use phaselint_render::graph::GraphFormat;
 
 use crate::{ConfigArgs, exit};
@@ -81,7 +81,7 @@ fn draw(args: &GraphArgs) -> Result<(), String> {
         input::read_file(&args.file, Bound::Contract)
     }
     .map_err(|e| format!("cannot read {shown}: {}", e.reason()))?;
-    let analysis = analyze_bytes(&bytes, DocumentKind::Contract, &settings);
+    let analysis = analyze_vec(bytes, DocumentKind::Contract, &settings);
     let errors = |schema: bool| {
         analysis
             .diagnostics
