@@ -327,3 +327,75 @@ fn a_fix_in_a_folded_scalar_keeps_its_line_break_and_the_next_key() {
     );
     assert!(out.contains("All checks passed"), "{out}\n{err}");
 }
+
+/// `--fix` on a 0600 contract: the temporary file it writes beside it is
+/// never readable by others, not even for the length of the write (the
+/// directory is watched while a large file is written), and the file
+/// keeps its mode.
+#[cfg(unix)]
+#[test]
+fn a_private_contract_is_never_readable_by_others_while_fixed() {
+    use std::os::unix::fs::PermissionsExt;
+    use std::sync::atomic::{AtomicBool, Ordering};
+    use std::sync::{Arc, Mutex};
+
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("c.contract.yaml");
+    // Large enough that writing and syncing it takes a while.
+    let mut text = format!(
+        "{HEAD}  a:\n    exit:\n      required:\n        - name: x\n          severity: BLOCKING\n"
+    );
+    let padding = format!("# {}\n", "x".repeat(1000));
+    while text.len() < 24 << 20 {
+        text.push_str(&padding);
+    }
+    std::fs::write(&file, &text).unwrap();
+    std::fs::set_permissions(&file, std::fs::Permissions::from_mode(0o600)).unwrap();
+
+    let done = Arc::new(AtomicBool::new(false));
+    let seen: Arc<Mutex<Vec<(String, u32)>>> = Arc::default();
+    let watcher = {
+        let (done, seen, dir) = (done.clone(), seen.clone(), dir.path().to_path_buf());
+        std::thread::spawn(move || {
+            while !done.load(Ordering::SeqCst) {
+                for entry in std::fs::read_dir(&dir).unwrap().flatten() {
+                    let name = entry.file_name().to_string_lossy().into_owned();
+                    if name.contains(".phaselint-")
+                        && let Ok(metadata) = entry.metadata()
+                    {
+                        seen.lock()
+                            .unwrap()
+                            .push((name, metadata.permissions().mode() & 0o7777));
+                    }
+                }
+            }
+        })
+    };
+    // The usual umask, which on its own would leave a new file 0644.
+    let status = Command::new("sh")
+        .arg("-c")
+        .arg("umask 022 && exec \"$0\" lint --fix --quiet c.contract.yaml")
+        .arg(env!("CARGO_BIN_EXE_phaselint"))
+        .current_dir(dir.path())
+        .status()
+        .unwrap();
+    done.store(true, Ordering::SeqCst);
+    watcher.join().unwrap();
+    assert!(status.code().is_some(), "{status}");
+    let fixed = std::fs::read_to_string(&file).unwrap();
+    assert!(fixed.contains("severity: blocking\n"), "not fixed");
+    let mode = std::fs::metadata(&file).unwrap().permissions().mode() & 0o7777;
+    assert_eq!(mode, 0o600, "the fixed file's mode is {mode:o}");
+    let seen = seen.lock().unwrap();
+    let open: Vec<String> = seen
+        .iter()
+        .filter(|(_, mode)| mode & 0o077 != 0)
+        .map(|(name, mode)| format!("{name} {mode:o}"))
+        .collect();
+    assert!(
+        open.is_empty(),
+        "temporary files readable by others while written: {:?}",
+        &open[..open.len().min(3)]
+    );
+    eprintln!("observed the temporary file {} times", seen.len());
+}
