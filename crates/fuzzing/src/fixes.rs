@@ -118,6 +118,16 @@ fn check_one(analysis: &Analysis, settings: &Settings, before: &Node, d: &Diagno
     let Some(value) = promised(&fix.title) else {
         return;
     };
+    // A help line's did-you-mean names the same value as the fix.
+    if let Some(help) = &d.help
+        && let Some((_, guess)) = help.split_once("did you mean `")
+    {
+        assert!(
+            guess.starts_with(&format!("{value}`?")),
+            "the help says {help:?}, the fix writes {value:?}: {}",
+            context()
+        );
+    }
     let Ok(Some(after_tree)) = parse(&text, Limits::default()) else {
         panic!("the fixed file does not parse: {}", context());
     };
