@@ -164,6 +164,13 @@ fn double_quoted(rng: &mut Rng, value: &str) -> String {
 /// `value` (a plain `#x` is a comment): the checks hold whatever the file
 /// reads as.
 fn written(rng: &mut Rng, value: &str, indent: &str) -> String {
+    // Properties before the scalar: the rewrite must leave them be.
+    let properties = rng.pick(&["", "", "", "&anchor ", "!!str ", "&a !!str "]);
+    let scalar = scalar_in_style(rng, value, indent);
+    format!("{properties}{scalar}")
+}
+
+fn scalar_in_style(rng: &mut Rng, value: &str, indent: &str) -> String {
     match rng.below(5) {
         0 => value.to_string(),
         1 => format!("'{}'", value.replace('\'', "''")),

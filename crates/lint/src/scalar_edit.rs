@@ -26,6 +26,9 @@ enum Style {
         header: Span,
         content: Span,
         indentation: Span,
+        /// Whether the header's indentation indicator still holds for the
+        /// value written at `indentation`.
+        keep_digit: bool,
     },
 }
 
@@ -47,12 +50,12 @@ pub(crate) fn fix(
 }
 
 /// The edits that make the scalar at `span` (as the parser spans a key or
-/// value) read `value`.
+/// value) read `value`. `None` when nothing is written there (an implicit
+/// null) or only properties are (`&a` alone).
 pub(crate) fn edits(source: &str, span: Span, value: &str) -> Option<Vec<Edit>> {
-    let text = source.get(span.start..span.end)?;
-    if text.is_empty() {
-        return None;
-    }
+    source.get(span.start..span.end)?;
+    // A node's span starts at its anchor or tag; those stay as they are.
+    let span = without_properties(source, span)?;
     let replace = |span: Span, replacement: String| Edit { span, replacement };
     Some(match style(source, span) {
         Style::Plain => vec![replace(span, flow(value, Style::Plain))],
@@ -62,12 +65,14 @@ pub(crate) fn edits(source: &str, span: Span, value: &str) -> Option<Vec<Edit>> 
             header,
             content,
             indentation,
+            keep_digit,
         } => {
             let indicator = &source[header.start..header.start + 1];
             let indicator_digit = source[header.start + 1..header.end]
                 .chars()
-                .find(char::is_ascii_digit);
-            if block_can_carry(value) {
+                .find(char::is_ascii_digit)
+                .filter(|_| keep_digit);
+            if block_can_carry(value) && content.start < content.end {
                 // Strip chomping: the value has no final line break.
                 let mut new_header = String::from(indicator);
                 new_header.extend(indicator_digit);
@@ -87,16 +92,115 @@ pub(crate) fn edits(source: &str, span: Span, value: &str) -> Option<Vec<Edit>> 
     })
 }
 
-/// The style of the scalar at `span`. Quoted scalars' spans include their
-/// quotes; a block scalar's span starts at its first line of content and
-/// runs past its last line break, and its header is on the last non-blank
-/// line before it.
+/// `span` after the node's properties (`&anchor`, `!tag`, and the space
+/// or comment lines after them); `None` when nothing follows them.
+fn without_properties(source: &str, span: Span) -> Option<Span> {
+    let bytes = &source.as_bytes()[..span.end];
+    let mut i = span.start;
+    while matches!(bytes.get(i), Some(b'&' | b'!')) {
+        if bytes.get(i..i + 2) == Some(b"!<") {
+            i += source[i..span.end].find('>')? + 1;
+        } else {
+            while i < span.end && !matches!(bytes[i], b' ' | b'\t' | b'\n' | b'\r') {
+                i += 1;
+            }
+        }
+        loop {
+            match bytes.get(i) {
+                Some(b' ' | b'\t' | b'\n' | b'\r') => i += 1,
+                Some(b'#') => {
+                    while i < span.end && !matches!(bytes[i], b'\n' | b'\r') {
+                        i += 1;
+                    }
+                }
+                _ => break,
+            }
+        }
+    }
+    (i < span.end).then_some(Span::new(i, span.end))
+}
+
+/// The style of the scalar at `span` (without properties). Quoted
+/// scalars' spans include their quotes. A block scalar is spanned from its
+/// header when properties come before it or it has no content lines, and
+/// otherwise from its first line of content, past its last line break,
+/// with its header on the last non-blank line before.
 fn style(source: &str, span: Span) -> Style {
-    let text = &source[span.start..span.end];
-    match text.as_bytes().first() {
-        Some(b'"') => Style::DoubleQuoted,
-        Some(b'\'') => Style::SingleQuoted,
-        _ => block(source, span).unwrap_or(Style::Plain),
+    // A block scalar's content may start with anything, a quote or `|`
+    // included: that case first.
+    if let Some(block) = block(source, span) {
+        return block;
+    }
+    match source.as_bytes()[span.start] {
+        b'"' => Style::DoubleQuoted,
+        b'\'' => Style::SingleQuoted,
+        // Otherwise only a header starts with `|` or `>`.
+        b'|' | b'>' => block_from_header(source, span),
+        _ => Style::Plain,
+    }
+}
+
+/// A block scalar spanned from its header.
+fn block_from_header(source: &str, span: Span) -> Style {
+    let bytes = source.as_bytes();
+    let mut header_end = span.start + 1;
+    while header_end < span.end
+        && header_end < span.start + 3
+        && matches!(bytes[header_end], b'1'..=b'9' | b'+' | b'-')
+    {
+        header_end += 1;
+    }
+    let line_end = source[header_end..]
+        .find(['\n', '\r'])
+        .map_or(source.len(), |i| header_end + i);
+    let after_header = match bytes.get(line_end..line_end + 2) {
+        Some(b"\r\n") => line_end + 2,
+        _ => (line_end + 1).min(source.len()),
+    };
+    // The first line with content, whose indentation the value takes.
+    let mut first = None;
+    let mut at = after_header;
+    while at < span.end {
+        let end = source[at..span.end].find('\n').map_or(span.end, |i| at + i);
+        let line = &source[at..end];
+        let indent = line.len() - line.trim_start_matches(' ').len();
+        if !line.trim_matches([' ', '\t', '\r']).is_empty() {
+            first = Some(Span::new(at, at + indent));
+            break;
+        }
+        at = end + 1;
+    }
+    let Some(indentation) = first else {
+        // No content: the header and its line become a flow scalar.
+        return Style::Block {
+            header: Span::new(span.start, line_end),
+            content: Span::new(line_end, line_end),
+            indentation: Span::empty(line_end),
+            keep_digit: false,
+        };
+    };
+    let text = &source[after_header..span.end];
+    let content_end = match text.rfind(['\n', '\r']) {
+        Some(i) if i > 0 && text.as_bytes()[i] == b'\n' && text.as_bytes()[i - 1] == b'\r' => {
+            after_header + i - 1
+        }
+        Some(i) => after_header + i,
+        None => span.end,
+    };
+    // The last line break comes before the first content line only when
+    // the text ends on that line.
+    let content_end = if content_end <= indentation.end {
+        span.end
+    } else {
+        content_end
+    };
+    Style::Block {
+        header: Span::new(span.start, header_end),
+        content: Span::new(after_header, content_end),
+        indentation,
+        // The value is written at the first line's whole indentation,
+        // which an indentation indicator would count partly as content.
+        keep_digit: false,
     }
 }
 
@@ -145,6 +249,7 @@ fn block(source: &str, span: Span) -> Option<Style> {
         header,
         content: Span::new(after_header, content_end),
         indentation: Span::new(line_start, span.start),
+        keep_digit: true,
     })
 }
 
@@ -441,6 +546,17 @@ mod tests {
             "a: {k: old}\nb: 1\n",
             "a: |\n  old",
             "a: old",
+            "a: &x !!str old\nb: 1\n",
+            "a: &x 'old'\nb: 1\n",
+            "a: &x\n  old\nb: 1\n",
+            "a: &x # c\n  old\nb: 1\n",
+            "a: &x |\n  old\nb: 1\n",
+            "a: !!str >2-\n     old\n\nb: 1\n",
+            "a: &x |+ # c\r\n\r\n  old\r\nb: 1\r\n",
+            "a: !<tag:x> |\n  old",
+            "a: >-\n  >old\nb: 1\n",
+            "a: |\n  \"old\"\nb: 1\n",
+            "a: |\n  'old'",
         ];
         for document in documents {
             for value in values {
@@ -505,6 +621,21 @@ mod tests {
             rewrite(source, span, "deploy: prod"),
             "a: \"deploy: prod\"\n"
         );
+    }
+
+    #[test]
+    fn an_empty_block_scalar_is_rewritten_as_a_flow_scalar_or_not_at_all() {
+        // Spanned from its header at the end of the file.
+        let source = "a: |+";
+        let (span, _) = value_of(source);
+        assert_eq!(rewrite(source, span, "retrieve"), "a: retrieve");
+        // Spanned nowhere (an empty span where the next line starts): no
+        // edit, rather than one in the wrong place.
+        for source in ["a: |\nb: 1\n", "a: >- # c\n\nb: 1\n"] {
+            let (span, node) = value_of(source);
+            assert_eq!(node.as_scalar().unwrap().text, "");
+            assert_eq!(edits(source, span, "retrieve"), None, "{source:?}");
+        }
     }
 
     #[test]
