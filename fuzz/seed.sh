@@ -6,7 +6,7 @@ set -euo pipefail
 cd "$(dirname "$0")"
 repo=..
 shared=../../shared/corpus
-mkdir -p corpus/analyze corpus/resume_readers corpus/resume_check corpus/lsp_framing
+mkdir -p corpus/analyze corpus/resume_readers corpus/resume_check corpus/lsp_framing corpus/fixes
 
 seed() { # target file
   local name
@@ -20,7 +20,7 @@ if [ -d "$shared" ]; then
 else
   echo "note: $shared not found; seeding from fixtures/ only" >&2
 fi
-for f in $contracts; do seed analyze "$f"; done
+for f in $contracts; do seed analyze "$f"; seed fixes "$f"; done
 for f in "$repo"/fixtures/resume/contexts/* "$repo"/fixtures/resume/approvals/* "$repo"/fixtures/handoff/*; do
   seed resume_readers "$f"
 done
@@ -51,6 +51,6 @@ session > "$tmp"; seed lsp_framing "$tmp"
 { printf 'Content-Length: 99999999999\r\n\r\n{}'; session; } > "$tmp"; seed lsp_framing "$tmp"
 { printf 'Content-Length: 5\r\n\r\n{"a":1,"a":2}'; session; } > "$tmp"; seed lsp_framing "$tmp"
 rm -f "$tmp"
-for t in analyze resume_readers resume_check lsp_framing; do
+for t in analyze resume_readers resume_check lsp_framing fixes; do
   echo "corpus/$t: $(ls "corpus/$t" | wc -l) seeds"
 done

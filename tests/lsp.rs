@@ -1187,22 +1187,170 @@ fn a_harness_config_gets_its_diagnostics_and_json_safe_actions() {
         diagnostics[0]["range"]["start"],
         json!({"line": l, "character": c})
     );
-    // The did-you-mean replaces inside the quotes; no `#` comment is
-    // offered, which JSON cannot hold.
+    // The did-you-mean rewrites the JSON string, quotes and all; no `#`
+    // comment is offered, which JSON cannot hold.
     let actions = lsp.code_actions(uri, l, c + 1, json!({"diagnostics": []}));
     assert_eq!(
         action_titles(&actions),
         ["Replace with `post-planner` (H502, unsafe fix)"]
     );
     let edit = &actions[0]["edit"]["changes"][uri][0];
-    assert_eq!(edit["newText"], "post-planner");
+    assert_eq!(edit["newText"], "\"post-planner\"");
+    assert_eq!(edit["range"]["start"], json!({"line": l, "character": c}));
     assert_eq!(
-        edit["range"]["start"],
-        json!({"line": l, "character": c + 1})
+        edit["range"]["end"],
+        json!({"line": l, "character": c + "\"post_planner\"".len() as u32})
     );
     // The same text elsewhere is not a harness config.
     let elsewhere = "file:///tmp/project/config.json";
     lsp.open(elsewhere, &text);
     assert!(lsp.diagnostics(elsewhere, 1).is_empty());
+    lsp.shutdown_and_exit();
+}
+
+/// One `didChange` carrying 20,000 edits, each in the text the ones before
+/// it left, on a document of several MiB: applied in one pass (it took
+/// the server minutes, one line index and one move of the text per edit,
+/// and it answered nothing meanwhile), and applied right: the last edits
+/// depend on every earlier one's line breaks.
+#[test]
+fn a_change_of_20000_edits_is_applied_in_one_pass() {
+    let head = "schema_version: \"1\"\npipeline_id: p\nphases:\n  retrieve: {}\ncheckpoint_integrity:\n  - checkpoint_id: c\n    phase: retrieve\n";
+    let padding = format!("# {}\n", "y".repeat(97));
+    let lines = (8 << 20) / padding.len();
+    let mut text = String::from(head);
+    text.push_str(&padding.repeat(lines));
+    let uri = "file:///tmp/phaselint-test/large.contract.yaml";
+    let mut lsp = Lsp::start();
+    lsp.initialize(&[]);
+    lsp.open(uri, &text);
+    let first = head.lines().count();
+    let mut changes = Vec::new();
+    let mut comment_lines = lines;
+    let mut seed = 0x9E37_79B9_7F4A_7C15_u64;
+    let range = |a: (usize, usize), b: (usize, usize)| json!({"start": {"line": a.0, "character": a.1}, "end": {"line": b.0, "character": b.1}});
+    for k in 0..20_000 {
+        seed ^= seed << 13;
+        seed ^= seed >> 7;
+        seed ^= seed << 17;
+        let line = first + (seed % (comment_lines as u64 - 2)) as usize;
+        // Split a comment line, join two, or change a character: every
+        // line below moves, and all stay comments.
+        changes.push(match k % 3 {
+            0 => {
+                comment_lines += 1;
+                json!({"range": range((line, 2), (line, 2)), "text": "\n# "})
+            }
+            1 => {
+                comment_lines -= 1;
+                json!({"range": range((line, 1), (line + 1, 1)), "text": ""})
+            }
+            _ => json!({"range": range((line, 5), (line, 6)), "text": "xz"}),
+        });
+    }
+    // A line on top, then the checkpoint's phase misspelt where it now is.
+    let phase_line = head.lines().position(|l| l.contains("phase: ")).unwrap();
+    changes.push(json!({"range": range((0, 0), (0, 0)), "text": "# top\n"}));
+    // `    phase: retrieve`: "ie" at columns 15-17 becomes "ei".
+    changes.push(json!({"range": range((phase_line + 1, 15), (phase_line + 1, 17)), "text": "ei"}));
+    lsp.notify(
+        "textDocument/didChange",
+        json!({"textDocument": {"uri": uri, "version": 2}, "contentChanges": changes}),
+    );
+    // Answered within the timeout only if the change did not hold the
+    // server for minutes.
+    let started = Instant::now();
+    let hover = lsp.at(
+        "textDocument/hover",
+        "file:///tmp/phaselint-test/not-open.yaml",
+        0,
+        0,
+        json!({}),
+    );
+    assert_eq!(hover, Value::Null);
+    eprintln!("the change was applied within {:?}", started.elapsed());
+    let diagnostics = lsp.diagnostics(uri, 2);
+    let r101: Vec<&Value> = diagnostics.iter().filter(|d| d["code"] == "R101").collect();
+    assert_eq!(r101.len(), 1, "{diagnostics:#?}");
+    assert_eq!(r101[0]["range"]["start"]["line"], phase_line + 1);
+    assert!(r101[0]["message"].as_str().unwrap().contains("`retreive`"));
+    assert!(
+        diagnostics.iter().all(|d| d["code"] != "E001"),
+        "{diagnostics:#?}"
+    );
+    lsp.shutdown_and_exit();
+}
+
+/// The server's resident memory in KiB (Linux).
+fn resident_kib(lsp: &Lsp) -> Option<u64> {
+    let status = std::fs::read_to_string(format!("/proc/{}/status", lsp.child.id())).ok()?;
+    let line = status.lines().find(|l| l.starts_with("VmRSS:"))?;
+    line.split_whitespace().nth(1)?.parse().ok()
+}
+
+/// A document opened and closed in each of 3,000 directories leaves no
+/// configuration behind (each was kept for good, about 7 KB apiece), while
+/// a directory with a document still open keeps its own.
+#[test]
+fn closing_the_last_document_of_a_directory_drops_its_configuration() {
+    let mut lsp = Lsp::start();
+    lsp.initialize(&[]);
+    let text = "schema_version: \"1\"\npipeline_id: p\nphases:\n  a: {}\n";
+    let cycle = |lsp: &mut Lsp, range: std::ops::Range<usize>| {
+        for i in range {
+            let uri = format!("file:///tmp/phaselint-test/dirs/d{i}/c.contract.yaml");
+            lsp.open(&uri, text);
+            lsp.notify(
+                "textDocument/didClose",
+                json!({"textDocument": {"uri": uri}}),
+            );
+        }
+        // Messages are handled in order: this answer comes after them all.
+        let hover = lsp.at(
+            "textDocument/hover",
+            "file:///tmp/not-open.yaml",
+            0,
+            0,
+            json!({}),
+        );
+        assert_eq!(hover, Value::Null);
+    };
+    cycle(&mut lsp, 0..300);
+    let before = resident_kib(&lsp);
+    cycle(&mut lsp, 300..3300);
+    if let (Some(before), Some(after)) = (before, resident_kib(&lsp)) {
+        eprintln!("resident memory: {before} KiB, after 3,000 directories {after} KiB");
+        assert!(
+            after < before + 8 * 1024,
+            "the server grew from {before} KiB to {after} KiB"
+        );
+    }
+    let sizes = lsp.request("phaselint/cacheSizes", Value::Null);
+    assert_eq!(
+        sizes,
+        json!({"documents": 0, "configs": 0, "directories": 0})
+    );
+    // Two documents in one directory: its configuration stays until both close.
+    let uri = |name: &str| format!("file:///tmp/phaselint-test/shared/{name}.contract.yaml");
+    lsp.open(&uri("a"), text);
+    lsp.open(&uri("b"), text);
+    lsp.notify(
+        "textDocument/didClose",
+        json!({"textDocument": {"uri": uri("a")}}),
+    );
+    let sizes = lsp.request("phaselint/cacheSizes", Value::Null);
+    assert_eq!(
+        sizes,
+        json!({"documents": 1, "configs": 1, "directories": 1})
+    );
+    lsp.notify(
+        "textDocument/didClose",
+        json!({"textDocument": {"uri": uri("b")}}),
+    );
+    let sizes = lsp.request("phaselint/cacheSizes", Value::Null);
+    assert_eq!(
+        sizes,
+        json!({"documents": 0, "configs": 0, "directories": 0})
+    );
     lsp.shutdown_and_exit();
 }

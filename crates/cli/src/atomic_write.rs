@@ -39,9 +39,30 @@ pub fn create_output(path: &Path) -> io::Result<std::fs::File> {
 }
 
 /// Writes a temporary file beside `path`, syncs it, and renames it into
-/// place. An existing file keeps its permissions.
+/// place. The temporary file is created with the target's permissions
+/// (so a 0600 contract is never readable by others, not even while it is
+/// written) and set to exactly them before a byte is written; a new file
+/// gets what any new file gets (0666 less the umask).
 pub fn write_atomically(path: &Path, bytes: &[u8]) -> io::Result<()> {
     let permissions = check_target(path)?;
+    let (temporary, mut file) = create_temporary(path, permissions.as_ref())?;
+    let written = file
+        .write_all(bytes)
+        .and_then(|()| file.sync_all())
+        .and_then(|()| std::fs::rename(&temporary, path));
+    if written.is_err() {
+        let _ = std::fs::remove_file(&temporary);
+    }
+    written
+}
+
+/// Creates the temporary file beside `path` with `O_EXCL`, which neither
+/// follows nor reuses anything already at its name (a link planted there
+/// cannot redirect the write), with the mode of the file it will replace.
+fn create_temporary(
+    path: &Path,
+    permissions: Option<&std::fs::Permissions>,
+) -> io::Result<(std::path::PathBuf, std::fs::File)> {
     let dir = path
         .parent()
         .filter(|p| !p.as_os_str().is_empty())
@@ -49,34 +70,72 @@ pub fn write_atomically(path: &Path, bytes: &[u8]) -> io::Result<()> {
     let name = path
         .file_name()
         .map_or_else(|| "phaselint".into(), |n| n.to_string_lossy().into_owned());
-    // `create_new` neither follows nor reuses anything already at the
-    // temporary name (a link planted there cannot redirect the write).
     let mut attempt = 0;
-    let (temporary, mut file) = loop {
+    loop {
         let temporary = dir.join(format!(
             ".{name}.phaselint-{}-{attempt}.tmp",
             std::process::id()
         ));
-        match std::fs::OpenOptions::new()
-            .write(true)
-            .create_new(true)
-            .open(&temporary)
+        let mut options = std::fs::OpenOptions::new();
+        options.write(true).create_new(true);
+        #[cfg(unix)]
         {
-            Ok(file) => break (temporary, file),
+            use std::os::unix::fs::{OpenOptionsExt, PermissionsExt};
+            // The umask can only take bits away: never more open than the target.
+            options.mode(permissions.map_or(0o666, |p| p.mode() & 0o777));
+        }
+        match options.open(&temporary) {
+            Ok(file) => {
+                // Exactly the target's permissions (the bits the umask took
+                // away, too), before anything is written.
+                if let Some(permissions) = permissions
+                    && let Err(e) = file.set_permissions(permissions.clone())
+                {
+                    let _ = std::fs::remove_file(&temporary);
+                    return Err(e);
+                }
+                return Ok((temporary, file));
+            }
             Err(e) if e.kind() == io::ErrorKind::AlreadyExists && attempt < 100 => attempt += 1,
             Err(e) => return Err(e),
         }
-    };
-    let written = file
-        .write_all(bytes)
-        .and_then(|()| file.sync_all())
-        .and_then(|()| match permissions {
-            Some(permissions) => std::fs::set_permissions(&temporary, permissions),
-            None => Ok(()),
-        })
-        .and_then(|()| std::fs::rename(&temporary, path));
-    if written.is_err() {
-        let _ = std::fs::remove_file(&temporary);
     }
-    written
+}
+
+#[cfg(all(test, unix))]
+mod tests {
+    #![allow(clippy::unwrap_used)]
+    use super::*;
+    use std::os::unix::fs::PermissionsExt;
+
+    fn mode(path: &Path) -> u32 {
+        std::fs::metadata(path).unwrap().permissions().mode() & 0o7777
+    }
+
+    #[test]
+    fn the_temporary_file_has_the_targets_mode_before_a_byte_is_written() {
+        let dir = tempfile::tempdir().unwrap();
+        for target_mode in [0o600, 0o640, 0o664, 0o400] {
+            let target = dir.path().join(format!("c-{target_mode:o}.contract.yaml"));
+            std::fs::write(&target, "secret: 1\n").unwrap();
+            std::fs::set_permissions(&target, std::fs::Permissions::from_mode(target_mode))
+                .unwrap();
+            let permissions = check_target(&target).unwrap();
+            let (temporary, file) = create_temporary(&target, permissions.as_ref()).unwrap();
+            assert_eq!(file.metadata().unwrap().len(), 0);
+            assert_eq!(mode(&temporary), target_mode, "{}", temporary.display());
+            drop(file);
+            std::fs::remove_file(&temporary).unwrap();
+            write_atomically(&target, b"secret: 2\n").unwrap();
+            assert_eq!(mode(&target), target_mode);
+            assert_eq!(std::fs::read(&target).unwrap(), b"secret: 2\n");
+        }
+        // Nothing is left behind.
+        let left: Vec<_> = std::fs::read_dir(dir.path())
+            .unwrap()
+            .map(|e| e.unwrap().file_name())
+            .filter(|n| n.to_string_lossy().contains(".phaselint-"))
+            .collect();
+        assert!(left.is_empty(), "{left:?}");
+    }
 }

@@ -9,6 +9,8 @@
 // A fuzz harness states its invariants with assertions.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
+pub mod fixes;
+
 use phaselint_lint::completion::{complete, enum_value_at, key_at, may_be_enum_value};
 use phaselint_lint::config::Settings;
 use phaselint_lint::fix::apply_safe_fixes;

@@ -102,10 +102,35 @@ pub struct Fixed {
     pub changed_digests: Vec<String>,
 }
 
-/// Applies `mode`'s fixes to an analyzed file and analyzes the result.
+/// Rounds of fixing at most: fixes left for a later round (they overlapped
+/// one taken) or made possible by one (a key renamed, then its value) are
+/// applied in the same run, so a second `--fix` finds nothing to do.
+const ROUNDS: usize = 10;
+
+/// Applies `mode`'s fixes to an analyzed file and analyzes the result,
+/// round after round until no fix applies (at most `ROUNDS`). A round
+/// whose result would not load (E001/E007) is not taken: a fix must never
+/// break a file, and a file that cannot be loaded is never written.
 pub fn fix(analysis: &Analysis, settings: &Settings, mode: FixMode) -> Option<Fixed> {
-    let (text, applied) = apply_fixes(&analysis.source, &analysis.diagnostics, mode)?;
-    let fixed = crate::analyze_kind(&text, analysis.kind, settings);
+    let mut applied = 0;
+    let mut current: Option<Analysis> = None;
+    for _ in 0..ROUNDS {
+        let last = current.as_ref().unwrap_or(analysis);
+        let Some((text, count)) = apply_fixes(&last.source, &last.diagnostics, mode) else {
+            break;
+        };
+        let next = crate::analyze_kind(&text, analysis.kind, settings);
+        if next
+            .diagnostics
+            .iter()
+            .any(|d| crate::rules::is_always_on(d.code))
+        {
+            break;
+        }
+        applied += count;
+        current = Some(next);
+    }
+    let fixed = current?;
     let before = crate::resume::target_digests(analysis);
     let after = crate::resume::target_digests(&fixed);
     let changed_digests = before
@@ -114,7 +139,7 @@ pub fn fix(analysis: &Analysis, settings: &Settings, mode: FixMode) -> Option<Fi
         .map(|(id, _)| id)
         .collect();
     Some(Fixed {
-        text,
+        text: fixed.source.clone(),
         applied,
         analysis: fixed,
         changed_digests,

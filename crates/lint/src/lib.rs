@@ -19,6 +19,7 @@ pub mod line_index;
 pub mod model;
 pub mod resume;
 pub mod rules;
+mod scalar_edit;
 mod schema;
 mod suggest;
 pub mod suppression;

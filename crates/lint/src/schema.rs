@@ -259,6 +259,7 @@ impl Walker<'_> {
                 .or_else(|| crate::suggest::closest(&entry.key.text, valid.iter().copied()));
             renamed.extend(suggestion);
             self.report(e003_unknown_key::diagnostic(
+                self.source,
                 &entry.key.text,
                 entry.key.span,
                 &path.to_string(),
@@ -430,9 +431,13 @@ impl Walker<'_> {
         }
         let lowered = text.to_lowercase();
         if let Some(value) = E::parse_canonical(&lowered) {
-            let raw = &self.source[node.span.start..node.span.end];
-            let mut diagnostic =
-                s002_non_canonical_case::diagnostic(raw, value.as_str(), node.span, E::WHAT);
+            let mut diagnostic = s002_non_canonical_case::diagnostic(
+                self.source,
+                text,
+                value.as_str(),
+                node.span,
+                E::WHAT,
+            );
             if self.dialect == Dialect::Contextcore {
                 // ContextCore refuses to load the file, so it cannot pass.
                 s002_non_canonical_case::as_contextcore_error(&mut diagnostic);
@@ -442,6 +447,7 @@ impl Walker<'_> {
         }
         let allowed: Vec<&'static str> = E::ALL.iter().map(|(name, _, _)| *name).collect();
         self.report(e006_invalid_enum_value::diagnostic(
+            self.source,
             text,
             node.span,
             &path.to_string(),

@@ -6,6 +6,7 @@ pub mod framing;
 mod handlers;
 mod server;
 mod state;
+mod text;
 
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -28,8 +29,13 @@ pub fn run_stdio(release_memory: fn()) -> std::io::Result<bool> {
     let shut_down = Arc::new(AtomicBool::new(false));
     let flag = shut_down.clone();
     runtime.block_on(async move {
-        let (service, socket) =
-            LspService::new(move |client| server::Server::new(client, flag, release_memory));
+        let mut builder =
+            LspService::build(move |client| server::Server::new(client, flag, release_memory));
+        // Test builds say how large the server's caches are.
+        if cfg!(debug_assertions) {
+            builder = builder.custom_method("phaselint/cacheSizes", server::Server::cache_sizes);
+        }
+        let (service, socket) = builder.finish();
         let (server_input, guarded) = tokio::io::duplex(1 << 16);
         let (server_output, answers) = tokio::io::duplex(1 << 16);
         let (to_client, mut frames) = tokio::sync::mpsc::unbounded_channel::<Vec<u8>>();

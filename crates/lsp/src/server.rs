@@ -20,7 +20,8 @@ use tower_lsp_server::ls_types::*;
 use tower_lsp_server::{Client, LanguageServer};
 
 use crate::handlers;
-use crate::state::{Analyzed, Document, Encoding, Positions, State, apply_changes};
+use crate::state::{Analyzed, Document, Encoding, Positions, State};
+use crate::text::apply_changes;
 use phaselint_lint::DocumentKind;
 use phaselint_lint::line_index::ColumnUnit;
 use phaselint_lint::model::Contract;
@@ -551,6 +552,13 @@ impl LanguageServer for Server {
 }
 
 impl Server {
+    /// `phaselint/cacheSizes`, answered by test builds only: how many
+    /// documents, configurations and directories the server holds, so a
+    /// test can see that closing documents gives their caches back.
+    pub async fn cache_sizes(&self, _: serde_json::Value) -> Result<crate::state::CacheSizes> {
+        Ok(self.state().cache_sizes())
+    }
+
     /// The capabilities and position encoding agreed with the client.
     fn negotiate(&self, params: InitializeParams) -> InitializeResult {
         let offers_utf8 = params
@@ -668,19 +676,19 @@ impl Server {
         let path = file_path(&document.uri);
         let error = {
             let mut state = self.state();
-            let (_, error) = state.settings_for(path.as_deref());
-            state.documents.insert(
+            state.open_document(
                 document.uri.clone(),
                 Document {
                     text: document.text,
                     version: document.version,
-                    path,
+                    path: path.clone(),
                     analyzed: None,
                     last_contract: None,
                     published: None,
                     analysis_time: None,
                 },
             );
+            let (_, error) = state.settings_for(path.as_deref());
             error
         };
         self.schedule(document.uri, document.version, Wait::None);
@@ -720,7 +728,7 @@ impl Server {
 
     async fn close(&self, params: DidCloseTextDocumentParams) {
         let uri = params.text_document.uri;
-        let removed = self.state().documents.remove(&uri).is_some();
+        let removed = self.state().close_document(&uri);
         if removed {
             let _order = self.publishing.lock().await;
             self.client.publish_diagnostics(uri, Vec::new(), None).await;

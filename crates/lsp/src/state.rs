@@ -11,7 +11,7 @@ use phaselint_lint::index::SymbolIndex;
 use phaselint_lint::line_index::{ColumnUnit, LineCol, LineIndex};
 use phaselint_lint::model::Contract;
 use phaselint_lint::{Analysis, DocumentKind, analyze_document};
-use tower_lsp_server::ls_types::{Position, Range, TextDocumentContentChangeEvent, Uri};
+use tower_lsp_server::ls_types::{Position, Range, Uri};
 
 /// Runs analyses one at a time on one thread. Analyses of large documents
 /// allocate hundreds of megabytes; on a pool, each thread's allocator arena
@@ -144,7 +144,14 @@ pub struct State {
     pub hover_markdown: bool,
     /// Set by the client's `initializationOptions.configPath`.
     pub config_override: Option<PathBuf>,
+    /// The configuration found for each directory that holds an open
+    /// document, dropped with the last one (a server that saw documents
+    /// in 20,000 directories kept 20,000 configurations).
     configs: HashMap<PathBuf, Arc<Config>>,
+    /// How many open documents each directory holds.
+    open_in: HashMap<PathBuf, usize>,
+    /// Documents closed since memory was last handed back to the system.
+    closed_since_release: usize,
     pub generation: u64,
     /// Configuration problems already shown to the user, so each is shown once.
     pub reported_config_errors: Vec<String>,
@@ -171,14 +178,91 @@ impl Encoding {
     }
 }
 
+/// How many documents are closed between two hand-backs of freed memory.
+const RELEASE_EVERY_CLOSES: usize = 512;
+
+/// The directory whose configuration applies to a document: its own, or
+/// the working directory's for a document without a path.
+fn config_dir(path: Option<&Path>) -> PathBuf {
+    path.and_then(Path::parent)
+        .map(Path::to_path_buf)
+        .unwrap_or_else(|| std::env::current_dir().unwrap_or_else(|_| PathBuf::from(".")))
+}
+
+/// How many entries the server's caches hold (`phaselint/cacheSizes`,
+/// answered by test builds).
+#[derive(Clone, Copy, Debug, serde::Serialize)]
+pub struct CacheSizes {
+    pub documents: usize,
+    pub configs: usize,
+    pub directories: usize,
+}
+
 impl State {
+    /// Opens (or reopens) a document.
+    pub fn open_document(&mut self, uri: Uri, document: Document) {
+        let dir = config_dir(document.path.as_deref());
+        if let Some(old) = self.documents.insert(uri, document) {
+            self.forget(config_dir(old.path.as_deref()));
+        }
+        *self.open_in.entry(dir).or_default() += 1;
+    }
+
+    /// Closes a document; the configuration of its directory goes with
+    /// the last document open there. Whether it was open.
+    pub fn close_document(&mut self, uri: &Uri) -> bool {
+        let Some(document) = self.documents.remove(uri) else {
+            return false;
+        };
+        self.forget(config_dir(document.path.as_deref()));
+        // What the allocator keeps of freed analyses adds up over many
+        // opened and closed documents (a few hundred bytes each, measured
+        // with the heap itself flat): hand it back now and then.
+        self.closed_since_release += 1;
+        if self.closed_since_release >= RELEASE_EVERY_CLOSES {
+            self.closed_since_release = 0;
+            if let Some(analyzer) = &self.analyzer {
+                analyzer.release_freed_memory();
+            }
+        }
+        true
+    }
+
+    fn forget(&mut self, dir: PathBuf) {
+        let Some(count) = self.open_in.get_mut(&dir) else {
+            return;
+        };
+        *count -= 1;
+        if *count == 0 {
+            self.open_in.remove(&dir);
+            self.configs.remove(&dir);
+        }
+        // A map keeps its largest size's memory; give it back once most
+        // of it is unused.
+        if self.configs.capacity() > 64 && self.configs.len() < self.configs.capacity() / 4 {
+            self.configs.shrink_to_fit();
+        }
+        if self.open_in.capacity() > 64 && self.open_in.len() < self.open_in.capacity() / 4 {
+            self.open_in.shrink_to_fit();
+        }
+        if self.documents.capacity() > 64 && self.documents.len() < self.documents.capacity() / 4 {
+            self.documents.shrink_to_fit();
+        }
+    }
+
+    pub fn cache_sizes(&self) -> CacheSizes {
+        CacheSizes {
+            documents: self.documents.len(),
+            configs: self.configs.len(),
+            directories: self.open_in.len(),
+        }
+    }
+
     /// The settings for a document, and a configuration error to report if
     /// its configuration is broken (the defaults apply meanwhile).
     pub fn settings_for(&mut self, path: Option<&Path>) -> (Settings, Option<String>) {
         let cwd = std::env::current_dir().unwrap_or_else(|_| PathBuf::from("."));
-        let dir = path
-            .and_then(Path::parent)
-            .map_or(cwd.clone(), Path::to_path_buf);
+        let dir = config_dir(path);
         let config = match self.configs.get(&dir) {
             Some(config) => Ok(config.clone()),
             None => {
@@ -188,7 +272,10 @@ impl State {
                 };
                 loaded.map(|config| {
                     let config = Arc::new(config);
-                    self.configs.insert(dir.clone(), config.clone());
+                    // Kept while a document in the directory is open.
+                    if self.open_in.contains_key(&dir) {
+                        self.configs.insert(dir.clone(), config.clone());
+                    }
                     config
                 })
             }
@@ -220,7 +307,7 @@ impl State {
             return true;
         }
         let _ = self.settings_for(Some(path));
-        let dir = path.parent().map(Path::to_path_buf).unwrap_or_default();
+        let dir = config_dir(Some(path));
         self.configs
             .get(&dir)
             .is_none_or(|config| config.includes(path))
@@ -260,81 +347,5 @@ impl Positions<'_> {
             },
             self.unit,
         )
-    }
-}
-
-/// Applies `didChange` events in order. Ranges are clamped to the text, so
-/// a confused client cannot make the server panic.
-pub fn apply_changes(
-    text: &mut String,
-    changes: Vec<TextDocumentContentChangeEvent>,
-    unit: ColumnUnit,
-) {
-    for change in changes {
-        match change.range {
-            None => *text = change.text,
-            Some(range) => {
-                let index = LineIndex::new(text);
-                let positions = Positions {
-                    text,
-                    index: &index,
-                    unit,
-                };
-                let start = positions.offset(range.start);
-                let end = positions.offset(range.end).max(start);
-                // Grow by an eighth, not by doubling: a large document's
-                // text would otherwise keep up to its own size in slack.
-                let growth = change.text.len().saturating_sub(end - start);
-                if text.len() + growth > text.capacity() {
-                    text.reserve_exact(growth + text.len() / 8);
-                }
-                text.replace_range(start..end, &change.text);
-            }
-        }
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    fn change(
-        range: Option<((u32, u32), (u32, u32))>,
-        text: &str,
-    ) -> TextDocumentContentChangeEvent {
-        TextDocumentContentChangeEvent {
-            range: range.map(|(a, b)| Range::new(Position::new(a.0, a.1), Position::new(b.0, b.1))),
-            range_length: None,
-            text: text.into(),
-        }
-    }
-
-    #[test]
-    fn incremental_changes_in_utf16_and_utf8() {
-        let mut text = String::from("a: é😀x\nb: 2\n");
-        // After "é😀" is 3 UTF-16 units / 6 bytes into the value.
-        apply_changes(
-            &mut text,
-            vec![change(Some(((0, 6), (0, 7))), "y")],
-            ColumnUnit::Utf16,
-        );
-        assert_eq!(text, "a: é😀y\nb: 2\n");
-        apply_changes(
-            &mut text,
-            vec![change(Some(((0, 9), (0, 10))), "z")],
-            ColumnUnit::Utf8,
-        );
-        assert_eq!(text, "a: é😀z\nb: 2\n");
-        apply_changes(
-            &mut text,
-            vec![
-                change(Some(((1, 3), (1, 4))), "3"),
-                change(Some(((9, 0), (9, 9))), "!"),
-            ],
-            ColumnUnit::Utf16,
-        );
-        assert_eq!(text, "a: é😀z\nb: 3\n!");
-        apply_changes(&mut text, vec![change(None, "fresh")], ColumnUnit::Utf16);
-        assert_eq!(text, "fresh");
     }
 }

@@ -1,4 +1,4 @@
-use crate::diagnostic::{Applicability, Diagnostic, Fix, Severity};
+use crate::diagnostic::{Applicability, Diagnostic, Severity};
 use crate::graph::Presence;
 use crate::rules::{Check, Family, FixAvailability, Need, Rule, RuleContext};
 use crate::suggest::Suggester;
@@ -57,12 +57,13 @@ fn check(ctx: &RuleContext<'_>, out: &mut Vec<Diagnostic>) {
                         && let Some(close) = suggester.closest(name.as_str(), ctx.produced_names())
                     {
                         help = format!("did you mean `{close}`? otherwise {help}");
-                        fix = Some(Fix::replace(
+                        fix = crate::scalar_edit::fix(
                             format!("Replace with `{close}`"),
                             Applicability::Unsafe,
+                            ctx.source,
                             field.name.span,
                             close,
-                        ));
+                        );
                     }
                     let mut diagnostic = RULE
                         .diagnostic(

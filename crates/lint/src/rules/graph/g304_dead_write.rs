@@ -1,6 +1,6 @@
 use std::collections::HashMap;
 
-use crate::diagnostic::{Applicability, Diagnostic, Fix, Severity};
+use crate::diagnostic::{Applicability, Diagnostic, Severity};
 use crate::field_path::{FieldIndex, FieldPath};
 use crate::model::Field;
 use crate::rules::{Check, Family, FixAvailability, Need, Rule, RuleContext};
@@ -110,17 +110,20 @@ fn dead_write<'a>(
         "read it in a later phase's entry, name it in a propagation chain, or remove it and its declared sub-paths from exit"
     };
     match close_read(ctx, reads, phase, name, suggester) {
-        Some((reader, read)) => diagnostic
-            .with_help(format!(
+        Some((reader, read)) => {
+            let mut diagnostic = diagnostic.with_help(format!(
                 "`{}` reads `{read}`; did you mean that? otherwise {help}",
                 contract.phases[reader].name
-            ))
-            .with_fix(Fix::replace(
+            ));
+            diagnostic.fix = crate::scalar_edit::fix(
                 format!("Rename to `{read}`"),
                 Applicability::Unsafe,
+                ctx.source,
                 field.name.span,
                 read,
-            )),
+            );
+            diagnostic
+        }
         None => diagnostic.with_help(help),
     }
 }

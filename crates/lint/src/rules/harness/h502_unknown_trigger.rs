@@ -1,5 +1,4 @@
-use crate::diagnostic::{Applicability, Diagnostic, Fix, Severity};
-use crate::rules::harness::inside_quotes;
+use crate::diagnostic::{Applicability, Diagnostic, Severity};
 use crate::rules::{Check, Family, FixAvailability, HarnessContext, Rule};
 
 pub(crate) static RULE: Rule = Rule {
@@ -74,14 +73,17 @@ fn check(ctx: &HarnessContext<'_>, out: &mut Vec<Diagnostic>) {
         };
         let diagnostic = RULE.diagnostic(trigger.span, message);
         out.push(match suggestion(value) {
-            Some(known) => diagnostic
-                .with_help(format!("did you mean `{known}`?"))
-                .with_fix(Fix::replace(
+            Some(known) => {
+                let mut diagnostic = diagnostic.with_help(format!("did you mean `{known}`?"));
+                diagnostic.fix = crate::scalar_edit::fix(
                     format!("Replace with `{known}`"),
                     Applicability::Unsafe,
-                    inside_quotes(ctx.source, trigger.span),
+                    ctx.source,
+                    trigger.span,
                     &known,
-                )),
+                );
+                diagnostic
+            }
             None => diagnostic.with_help(
                 "use `post-planner`, `pre-done` or `feature-claim:<area>`, or remove triggerOn for a checkpoint taken on request",
             ),

@@ -11,9 +11,9 @@ pub(crate) mod r108_unknown_graph_node;
 pub(crate) mod r109_duplicate_staleness_field;
 pub(crate) mod r110_source_phase_does_not_produce;
 
-use crate::diagnostic::{Applicability, Diagnostic, Fix};
-use crate::model::{Contract, Spanned};
-use crate::rules::Rule;
+use crate::diagnostic::{Applicability, Diagnostic};
+use crate::model::Spanned;
+use crate::rules::{Rule, RuleContext};
 use crate::suggest::Suggester;
 
 /// How many declared phases a help line lists when none is close.
@@ -22,24 +22,28 @@ const PHASES_LISTED: usize = 10;
 /// "`x` is not a declared phase", with a did-you-mean fix when one is close.
 fn unknown_phase(
     rule: &Rule,
-    contract: &Contract,
+    ctx: &RuleContext<'_>,
     name: &Spanned<String>,
     what: &str,
     suggester: &mut Suggester,
 ) -> Diagnostic {
+    let contract = ctx.contract;
     let diagnostic = rule.diagnostic(
         name.span,
         format!("{what} `{}` is not a declared phase", name.value),
     );
     match suggester.closest(&name.value, contract.phase_names()) {
-        Some(suggestion) => diagnostic
-            .with_help(format!("did you mean `{suggestion}`?"))
-            .with_fix(Fix::replace(
+        Some(suggestion) => {
+            let mut diagnostic = diagnostic.with_help(format!("did you mean `{suggestion}`?"));
+            diagnostic.fix = crate::scalar_edit::fix(
                 format!("Replace with `{suggestion}`"),
                 Applicability::Unsafe,
+                ctx.source,
                 name.span,
                 suggestion,
-            )),
+            );
+            diagnostic
+        }
         None => {
             let mut listed: Vec<&str> = contract.phase_names().take(PHASES_LISTED).collect();
             let more = contract.phases.len().saturating_sub(PHASES_LISTED);

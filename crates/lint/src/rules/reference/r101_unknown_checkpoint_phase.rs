@@ -26,7 +26,7 @@ fn check(ctx: &RuleContext<'_>, out: &mut Vec<Diagnostic>) {
         {
             out.push(super::unknown_phase(
                 &RULE,
-                ctx.contract,
+                ctx,
                 phase,
                 "checkpoint phase",
                 &mut suggester,

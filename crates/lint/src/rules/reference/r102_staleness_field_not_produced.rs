@@ -1,4 +1,4 @@
-use crate::diagnostic::{Applicability, Diagnostic, Fix, Severity};
+use crate::diagnostic::{Applicability, Diagnostic, Severity};
 use crate::rules::{Check, Family, FixAvailability, Rule, RuleContext};
 use crate::suggest::Suggester;
 
@@ -43,14 +43,17 @@ fn check(ctx: &RuleContext<'_>, out: &mut Vec<Diagnostic>) {
             );
             let exits = phase.exit_fields().map(|f| f.name.value.as_str());
             out.push(match suggester.closest(field.value.as_str(), exits) {
-                Some(name) => diagnostic
-                    .with_help(format!("did you mean `{name}`?"))
-                    .with_fix(Fix::replace(
+                Some(name) => {
+                    let mut diagnostic = diagnostic.with_help(format!("did you mean `{name}`?"));
+                    diagnostic.fix = crate::scalar_edit::fix(
                         format!("Replace with `{name}`"),
                         Applicability::Unsafe,
+                        ctx.source,
                         field.span,
                         name,
-                    )),
+                    );
+                    diagnostic
+                }
                 None => diagnostic.with_help(format!(
                     "declare `{}` under `phases.{}.exit` or watch a field the phase produces",
                     field.value, phase.name

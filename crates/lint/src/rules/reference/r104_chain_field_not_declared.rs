@@ -1,4 +1,4 @@
-use crate::diagnostic::{Applicability, Diagnostic, Fix, Severity};
+use crate::diagnostic::{Applicability, Diagnostic, Severity};
 use crate::field_path::FieldPath;
 use crate::model::{Endpoint, Field, Phase, Spanned};
 use crate::rules::{Check, Family, FixAvailability, Rule, RuleContext};
@@ -64,12 +64,20 @@ fn check(ctx: &RuleContext<'_>, out: &mut Vec<Diagnostic>) {
             if declared {
                 continue;
             }
-            out.push(undeclared(id, phase, field, side, &mut suggester));
+            out.push(undeclared(
+                ctx.source,
+                id,
+                phase,
+                field,
+                side,
+                &mut suggester,
+            ));
         }
     }
 }
 
 fn undeclared(
+    source: &str,
     chain: &str,
     phase: &Phase,
     field: &Spanned<FieldPath>,
@@ -105,17 +113,20 @@ fn undeclared(
     );
     let diagnostic = RULE.diagnostic(field.span, message);
     match suggestion {
-        Some(name) => diagnostic
-            .with_help(format!(
+        Some(name) => {
+            let mut diagnostic = diagnostic.with_help(format!(
                 "did you mean `{name}`? otherwise declare `{}` in {place}",
                 field.value
-            ))
-            .with_fix(Fix::replace(
+            ));
+            diagnostic.fix = crate::scalar_edit::fix(
                 format!("Replace with `{name}`"),
                 Applicability::Unsafe,
+                source,
                 field.span,
                 name,
-            )),
+            );
+            diagnostic
+        }
         None => diagnostic.with_help(format!("declare `{}` in {place}", field.value)),
     }
 }

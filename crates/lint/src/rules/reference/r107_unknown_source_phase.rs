@@ -27,7 +27,7 @@ fn check(ctx: &RuleContext<'_>, out: &mut Vec<Diagnostic>) {
             {
                 out.push(super::unknown_phase(
                     &RULE,
-                    ctx.contract,
+                    ctx,
                     source,
                     "source_phase",
                     &mut suggester,

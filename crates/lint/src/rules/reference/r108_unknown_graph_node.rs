@@ -35,7 +35,7 @@ fn check(ctx: &RuleContext<'_>, out: &mut Vec<Diagnostic>) {
         if contract.phase(&node.id.value).is_none() {
             out.push(super::unknown_phase(
                 &RULE,
-                contract,
+                ctx,
                 &node.id,
                 "graph node",
                 &mut suggester,
@@ -47,13 +47,7 @@ fn check(ctx: &RuleContext<'_>, out: &mut Vec<Diagnostic>) {
     let nodes: HashSet<&str> = topology.nodes.iter().map(|n| n.id.value.as_str()).collect();
     let mut reference = |name: &Spanned<String>, what: &str| {
         if contract.phase(&name.value).is_none() && !nodes.contains(name.value.as_str()) {
-            out.push(super::unknown_phase(
-                &RULE,
-                contract,
-                name,
-                what,
-                &mut suggester,
-            ));
+            out.push(super::unknown_phase(&RULE, ctx, name, what, &mut suggester));
         }
     };
     for edge in &topology.edges {

@@ -1,6 +1,6 @@
 use std::collections::HashMap;
 
-use crate::diagnostic::{Applicability, Diagnostic, Edit, Fix, Severity};
+use crate::diagnostic::{Applicability, Diagnostic, Fix, Severity};
 use crate::model::{Field, Spanned};
 use crate::rules::{Check, Family, FixAvailability, Rule, RuleContext};
 
@@ -71,16 +71,15 @@ fn check(ctx: &RuleContext<'_>, out: &mut Vec<Diagnostic>) {
             _ => None,
         };
         let retarget = |claims: &[&Spanned<String>]| {
-            only.map(|phase| Fix {
+            let phase = only?;
+            let mut edits = Vec::with_capacity(claims.len());
+            for claim in claims {
+                edits.extend(crate::scalar_edit::edits(ctx.source, claim.span, phase)?);
+            }
+            Some(Fix {
                 title: format!("Set `source_phase: {phase}`"),
                 applicability: Applicability::Unsafe,
-                edits: claims
-                    .iter()
-                    .map(|claim| Edit {
-                        span: claim.span,
-                        replacement: phase.to_string(),
-                    })
-                    .collect(),
+                edits,
             })
         };
         // A phase naming itself is its own case: "add it to the source's

@@ -1,4 +1,4 @@
-use crate::diagnostic::{Applicability, Diagnostic, Fix, Severity};
+use crate::diagnostic::{Applicability, Diagnostic, Severity};
 use crate::rules::{Family, FixAvailability, Rule};
 use crate::syntax::Span;
 
@@ -22,6 +22,7 @@ pub(crate) static RULE: Rule = Rule {
 /// `suggestion` is the valid key the unknown one most likely means (the
 /// caller prefers keys the mapping lacks); `valid` lists them all.
 pub(crate) fn diagnostic(
+    source: &str,
     key: &str,
     span: Span,
     path: &str,
@@ -30,14 +31,17 @@ pub(crate) fn diagnostic(
 ) -> Diagnostic {
     let diagnostic = RULE.diagnostic(span, format!("unknown key `{key}` in {path}"));
     match suggestion {
-        Some(suggestion) => diagnostic
-            .with_help(format!("did you mean `{suggestion}`?"))
-            .with_fix(Fix::replace(
+        Some(suggestion) => {
+            let mut diagnostic = diagnostic.with_help(format!("did you mean `{suggestion}`?"));
+            diagnostic.fix = crate::scalar_edit::fix(
                 format!("Rename `{key}` to `{suggestion}`"),
                 Applicability::Unsafe,
+                source,
                 span,
                 suggestion,
-            )),
+            );
+            diagnostic
+        }
         None => diagnostic.with_help(format!("valid keys here: {}", valid.join(", "))),
     }
 }

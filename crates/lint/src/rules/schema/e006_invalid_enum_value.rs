@@ -1,4 +1,4 @@
-use crate::diagnostic::{Applicability, Diagnostic, Fix, Severity};
+use crate::diagnostic::{Applicability, Diagnostic, Severity};
 use crate::rules::{Family, FixAvailability, Rule};
 use crate::suggest::closest;
 use crate::syntax::Span;
@@ -21,6 +21,7 @@ pub(crate) static RULE: Rule = Rule {
 };
 
 pub(crate) fn diagnostic(
+    source: &str,
     value: &str,
     span: Span,
     path: &str,
@@ -29,17 +30,20 @@ pub(crate) fn diagnostic(
 ) -> Diagnostic {
     let diagnostic = RULE.diagnostic(span, format!("`{value}` is not a valid {what} for {path}"));
     match closest(value, allowed.iter().copied()) {
-        Some(suggestion) => diagnostic
-            .with_help(format!(
+        Some(suggestion) => {
+            let mut diagnostic = diagnostic.with_help(format!(
                 "did you mean `{suggestion}`? allowed: {}",
                 allowed.join(", ")
-            ))
-            .with_fix(Fix::replace(
+            ));
+            diagnostic.fix = crate::scalar_edit::fix(
                 format!("Replace with `{suggestion}`"),
                 Applicability::Unsafe,
+                source,
                 span,
                 suggestion,
-            )),
+            );
+            diagnostic
+        }
         None => diagnostic.with_help(format!("allowed: {}", allowed.join(", "))),
     }
 }

@@ -1,4 +1,4 @@
-use crate::diagnostic::{Applicability, Diagnostic, Fix, Severity};
+use crate::diagnostic::{Applicability, Diagnostic, Severity};
 use crate::rules::{Family, FixAvailability, Rule};
 use crate::syntax::Span;
 
@@ -19,22 +19,30 @@ pub(crate) static RULE: Rule = Rule {
     check: None,
 };
 
-/// `raw` is the value's source text, quotes included, so the fix keeps them.
-pub(crate) fn diagnostic(raw: &str, canonical: &str, span: Span, what: &str) -> Diagnostic {
-    RULE.diagnostic(
-        span,
-        format!(
-            "{what} `{}` is not in canonical case; write `{canonical}`",
-            raw.trim_matches(['"', '\''])
-        ),
-    )
-    .with_help("ContextCore accepts only lower-case values")
-    .with_fix(Fix::replace(
+/// `value` is the scalar as it reads (escapes decoded); the fix writes
+/// `canonical` into the scalar in its own style, so a double-quoted
+/// `"\U00000042LOCKING"` becomes `"blocking"`, not a lower-cased escape.
+pub(crate) fn diagnostic(
+    source: &str,
+    value: &str,
+    canonical: &str,
+    span: Span,
+    what: &str,
+) -> Diagnostic {
+    let mut diagnostic = RULE
+        .diagnostic(
+            span,
+            format!("{what} `{value}` is not in canonical case; write `{canonical}`"),
+        )
+        .with_help("ContextCore accepts only lower-case values");
+    diagnostic.fix = crate::scalar_edit::fix(
         format!("Lowercase to `{canonical}`"),
         Applicability::Safe,
+        source,
         span,
-        raw.to_lowercase(),
-    ))
+        canonical,
+    );
+    diagnostic
 }
 
 /// Under `dialect = "contextcore"` the file would not load: an error.
