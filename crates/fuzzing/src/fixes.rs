@@ -47,7 +47,7 @@ pub fn check_every_fix(analysis: &Analysis, settings: &Settings) -> Checked {
     };
     for diagnostic in &analysis.diagnostics {
         let Some(fix) = &diagnostic.fix else { continue };
-        check_one(analysis, settings, &before, diagnostic, fix);
+        check_one(analysis, settings, before.root(), diagnostic, fix);
         *checked.by_code.entry(diagnostic.code).or_default() += 1;
     }
     // All at once, as `--fix --unsafe-fixes` would in its first round.
@@ -95,7 +95,13 @@ fn promised(title: &str) -> Option<&str> {
     None
 }
 
-fn check_one(analysis: &Analysis, settings: &Settings, before: &Node, d: &Diagnostic, fix: &Fix) {
+fn check_one(
+    analysis: &Analysis,
+    settings: &Settings,
+    before: Node<'_>,
+    d: &Diagnostic,
+    fix: &Fix,
+) {
     let source = analysis.source.as_str();
     let Some((text, applied)) = apply_fixes(source, std::slice::from_ref(d), FixMode::Unsafe)
     else {
@@ -132,7 +138,7 @@ fn check_one(analysis: &Analysis, settings: &Settings, before: &Node, d: &Diagno
         panic!("the fixed file does not parse: {}", context());
     };
     let mut targets = Vec::new();
-    compare(before, &after_tree, source, fix, value, &mut targets)
+    compare(before, after_tree.root(), source, fix, value, &mut targets)
         .unwrap_or_else(|why| panic!("{why}: {}", context()));
     assert!(
         !targets.is_empty(),
@@ -166,7 +172,7 @@ fn touched(span: Span, fix: &Fix) -> bool {
 }
 
 /// The text a scalar reads as, its type included.
-fn reading(node: &Node) -> Option<String> {
+fn reading(node: Node<'_>) -> Option<String> {
     node.as_scalar().map(|s| format!("{:?}", s.resolve()))
 }
 
@@ -174,8 +180,8 @@ fn reading(node: &Node) -> Option<String> {
 /// did not touch the same, every one it touched reading `value`. Collects
 /// the spans (in the new text) of the rewritten scalars.
 fn compare(
-    before: &Node,
-    after: &Node,
+    before: Node<'_>,
+    after: Node<'_>,
     source: &str,
     fix: &Fix,
     value: &str,
@@ -184,7 +190,7 @@ fn compare(
     let mut stack = vec![(before, after)];
     let wanted = format!("{:?}", phaselint_lint::syntax::Resolved::Str(value));
     while let Some((b, a)) = stack.pop() {
-        match (&b.kind, &a.kind) {
+        match (b.kind(), a.kind()) {
             (NodeKind::Scalar(_), NodeKind::Scalar(_)) => {
                 let is_alias = source[b.span.start..].starts_with('*');
                 if touched(b.span, fix) {
@@ -229,7 +235,7 @@ fn compare(
                             x.key.text, y.key.text
                         ));
                     }
-                    stack.push((&x.value, &y.value));
+                    stack.push((x.value, y.value));
                 }
             }
             (NodeKind::Sequence(bi), NodeKind::Sequence(ai)) => {

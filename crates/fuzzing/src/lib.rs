@@ -161,11 +161,11 @@ fn check_editor(analysis: &Analysis) {
         let _ = index.at(offset);
         if let Some(document) = &document {
             if may_be_enum_value(source, offset)
-                && let Some(found) = enum_value_at(document, offset)
+                && let Some(found) = enum_value_at(document.root(), offset)
             {
                 assert!(found.span.end <= source.len());
             }
-            if let Some((path, key)) = key_at(document, offset) {
+            if let Some((path, key)) = key_at(document.root(), offset) {
                 let _ = phaselint_lint::format::key_documentation(&path, key);
             }
         }

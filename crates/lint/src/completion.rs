@@ -211,7 +211,7 @@ pub fn complete(source: &str, offset: usize, contract: Option<&Contract>) -> Vec
             .map(|p| {
                 let mut item = Completion::new(p.name.clone(), CompletionKind::Phase);
                 item.detail = Some("phase".into());
-                item.documentation = p.description.as_ref().map(|d| d.value.clone());
+                item.documentation = p.description().map(|d| d.value.clone());
                 item
             })
             .collect()
@@ -365,7 +365,7 @@ fn checkpoint_exit_fields(contract: Option<&Contract>, offset: usize) -> Vec<Com
         .map(|f| {
             let mut item = Completion::new(f.name.value.as_str(), CompletionKind::Field);
             item.detail = Some(format!("exit field of `{}`", phase.name));
-            item.documentation = f.description.as_ref().map(|d| d.value.clone());
+            item.documentation = f.description().map(|d| d.value.clone());
             item
         })
         .collect()
@@ -392,7 +392,7 @@ fn endpoint_fields(contract: Option<&Contract>, offset: usize, source: bool) -> 
     let item = |f: &crate::model::Field, how: &str| {
         let mut item = Completion::new(f.name.value.as_str(), CompletionKind::Field);
         item.detail = Some(format!("{how} field of `{}`", phase.name));
-        item.documentation = f.description.as_ref().map(|d| d.value.clone());
+        item.documentation = f.description().map(|d| d.value.clone());
         item
     };
     let mut items: Vec<Completion> = phase.exit_fields().map(|f| item(f, "exit")).collect();
@@ -451,23 +451,23 @@ pub fn may_be_enum_value(source: &str, offset: usize) -> bool {
 
 /// The key under `offset`: the keys from the root to its mapping (`-` for
 /// list items), and the key itself.
-pub fn key_at(document: &Node, offset: usize) -> Option<(Vec<&str>, &str)> {
+pub fn key_at<'t>(document: Node<'t>, offset: usize) -> Option<(Vec<&'t str>, &'t str)> {
     let mut path = Vec::new();
     let mut node = document;
     loop {
-        match &node.kind {
+        match node.kind() {
             NodeKind::Mapping(entries) => {
                 if let Some(entry) = entries
                     .iter()
                     .find(|e| e.key.span.start <= offset && offset <= e.key.span.end)
                 {
-                    return Some((path, entry.key.text.as_str()));
+                    return Some((path, entry.key.text));
                 }
                 let entry = entries
                     .iter()
                     .find(|e| e.value.span.start <= offset && offset <= e.value.span.end)?;
-                path.push(entry.key.text.as_str());
-                node = &entry.value;
+                path.push(entry.key.text);
+                node = entry.value;
             }
             NodeKind::Sequence(items) => {
                 node = items
@@ -494,19 +494,19 @@ pub struct EnumValueAt {
 
 /// The enum value under `offset`, by the format's type of the key at that
 /// path.
-pub fn enum_value_at(document: &Node, offset: usize) -> Option<EnumValueAt> {
+pub fn enum_value_at(document: Node<'_>, offset: usize) -> Option<EnumValueAt> {
     /// The keys from the root to the scalar under `offset` (`-` for list
     /// items), and the scalar.
-    fn walk<'a>(node: &'a Node, path: &mut Vec<&'a str>, offset: usize) -> Option<&'a Node> {
-        match &node.kind {
+    fn walk<'a>(node: Node<'a>, path: &mut Vec<&'a str>, offset: usize) -> Option<Node<'a>> {
+        match node.kind() {
             NodeKind::Mapping(entries) => {
                 let entry = entries
                     .iter()
                     .find(|e| e.value.span.start <= offset && offset <= e.value.span.end)?;
-                path.push(&entry.key.text);
-                match &entry.value.kind {
-                    NodeKind::Scalar(_) => Some(&entry.value),
-                    _ => walk(&entry.value, path, offset),
+                path.push(entry.key.text);
+                match entry.value.kind() {
+                    NodeKind::Scalar(_) => Some(entry.value),
+                    _ => walk(entry.value, path, offset),
                 }
             }
             NodeKind::Sequence(items) => {
@@ -514,7 +514,7 @@ pub fn enum_value_at(document: &Node, offset: usize) -> Option<EnumValueAt> {
                     .iter()
                     .find(|n| n.span.start <= offset && offset <= n.span.end)?;
                 path.push("-");
-                match &item.kind {
+                match item.kind() {
                     NodeKind::Scalar(_) => Some(item),
                     _ => walk(item, path, offset),
                 }
@@ -524,7 +524,7 @@ pub fn enum_value_at(document: &Node, offset: usize) -> Option<EnumValueAt> {
     }
     let mut path = Vec::new();
     let scalar = walk(document, &mut path, offset)?;
-    let text = scalar.as_scalar()?.text.as_str();
+    let text = scalar.as_scalar()?.text;
     // A list item's type is the list's item type.
     let (key, parent) = match path.split_last()? {
         (&"-", rest) => {
@@ -773,11 +773,11 @@ propagation_chains:
             value,
             meaning: doc,
             span,
-        } = enum_value_at(&root, offset).unwrap();
+        } = enum_value_at(root.root(), offset).unwrap();
         assert_eq!(&source[span.start..span.end], "HIGH", "the value's range");
         assert_eq!((what, value), ("risk class", "high"));
         assert!(doc.contains("approval gate"));
-        assert!(enum_value_at(&root, 3).is_none());
+        assert!(enum_value_at(root.root(), 3).is_none());
         // The cheap test agrees, without the tree.
         assert!(may_be_enum_value(source, offset));
         assert!(may_be_enum_value(source, source.find("HIGH").unwrap()));

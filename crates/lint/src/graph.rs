@@ -520,7 +520,7 @@ impl<'c> Availability<'c> {
                 .iter()
                 .enumerate()
                 .filter(|&(i, _)| !graph.is_entry(i))
-                .flat_map(|(_, p)| p.entry_required.iter().map(|f| &f.name.value)),
+                .flat_map(|(_, p)| p.entry_required().iter().map(|f| &f.name.value)),
         );
         let names = |fields: &mut dyn Iterator<Item = &'c crate::model::Field>| {
             let mut ids = Vec::new();
@@ -531,15 +531,15 @@ impl<'c> Availability<'c> {
             .iter()
             .map(|p| {
                 let blocking_entry = p
-                    .entry_required
+                    .entry_required()
                     .iter()
                     .filter(|f| f.severity() == FieldSeverity::Blocking);
-                names(&mut p.exit_required.iter().chain(blocking_entry))
+                names(&mut p.exit_required().iter().chain(blocking_entry))
             })
             .collect();
         let may_gen = phases
             .iter()
-            .map(|p| names(&mut p.exit_optional.iter()))
+            .map(|p| names(&mut p.exit_optional().iter()))
             .collect();
         let mut inputs = Vec::new();
         cover(
@@ -554,10 +554,10 @@ impl<'c> Availability<'c> {
                 given_may.push(Vec::new());
                 continue;
             }
-            let mut must = names(&mut phase.entry_required.iter());
+            let mut must = names(&mut phase.entry_required().iter());
             must.extend(inputs.iter().cloned());
             merge_ranges(&mut must);
-            let mut may = names(&mut phase.entry_enrichment.iter());
+            let mut may = names(&mut phase.entry_enrichment().iter());
             may.extend(must.iter().cloned());
             merge_ranges(&mut may);
             given_must.push(must);
@@ -583,7 +583,7 @@ impl<'c> Availability<'c> {
         let queries = phases
             .iter()
             .map(|p| {
-                p.entry_required
+                p.entry_required()
                     .iter()
                     .map(|f| facts.id(f.name.value.as_str()))
                     .collect()
@@ -599,7 +599,7 @@ impl<'c> Availability<'c> {
                 } else {
                     Presence::Never
                 };
-                vec![given; p.entry_required.len()]
+                vec![given; p.entry_required().len()]
             })
             .collect();
         let mut problem = Availability {
@@ -984,8 +984,8 @@ mod tests {
     use crate::syntax::{Limits, parse};
 
     fn contract_of(src: &str) -> Arc<Contract> {
-        let root = parse(src, Limits::default()).unwrap().unwrap();
-        let (contract, diagnostics) = crate::schema::build(&root, src, Dialect::Phaselint);
+        let tree = parse(src, Limits::default()).unwrap().unwrap();
+        let (contract, diagnostics) = crate::schema::build(tree.root(), src, Dialect::Phaselint);
         assert!(diagnostics.is_empty(), "{diagnostics:#?}");
         Arc::new(contract)
     }
@@ -1178,7 +1178,7 @@ graph_topology:
         let n = phases.len();
         let facts: Vec<&FieldPath> = phases
             .iter()
-            .flat_map(|p| p.entry_required.iter().map(|f| &f.name.value))
+            .flat_map(|p| p.entry_required().iter().map(|f| &f.name.value))
             .collect();
         let covered = |names: &mut dyn Iterator<Item = &FieldPath>| -> BTreeSet<usize> {
             let names: Vec<&FieldPath> = names.collect();
@@ -1198,8 +1198,8 @@ graph_topology:
             .iter()
             .map(|p| {
                 covered(
-                    &mut p.exit_required.iter().map(|f| &f.name.value).chain(
-                        p.entry_required
+                    &mut p.exit_required().iter().map(|f| &f.name.value).chain(
+                        p.entry_required()
                             .iter()
                             .filter(|f| f.severity() == FieldSeverity::Blocking)
                             .map(|f| &f.name.value),
@@ -1211,7 +1211,7 @@ graph_topology:
             .iter()
             .enumerate()
             .map(|(i, p)| {
-                let mut s = covered(&mut p.exit_optional.iter().map(|f| &f.name.value));
+                let mut s = covered(&mut p.exit_optional().iter().map(|f| &f.name.value));
                 s.extend(&gen_must[i]);
                 s
             })
@@ -1225,11 +1225,11 @@ graph_topology:
                     .pipeline_inputs
                     .iter()
                     .map(|s| &s.value)
-                    .chain(p.entry_required.iter().map(|f| &f.name.value)),
+                    .chain(p.entry_required().iter().map(|f| &f.name.value)),
             );
             may[e] = must[e].clone();
             may[e].extend(covered(
-                &mut p.entry_enrichment.iter().map(|f| &f.name.value),
+                &mut p.entry_enrichment().iter().map(|f| &f.name.value),
             ));
         }
         loop {
@@ -1269,7 +1269,7 @@ graph_topology:
             .enumerate()
             .map(|(p, phase)| {
                 phase
-                    .entry_required
+                    .entry_required()
                     .iter()
                     .map(|f| {
                         let id = facts
@@ -1372,7 +1372,7 @@ graph_topology:
             contract
                 .phases
                 .iter()
-                .flat_map(|p| p.entry_required.iter().map(|f| &f.name.value)),
+                .flat_map(|p| p.entry_required().iter().map(|f| &f.name.value)),
         )
         .len();
         assert!(facts > 128, "{facts} facts");

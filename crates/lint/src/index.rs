@@ -75,7 +75,7 @@ impl SymbolIndex {
                 PhaseRole::Definition,
             );
             for f in p.all_fields() {
-                if let Some(source) = &f.source_phase {
+                if let Some(source) = &f.source_phase() {
                     phase(source, PhaseRole::SourcePhase);
                 }
             }

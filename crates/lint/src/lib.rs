@@ -222,6 +222,13 @@ pub fn oversized(size: Option<u64>, bound: u64) -> String {
     }
 }
 
+/// How many phases a contract may have. Each costs about 400 bytes in the
+/// model, the graph and its analyses besides its text, so a 32 MiB file of
+/// `p1: {}` lines (2.3 million phases) would need a gigabyte; generated
+/// contracts of 100,000 to 120,000 phases (the tests' largest) are
+/// analyzed, a realistic contract at the size bound has about 14,000.
+pub const MAX_PHASES: usize = 200_000;
+
 /// How many distinct field names with a `*` segment a contract may use. A
 /// name with `*` matches every name at that level, so each costs a pass
 /// over the field names it could match; real contracts use a handful.
@@ -357,7 +364,17 @@ pub fn analyze_document(source: String, kind: DocumentKind, settings: &Settings)
                 kind.noun(),
             ));
         }
-        Ok(Some(root)) => {
+        Ok(Some(tree)) => {
+            let root = tree.root();
+            // Where a `#` is text, for suppression comments: only when the
+            // text has one.
+            let string_spans = || {
+                if source.contains("phaselint:") {
+                    syntax::string_spans(root)
+                } else {
+                    Vec::new()
+                }
+            };
             if root.as_mapping().is_none() {
                 diagnostics.push(e007_unloadable_document::diagnostic(
                     Span::new(root.span.start, root.span.start),
@@ -365,9 +382,9 @@ pub fn analyze_document(source: String, kind: DocumentKind, settings: &Settings)
                     kind.noun(),
                 ));
             } else if kind == DocumentKind::Harness {
-                let (config, schema_findings) = schema::build_harness(&root, source);
-                strings = syntax::string_spans(&root);
-                drop(root);
+                let (config, schema_findings) = schema::build_harness(root, source);
+                strings = string_spans();
+                drop(tree);
                 diagnostics.extend(schema_findings);
                 let context = rules::HarnessContext {
                     source,
@@ -376,10 +393,10 @@ pub fn analyze_document(source: String, kind: DocumentKind, settings: &Settings)
                 rules::run_harness(&context, settings, &mut diagnostics);
                 analysis.harness = Some(config);
             } else {
-                let (contract, schema_findings) = schema::build(&root, source, settings.dialect);
-                analysis.is_context_contract = looks_like_context_contract(&root);
-                strings = syntax::string_spans(&root);
-                drop(root);
+                let (contract, schema_findings) = schema::build(root, source, settings.dialect);
+                analysis.is_context_contract = looks_like_context_contract(root);
+                strings = string_spans();
+                drop(tree);
                 diagnostics.extend(schema_findings);
                 let contract = Arc::new(contract);
                 if let Some(over) = too_many_wildcards(&contract) {

@@ -3,7 +3,7 @@
 //! reports what does not fit.
 
 use crate::field_path::FieldPath;
-use crate::syntax::{Node, Span};
+use crate::syntax::Span;
 
 #[derive(Clone, Debug, PartialEq)]
 pub struct Spanned<T> {
@@ -122,7 +122,9 @@ pub struct Contract {
     pub checkpoint_mode_authorization: Option<Authorization>,
     pub pipeline_inputs: Vec<Spanned<FieldPath>>,
     pub span: Span,
-    pub(crate) phase_index: std::collections::HashMap<String, usize>,
+    /// Phase indexes sorted by name, for lookups by name (4 bytes a phase,
+    /// where a map of owned names cost about 70).
+    pub(crate) phase_index: Vec<u32>,
 }
 
 impl Contract {
@@ -143,7 +145,19 @@ impl Contract {
     }
 
     pub fn phase_index(&self, name: &str) -> Option<usize> {
-        self.phase_index.get(name).copied()
+        let at = self
+            .phase_index
+            .binary_search_by(|&i| self.phases[i as usize].name.as_str().cmp(name))
+            .ok()?;
+        Some(self.phase_index[at] as usize)
+    }
+
+    /// Sets the phases, and the index of their names (which are distinct).
+    pub(crate) fn set_phases(&mut self, phases: Vec<Phase>) {
+        let mut index: Vec<u32> = (0..phases.len() as u32).collect();
+        index.sort_unstable_by(|&a, &b| phases[a as usize].name.cmp(&phases[b as usize].name));
+        self.phase_index = index;
+        self.phases = phases;
     }
 
     /// Whether `name` is known not to be a phase (false while `phases` is broken).
@@ -165,11 +179,20 @@ pub struct Phase {
     /// `exit`, a field without a name): rules that read its field lists
     /// stay silent rather than report what the error already explains.
     pub complete: bool,
+    /// Its entry.required, entry.enrichment, exit.required and
+    /// exit.optional fields, in that order, in one list; `ends` is where
+    /// the first three lists end. Four lists cost 96 bytes a phase even
+    /// when empty.
+    fields: Vec<Field>,
+    ends: [u32; 3],
+    /// What most phases leave out, boxed: a phase is 104 bytes.
+    details: Option<Box<PhaseDetails>>,
+}
+
+/// The parts of a phase most phases do not write.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct PhaseDetails {
     pub description: Option<Spanned<String>>,
-    pub entry_required: Vec<Field>,
-    pub entry_enrichment: Vec<Field>,
-    pub exit_required: Vec<Field>,
-    pub exit_optional: Vec<Field>,
     pub long_running: Option<Spanned<bool>>,
     /// In seconds.
     pub expected_duration: Option<Spanned<u64>>,
@@ -177,17 +200,125 @@ pub struct Phase {
     pub risk_class: Option<Spanned<RiskClass>>,
 }
 
+/// A phase's four field lists, for building one.
+#[derive(Clone, Debug, Default)]
+pub struct PhaseFields {
+    pub entry_required: Vec<Field>,
+    pub entry_enrichment: Vec<Field>,
+    pub exit_required: Vec<Field>,
+    pub exit_optional: Vec<Field>,
+}
+
 impl Phase {
+    pub fn new(
+        name: String,
+        name_span: Span,
+        span: Span,
+        complete: bool,
+        lists: PhaseFields,
+        details: PhaseDetails,
+    ) -> Phase {
+        let PhaseFields {
+            entry_required,
+            entry_enrichment,
+            exit_required,
+            exit_optional,
+        } = lists;
+        let lengths = [
+            entry_required.len(),
+            entry_enrichment.len(),
+            exit_required.len(),
+        ];
+        let mut ends = [0u32; 3];
+        let mut end = 0;
+        for (slot, length) in ends.iter_mut().zip(lengths) {
+            end += length as u32;
+            *slot = end;
+        }
+        let mut fields = entry_required;
+        if !(entry_enrichment.is_empty() && exit_required.is_empty() && exit_optional.is_empty()) {
+            fields
+                .reserve_exact(entry_enrichment.len() + exit_required.len() + exit_optional.len());
+            fields.extend(entry_enrichment);
+            fields.extend(exit_required);
+            fields.extend(exit_optional);
+        }
+        fields.shrink_to_fit();
+        let details = (details != PhaseDetails::default()).then(|| Box::new(details));
+        Phase {
+            name,
+            name_span,
+            span,
+            complete,
+            fields,
+            ends,
+            details,
+        }
+    }
+
+    fn list(&self, which: usize) -> &[Field] {
+        let start = match which {
+            0 => 0,
+            _ => self.ends[which - 1] as usize,
+        };
+        let end = self
+            .ends
+            .get(which)
+            .map_or(self.fields.len(), |&e| e as usize);
+        &self.fields[start..end]
+    }
+
+    pub fn entry_required(&self) -> &[Field] {
+        self.list(0)
+    }
+
+    pub fn entry_enrichment(&self) -> &[Field] {
+        self.list(1)
+    }
+
+    pub fn exit_required(&self) -> &[Field] {
+        self.list(2)
+    }
+
+    pub fn exit_optional(&self) -> &[Field] {
+        self.list(3)
+    }
+
+    fn details(&self) -> Option<&PhaseDetails> {
+        self.details.as_deref()
+    }
+
+    pub fn description(&self) -> Option<&Spanned<String>> {
+        self.details()?.description.as_ref()
+    }
+
+    pub fn long_running(&self) -> Option<&Spanned<bool>> {
+        self.details()?.long_running.as_ref()
+    }
+
+    /// In seconds.
+    pub fn expected_duration(&self) -> Option<&Spanned<u64>> {
+        self.details()?.expected_duration.as_ref()
+    }
+
+    pub fn side_effects(&self) -> Option<&Spanned<SideEffects>> {
+        self.details()?.side_effects.as_ref()
+    }
+
+    pub fn risk_class(&self) -> Option<&Spanned<RiskClass>> {
+        self.details()?.risk_class.as_ref()
+    }
+
     pub fn entry_fields(&self) -> impl Iterator<Item = &Field> {
-        self.entry_required.iter().chain(&self.entry_enrichment)
+        self.fields[..self.ends[1] as usize].iter()
     }
 
     pub fn exit_fields(&self) -> impl Iterator<Item = &Field> {
-        self.exit_required.iter().chain(&self.exit_optional)
+        self.fields[self.ends[1] as usize..].iter()
     }
 
     pub fn all_fields(&self) -> impl Iterator<Item = &Field> {
-        self.entry_fields().chain(self.exit_fields())
+        self.fields.iter()
     }
 
     pub fn produces(&self, field: &FieldPath) -> bool {
@@ -200,24 +331,21 @@ impl Phase {
 
     /// Its `side_effects`, `none` when absent.
     pub fn side_effect_class(&self) -> SideEffects {
-        self.side_effects
-            .as_ref()
-            .map_or(SideEffects::None, |s| s.value)
+        self.side_effects().map_or(SideEffects::None, |s| s.value)
     }
 
     /// Marked `long_running`, or expected to take at least `threshold`
     /// seconds.
     pub fn is_long_running(&self, threshold: u64) -> bool {
-        self.long_running.as_ref().is_some_and(|l| l.value)
+        self.long_running().is_some_and(|l| l.value)
             || self
-                .expected_duration
-                .as_ref()
+                .expected_duration()
                 .is_some_and(|d| d.value >= threshold)
     }
 
     /// Its `risk_class`, `low` when absent.
     pub fn risk(&self) -> RiskClass {
-        self.risk_class.as_ref().map_or(RiskClass::Low, |r| r.value)
+        self.risk_class().map_or(RiskClass::Low, |r| r.value)
     }
 }
 
@@ -225,19 +353,77 @@ impl Phase {
 pub struct Field {
     pub name: Spanned<FieldPath>,
     pub span: Span,
-    pub field_type: Option<Spanned<String>>,
     pub severity: Option<Spanned<FieldSeverity>>,
-    // The rarely written parts are boxed: a contract has tens of thousands
-    // of fields, and inline they would triple each one's size.
-    pub default: Option<Box<Node>>,
+    /// What most fields leave out, boxed: a contract may have a million
+    /// fields, and inline these made each 232 bytes instead of 88.
+    details: Option<Box<FieldDetails>>,
+}
+
+/// The parts of a field most fields do not write.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct FieldDetails {
+    pub field_type: Option<Spanned<String>>,
+    /// Where its `default` value is written (the resume check reads the
+    /// value from the file).
+    pub default: Option<Span>,
     pub description: Option<Spanned<String>>,
     pub source_phase: Option<Spanned<String>>,
-    pub constraints: Option<Box<Node>>,
+    /// Where its `constraints` mapping is written.
+    pub constraints: Option<Span>,
     pub quality: Option<Box<Quality>>,
     pub evaluation: Option<Box<Evaluation>>,
 }
 
 impl Field {
+    pub fn new(
+        name: Spanned<FieldPath>,
+        span: Span,
+        severity: Option<Spanned<FieldSeverity>>,
+        details: FieldDetails,
+    ) -> Field {
+        let details = (details != FieldDetails::default()).then(|| Box::new(details));
+        Field {
+            name,
+            span,
+            severity,
+            details,
+        }
+    }
+
+    fn details(&self) -> Option<&FieldDetails> {
+        self.details.as_deref()
+    }
+
+    pub fn field_type(&self) -> Option<&Spanned<String>> {
+        self.details()?.field_type.as_ref()
+    }
+
+    /// Where its `default` value is written.
+    pub fn default(&self) -> Option<Span> {
+        self.details()?.default
+    }
+
+    pub fn description(&self) -> Option<&Spanned<String>> {
+        self.details()?.description.as_ref()
+    }
+
+    pub fn source_phase(&self) -> Option<&Spanned<String>> {
+        self.details()?.source_phase.as_ref()
+    }
+
+    /// Where its `constraints` mapping is written.
+    pub fn constraints(&self) -> Option<Span> {
+        self.details()?.constraints
+    }
+
+    pub fn quality(&self) -> Option<&Quality> {
+        self.details()?.quality.as_deref()
+    }
+
+    pub fn evaluation(&self) -> Option<&Evaluation> {
+        self.details()?.evaluation.as_deref()
+    }
+
     pub fn severity(&self) -> FieldSeverity {
         self.severity
             .as_ref()

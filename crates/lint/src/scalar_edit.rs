@@ -420,7 +420,7 @@ fn plain_reads_back(value: &str) -> bool {
         }
     }
     let resolved = Scalar {
-        text: value.into(),
+        text: value,
         plain: true,
     };
     if !matches!(resolved.resolve(), Resolved::Str(_)) {
@@ -475,18 +475,21 @@ mod tests {
         text
     }
 
-    /// The value of key `a` in a one-key mapping, after parsing.
-    fn value_of(source: &str) -> (Span, crate::syntax::Node) {
-        let root = crate::syntax::parse(source, crate::syntax::Limits::default())
+    /// The span of the value of key `a` in a one-key mapping, after
+    /// parsing, and the scalar it reads as.
+    fn value_of(source: &str) -> (Span, Option<(String, bool)>) {
+        let tree = crate::syntax::parse(source, crate::syntax::Limits::default())
             .unwrap()
             .unwrap();
-        let entries = root.as_mapping().unwrap();
-        (entries[0].value.span, entries[0].value.clone())
+        let value = tree.root().as_mapping().unwrap().get(0).unwrap().value;
+        let scalar = value.as_scalar().map(|s| (s.text.to_string(), s.plain));
+        (value.span, scalar)
     }
 
     fn read_back(source: &str) -> String {
-        let (_, node) = value_of(source);
-        let scalar = node.as_scalar().unwrap();
+        let (_, scalar) = value_of(source);
+        let (text, plain) = scalar.unwrap();
+        let scalar = Scalar { text: &text, plain };
         match scalar.resolve() {
             Resolved::Str(s) => s.to_string(),
             other => panic!("{other:?} in {source:?}"),
@@ -560,35 +563,35 @@ mod tests {
         ];
         for document in documents {
             for value in values {
-                let root = crate::syntax::parse(document, crate::syntax::Limits::default())
+                let tree = crate::syntax::parse(document, crate::syntax::Limits::default())
                     .unwrap()
                     .unwrap();
-                let first = &root.as_mapping().unwrap()[0].value;
-                let span = match &first.kind {
-                    crate::syntax::NodeKind::Sequence(items) => items[0].span,
-                    crate::syntax::NodeKind::Mapping(entries) => entries[0].value.span,
+                let first = tree.root().as_mapping().unwrap().get(0).unwrap().value;
+                let span = match first.kind() {
+                    crate::syntax::NodeKind::Sequence(items) => items.get(0).unwrap().span,
+                    crate::syntax::NodeKind::Mapping(entries) => entries.get(0).unwrap().value.span,
                     _ => first.span,
                 };
                 if value.is_empty() {
                     continue;
                 }
                 let text = rewrite(document, span, value);
-                let root = crate::syntax::parse(&text, crate::syntax::Limits::default())
+                let tree = crate::syntax::parse(&text, crate::syntax::Limits::default())
                     .unwrap_or_else(|e| panic!("{value:?} in {document:?}: {text:?}: {e:?}"))
                     .unwrap();
-                let entries = root.as_mapping().unwrap();
+                let entries = tree.root().as_mapping().unwrap();
                 assert_eq!(
                     entries.len(),
                     if document.contains("b: 1") { 2 } else { 1 },
                     "{text:?}"
                 );
-                let node = &entries[0].value;
-                let node = match &node.kind {
+                let node = entries.get(0).unwrap().value;
+                let node = match node.kind() {
                     crate::syntax::NodeKind::Sequence(items) => {
                         assert_eq!(items.len(), 2, "{text:?}");
-                        &items[0]
+                        items.get(0).unwrap()
                     }
-                    crate::syntax::NodeKind::Mapping(entries) => &entries[0].value,
+                    crate::syntax::NodeKind::Mapping(entries) => entries.get(0).unwrap().value,
                     _ => node,
                 };
                 let got = node.as_scalar().unwrap().resolve();
@@ -632,8 +635,8 @@ mod tests {
         // Spanned nowhere (an empty span where the next line starts): no
         // edit, rather than one in the wrong place.
         for source in ["a: |\nb: 1\n", "a: >- # c\n\nb: 1\n"] {
-            let (span, node) = value_of(source);
-            assert_eq!(node.as_scalar().unwrap().text, "");
+            let (span, scalar) = value_of(source);
+            assert_eq!(scalar.unwrap().0, "");
             assert_eq!(edits(source, span, "retrieve"), None, "{source:?}");
         }
     }

@@ -14,7 +14,7 @@ use crate::rules::schema::{
     e002_duplicate_key, e003_unknown_key, e004_wrong_type, e005_missing_required_key,
     e006_invalid_enum_value, s002_non_canonical_case,
 };
-use crate::syntax::{Entry, Node, NodeKind, Resolved, Span};
+use crate::syntax::{Entry, Mapping as YamlMapping, Node, NodeKind, Resolved, Sequence, Span};
 
 use crate::format::{
     AUTHORIZATION, CHAIN, CHECKPOINT, CYCLE_INVARIANT, EDGE, ENDPOINT, ENTRY, EVALUATION, EXIT,
@@ -86,7 +86,7 @@ impl fmt::Display for Path<'_> {
 /// loaders keep it).
 struct Keys<'n> {
     spec: &'static Mapping,
-    found: Vec<(&'static str, &'n Entry)>,
+    found: Vec<(&'static str, Entry<'n>)>,
 }
 
 impl<'n> Keys<'n> {
@@ -102,7 +102,7 @@ impl<'n> Keys<'n> {
         );
     }
 
-    fn entry(&self, key: &str) -> Option<&'n Entry> {
+    fn entry(&self, key: &str) -> Option<Entry<'n>> {
         debug_assert!(
             self.spec.key(key).is_some(),
             "`{}.{key}` is read but not in the format table",
@@ -115,13 +115,13 @@ impl<'n> Keys<'n> {
             .map(|(_, e)| *e)
     }
 
-    fn value(&self, key: &str) -> Option<&'n Node> {
-        self.entry(key).map(|e| &e.value)
+    fn value(&self, key: &str) -> Option<Node<'n>> {
+        self.entry(key).map(|e| e.value)
     }
 
     /// The value, unless it is absent or an explicit null (pydantic's
     /// `Optional[...] = None` accepts both).
-    fn present(&self, key: &str) -> Option<&'n Node> {
+    fn present(&self, key: &str) -> Option<Node<'n>> {
         self.value(key).filter(|n| !n.is_null())
     }
 }
@@ -136,7 +136,7 @@ pub(crate) struct Walker<'s> {
 
 /// Reads a harness config with the same walker: E002, E004 and E005 from
 /// the harness tables, whose mappings are open.
-pub(crate) fn build_harness(root: &Node, source: &str) -> (HarnessConfig, Vec<Diagnostic>) {
+pub(crate) fn build_harness(root: Node<'_>, source: &str) -> (HarnessConfig, Vec<Diagnostic>) {
     let mut walker = Walker {
         source,
         dialect: Dialect::Phaselint,
@@ -147,7 +147,7 @@ pub(crate) fn build_harness(root: &Node, source: &str) -> (HarnessConfig, Vec<Di
     (config, walker.diagnostics)
 }
 
-pub(crate) fn build(root: &Node, source: &str, dialect: Dialect) -> (Contract, Vec<Diagnostic>) {
+pub(crate) fn build(root: Node<'_>, source: &str, dialect: Dialect) -> (Contract, Vec<Diagnostic>) {
     let mut walker = Walker {
         source,
         dialect,
@@ -177,7 +177,7 @@ impl Walker<'_> {
         Span::new(start, end)
     }
 
-    fn wrong_type(&mut self, node: &Node, path: &Path<'_>, expected: &str) {
+    fn wrong_type(&mut self, node: Node<'_>, path: &Path<'_>, expected: &str) {
         self.wrong_type_under(node, None, path, expected);
     }
 
@@ -185,7 +185,7 @@ impl Walker<'_> {
     /// (an implicit null: `phases: { ... }`, `pipeline_id:`), at the key.
     fn wrong_type_under(
         &mut self,
-        node: &Node,
+        node: Node<'_>,
         key: Option<Span>,
         path: &Path<'_>,
         expected: &str,
@@ -210,7 +210,7 @@ impl Walker<'_> {
     /// keys (E005), all from the format's table.
     fn mapping<'n>(
         &mut self,
-        node: &'n Node,
+        node: Node<'n>,
         path: &Path<'_>,
         spec: &'static Mapping,
     ) -> Option<Keys<'n>> {
@@ -227,11 +227,11 @@ impl Walker<'_> {
                 .map(|k| k.name)
                 .collect()
         };
-        let mut found: Vec<(&'static str, &'n Entry)> = Vec::with_capacity(entries.len());
-        let mut unknown: Vec<&'n Entry> = Vec::new();
+        let mut found: Vec<(&'static str, Entry<'n>)> = Vec::with_capacity(entries.len());
+        let mut unknown: Vec<Entry<'n>> = Vec::new();
         self.report_duplicates(entries, path);
         for entry in entries {
-            match spec.key(&entry.key.text) {
+            match spec.key(entry.key.text) {
                 None if spec.open => {}
                 Some(key) => {
                     if key.extension && self.dialect == Dialect::Contextcore {
@@ -255,12 +255,12 @@ impl Walker<'_> {
                 .iter()
                 .copied()
                 .filter(|k| !found.iter().any(|(f, _)| f == k));
-            let suggestion = crate::suggest::closest(&entry.key.text, absent)
-                .or_else(|| crate::suggest::closest(&entry.key.text, valid.iter().copied()));
+            let suggestion = crate::suggest::closest(entry.key.text, absent)
+                .or_else(|| crate::suggest::closest(entry.key.text, valid.iter().copied()));
             renamed.extend(suggestion);
             self.report(e003_unknown_key::diagnostic(
                 self.source,
-                &entry.key.text,
+                entry.key.text,
                 entry.key.span,
                 &path.to_string(),
                 suggestion,
@@ -284,15 +284,16 @@ impl Walker<'_> {
         Some(Keys { spec, found })
     }
 
-    fn report_duplicates(&mut self, entries: &[Entry], path: &Path<'_>) {
+    fn report_duplicates(&mut self, entries: YamlMapping<'_>, path: &Path<'_>) {
         // Most mappings have a handful of keys: comparing with the earlier
         // ones is cheaper than hashing every key of every mapping.
         let mut first_seen: HashMap<&str, Span> = HashMap::new();
         for (i, entry) in entries.iter().enumerate() {
-            let key = entry.key.text.as_str();
+            let key = entry.key.text;
             let first = if entries.len() <= 16 {
-                entries[..i]
+                entries
                     .iter()
+                    .take(i)
                     .find(|e| e.key.text == key)
                     .map(|e| e.key.span)
             } else {
@@ -316,7 +317,7 @@ impl Walker<'_> {
         }
     }
 
-    fn string(&mut self, node: &Node, path: &Path<'_>) -> Option<Spanned<String>> {
+    fn string(&mut self, node: Node<'_>, path: &Path<'_>) -> Option<Spanned<String>> {
         match node.as_scalar().map(|s| s.resolve()) {
             Some(Resolved::Str(text)) => Some(Spanned::new(text.to_string(), node.span)),
             _ => {
@@ -326,7 +327,7 @@ impl Walker<'_> {
         }
     }
 
-    fn non_empty_string(&mut self, node: &Node, path: &Path<'_>) -> Option<Spanned<String>> {
+    fn non_empty_string(&mut self, node: Node<'_>, path: &Path<'_>) -> Option<Spanned<String>> {
         let value = self.string(node, path)?;
         if value.value.trim().is_empty() {
             self.report(e004_wrong_type::invalid(
@@ -361,17 +362,17 @@ impl Walker<'_> {
         let entry = keys.entry(key)?;
         if entry.value.is_null() {
             self.wrong_type_under(
-                &entry.value,
+                entry.value,
                 Some(entry.key.span),
                 &path.key(key),
                 "a string",
             );
             return None;
         }
-        self.non_empty_string(&entry.value, &path.key(key))
+        self.non_empty_string(entry.value, &path.key(key))
     }
 
-    fn field_path(&mut self, node: &Node, path: &Path<'_>) -> Option<Spanned<FieldPath>> {
+    fn field_path(&mut self, node: Node<'_>, path: &Path<'_>) -> Option<Spanned<FieldPath>> {
         let name = self.non_empty_string(node, path)?;
         if name.value.split('.').any(str::is_empty) {
             self.report(e004_wrong_type::invalid(
@@ -421,7 +422,7 @@ impl Walker<'_> {
         }
     }
 
-    fn enum_node<E: EnumValue>(&mut self, node: &Node, path: &Path<'_>) -> Option<Spanned<E>> {
+    fn enum_node<E: EnumValue>(&mut self, node: Node<'_>, path: &Path<'_>) -> Option<Spanned<E>> {
         let Some(Resolved::Str(text)) = node.as_scalar().map(|s| s.resolve()) else {
             self.wrong_type(node, path, &format!("a {}", E::WHAT));
             return None;
@@ -470,14 +471,14 @@ impl Walker<'_> {
 
     /// An optional list: absent or null is empty. Fewer items than the
     /// format's minimum is reported (E004) and the items are kept.
-    fn list<'n>(&mut self, keys: &Keys<'n>, key: &str, path: &Path<'_>) -> &'n [Node] {
+    fn list<'n>(&mut self, keys: &Keys<'n>, key: &str, path: &Path<'_>) -> Sequence<'n> {
         keys.declared(key, |t| matches!(t, ValueType::List(_)));
         let Some(node) = keys.present(key) else {
-            return &[];
+            return Sequence::default();
         };
         let Some(items) = node.as_sequence() else {
             self.wrong_type(node, &path.key(key), "a list");
-            return &[];
+            return Sequence::default();
         };
         if let Some((least, why)) = keys.spec.key(key).and_then(|k| k.min_items)
             && items.len() < least
@@ -516,7 +517,7 @@ impl Walker<'_> {
             .collect()
     }
 
-    fn contract(&mut self, root: &Node) -> Contract {
+    fn contract(&mut self, root: Node<'_>) -> Contract {
         let path = Path::Root;
         let mut contract = Contract {
             span: root.span,
@@ -532,12 +533,7 @@ impl Walker<'_> {
             && let Some(node) = keys.value("phases")
             && let Some(phases) = self.phases(node, &path.key("phases"))
         {
-            contract.phase_index = phases
-                .iter()
-                .enumerate()
-                .map(|(i, p)| (p.name.clone(), i))
-                .collect();
-            contract.phases = phases;
+            contract.set_phases(phases);
             contract.phases_known = true;
         }
         let chains = path.key("propagation_chains");
@@ -594,16 +590,29 @@ impl Walker<'_> {
         contract
     }
 
-    fn phases(&mut self, node: &Node, path: &Path<'_>) -> Option<Vec<Phase>> {
+    fn phases(&mut self, node: Node<'_>, path: &Path<'_>) -> Option<Vec<Phase>> {
         let Some(entries) = node.as_mapping() else {
             self.wrong_type(node, path, "a mapping of phase names to phases");
             return None;
         };
+        if let Some(over) = entries.get(crate::MAX_PHASES) {
+            // Each phase costs its model, a node of the graph and its place
+            // in every analysis: past the bound, none is built.
+            self.report(crate::rules::schema::e007_unloadable_document::diagnostic(
+                over.key.span,
+                &format!(
+                    "more than {} phases; phaselint does not read the phases of such a contract",
+                    crate::MAX_PHASES
+                ),
+                crate::DocumentKind::Contract.noun(),
+            ));
+            return None;
+        }
         self.report_duplicates(entries, path);
         let mut phases: Vec<Phase> = Vec::with_capacity(entries.len());
         let mut index_of: HashMap<&str, usize> = HashMap::with_capacity(entries.len());
         for entry in entries {
-            let name = entry.key.text.as_str();
+            let name = entry.key.text;
             let here = path.key(name);
             if name.trim().is_empty() {
                 self.report(e004_wrong_type::invalid(
@@ -613,7 +622,7 @@ impl Walker<'_> {
                 ));
                 continue;
             }
-            let Some(phase) = self.phase(entry, &here) else {
+            let Some(phase) = self.phase(&entry, &here) else {
                 continue;
             };
             // A duplicate keeps its first position and its last body, as a
@@ -638,7 +647,7 @@ impl Walker<'_> {
     }
 
     fn phase(&mut self, entry: &Entry, path: &Path<'_>) -> Option<Phase> {
-        let node = &entry.value;
+        let node = entry.value;
         if node.as_mapping().is_none() {
             self.wrong_type_under(node, Some(entry.key.span), path, "a mapping");
             return None;
@@ -651,37 +660,30 @@ impl Walker<'_> {
         let body_unsure = self.diagnostics[before_phase..].iter().any(|d| {
             d.code == "E002" || (d.code == "E003" && !d.message.contains("phaselint extension"))
         });
-        let mut phase = Phase {
-            name: entry.key.text.to_string(),
-            name_span: entry.key.span,
-            span: node.span,
-            complete: true,
+        let mut details = PhaseDetails {
             description: self.opt_string(&keys, "description", path),
-            entry_required: Vec::new(),
-            entry_enrichment: Vec::new(),
-            exit_required: Vec::new(),
-            exit_optional: Vec::new(),
             long_running: self.bool(&keys, "long_running", path),
             expected_duration: None,
             side_effects: self.enum_value(&keys, "side_effects", path),
             risk_class: self.enum_value(&keys, "risk_class", path),
         };
+        let mut lists = PhaseFields::default();
         let before_fields = self.diagnostics.len();
         if let Some(entry_node) = keys.present("entry") {
             let here = path.key("entry");
             if let Some(entry_keys) = self.mapping(entry_node, &here, &ENTRY) {
-                phase.entry_required = self.fields(&entry_keys, "required", &here);
-                phase.entry_enrichment = self.fields(&entry_keys, "enrichment", &here);
+                lists.entry_required = self.fields(&entry_keys, "required", &here);
+                lists.entry_enrichment = self.fields(&entry_keys, "enrichment", &here);
             }
         }
         if let Some(exit_node) = keys.present("exit") {
             let here = path.key("exit");
             if let Some(exit_keys) = self.mapping(exit_node, &here, &EXIT) {
-                phase.exit_required = self.fields(&exit_keys, "required", &here);
-                phase.exit_optional = self.fields(&exit_keys, "optional", &here);
+                lists.exit_required = self.fields(&exit_keys, "required", &here);
+                lists.exit_optional = self.fields(&exit_keys, "optional", &here);
             }
         }
-        phase.complete = !body_unsure && !self.errors_since(before_fields);
+        let complete = !body_unsure && !self.errors_since(before_fields);
         if let Some(duration) = keys.present("expected_duration") {
             let here = path.key("expected_duration");
             let seconds = match duration.as_scalar().map(|s| s.resolve()) {
@@ -690,7 +692,7 @@ impl Walker<'_> {
                 _ => None,
             };
             match seconds {
-                Some(s) => phase.expected_duration = Some(Spanned::new(s, duration.span)),
+                Some(s) => details.expected_duration = Some(Spanned::new(s, duration.span)),
                 None => self.wrong_type(
                     duration,
                     &here,
@@ -698,7 +700,14 @@ impl Walker<'_> {
                 ),
             }
         }
-        Some(phase)
+        Some(Phase::new(
+            entry.key.text.to_string(),
+            entry.key.span,
+            node.span,
+            complete,
+            lists,
+            details,
+        ))
     }
 
     fn fields(&mut self, keys: &Keys<'_>, key: &str, path: &Path<'_>) -> Vec<Field> {
@@ -713,7 +722,7 @@ impl Walker<'_> {
         fields
     }
 
-    fn field(&mut self, node: &Node, path: &Path<'_>) -> Option<Field> {
+    fn field(&mut self, node: Node<'_>, path: &Path<'_>) -> Option<Field> {
         let keys = self.mapping(node, path, &FIELD)?;
         let name = if keys.entry("name").is_some() {
             keys.value("name")
@@ -730,7 +739,7 @@ impl Walker<'_> {
         };
         let constraints = keys.present("constraints").and_then(|n| {
             if n.as_mapping().is_some() {
-                Some(Box::new(n.clone()))
+                Some(n.span)
             } else {
                 self.wrong_type(n, &path.key("constraints"), "a mapping");
                 None
@@ -758,21 +767,26 @@ impl Walker<'_> {
                 on_below_threshold: self.enum_value(&e, "on_below_threshold", &here),
             }))
         });
-        Some(Field {
-            name: name?,
-            span: node.span,
-            field_type,
+        // Only where a default is written: the resume check reads its
+        // value from the file, and a null default is none.
+        let default = keys.present("default").map(|n| n.span);
+        Some(Field::new(
+            name?,
+            node.span,
             severity,
-            default: keys.value("default").cloned().map(Box::new),
-            description,
-            source_phase,
-            constraints,
-            quality,
-            evaluation,
-        })
+            FieldDetails {
+                field_type,
+                default,
+                description,
+                source_phase,
+                constraints,
+                quality,
+                evaluation,
+            },
+        ))
     }
 
-    fn endpoint(&mut self, node: &Node, path: &Path<'_>) -> Option<Endpoint> {
+    fn endpoint(&mut self, node: Node<'_>, path: &Path<'_>) -> Option<Endpoint> {
         let keys = self.mapping(node, path, &ENDPOINT)?;
         let phase = self.required_string(&keys, "phase", path);
         let field = if keys.entry("field").is_some() {
@@ -788,7 +802,7 @@ impl Walker<'_> {
         })
     }
 
-    fn chain(&mut self, node: &Node, path: &Path<'_>) -> Option<Chain> {
+    fn chain(&mut self, node: Node<'_>, path: &Path<'_>) -> Option<Chain> {
         let keys = self.mapping(node, path, &CHAIN)?;
         let chain_id = self.required_string(&keys, "chain_id", path);
         let source = if keys.entry("source").is_some() {
@@ -822,7 +836,7 @@ impl Walker<'_> {
         })
     }
 
-    fn checkpoint(&mut self, node: &Node, path: &Path<'_>) -> Option<CheckpointSpec> {
+    fn checkpoint(&mut self, node: Node<'_>, path: &Path<'_>) -> Option<CheckpointSpec> {
         let keys = self.mapping(node, path, &CHECKPOINT)?;
         let checkpoint_id = self.required_string(&keys, "checkpoint_id", path);
         let phase = self.required_string(&keys, "phase", path);
@@ -850,7 +864,7 @@ impl Walker<'_> {
         })
     }
 
-    fn staleness_check(&mut self, node: &Node, path: &Path<'_>) -> Option<StalenessCheck> {
+    fn staleness_check(&mut self, node: Node<'_>, path: &Path<'_>) -> Option<StalenessCheck> {
         let keys = self.mapping(node, path, &STALENESS)?;
         let field = if keys.entry("field").is_some() {
             keys.value("field")
@@ -883,7 +897,7 @@ impl Walker<'_> {
         })
     }
 
-    fn topology(&mut self, node: &Node, path: &Path<'_>) -> Option<GraphTopology> {
+    fn topology(&mut self, node: Node<'_>, path: &Path<'_>) -> Option<GraphTopology> {
         let keys = self.mapping(node, path, &TOPOLOGY)?;
         let mut topology = GraphTopology {
             span: node.span,
@@ -897,7 +911,7 @@ impl Walker<'_> {
                 Some(entries) => {
                     self.report_duplicates(entries, &here);
                     for entry in entries {
-                        let node_path = here.key(&entry.key.text);
+                        let node_path = here.key(entry.key.text);
                         let id = Spanned::new(entry.key.text.to_string(), entry.key.span);
                         let mut topology_node = TopologyNode {
                             id,
@@ -907,7 +921,7 @@ impl Walker<'_> {
                             description: None,
                         };
                         if !entry.value.is_null()
-                            && let Some(k) = self.mapping(&entry.value, &node_path, &TOPOLOGY_NODE)
+                            && let Some(k) = self.mapping(entry.value, &node_path, &TOPOLOGY_NODE)
                         {
                             topology_node.requires =
                                 self.field_path_list(&k, "requires", &node_path);
@@ -966,9 +980,9 @@ impl Walker<'_> {
                     Some(entries) => {
                         self.report_duplicates(entries, &policy_path);
                         for entry in entries {
-                            let field_path = policy_path.key(&entry.key.text);
+                            let field_path = policy_path.key(entry.key.text);
                             if let Some(value) =
-                                self.enum_node::<MergePolicy>(&entry.value, &field_path)
+                                self.enum_node::<MergePolicy>(entry.value, &field_path)
                             {
                                 merge_policy.push((
                                     Spanned::new(entry.key.text.to_string(), entry.key.span),
@@ -1031,7 +1045,7 @@ impl Walker<'_> {
 }
 
 impl Walker<'_> {
-    fn harness(&mut self, root: &Node) -> HarnessConfig {
+    fn harness(&mut self, root: Node<'_>) -> HarnessConfig {
         let mut config = HarnessConfig::default();
         let path = Path::HarnessRoot;
         let Some(keys) = self.mapping(root, &path, &HARNESS_ROOT) else {
@@ -1063,11 +1077,11 @@ impl Walker<'_> {
 
 /// Whether a parsed document looks like a context contract at all: walked
 /// files of another kind that share the suffix are skipped, not reported.
-pub fn looks_like_context_contract(root: &Node) -> bool {
-    match &root.kind {
+pub fn looks_like_context_contract(root: Node<'_>) -> bool {
+    match root.kind() {
         NodeKind::Mapping(entries) => entries.iter().any(|e| {
             matches!(
-                e.key.text.as_str(),
+                e.key.text,
                 "schema_version" | "pipeline_id" | "phases" | "checkpoint_integrity"
             )
         }),

@@ -3,12 +3,20 @@
 //!
 //! We build our own tree instead of using marked-yaml's because a linter
 //! needs what a loader throws away: duplicate keys are kept (E002 reports
-//! both), scalar values carry their end position, and nesting depth and
-//! alias expansion are bounded with a diagnostic instead of a stack overflow.
+//! both), scalar values carry their end position, and nesting depth, alias
+//! expansion and the number of nodes are bounded with a diagnostic instead
+//! of a stack overflow or a memory blow-up.
+//!
+//! The tree is one arena: every node is 16 bytes (its span as two `u32`s,
+//! and either its text or its children), the children of a collection are
+//! one contiguous run of the arena (a mapping's are key, value, key, value,
+//! …), and a scalar's text is a range of the source whenever it is written
+//! there as it reads (most keys and values), else a range of one side
+//! buffer. No node owns an allocation, so a tree costs 16 bytes a node and
+//! its copied texts, where one `Box`/`Arc` per collection and a 48-byte
+//! node cost five times that. An alias is a copy of its anchor's 16 bytes
+//! with its own span: the anchor's children are shared, never copied.
 
-use std::sync::Arc;
-
-use compact_str::CompactString;
 use saphyr_parser::{Event, Parser, ScalarStyle, ScanError};
 
 /// A half-open byte range into the source text.
@@ -40,7 +48,15 @@ pub struct Limits {
     pub max_depth: usize,
     /// Nodes that alias expansion may copy in total ("billion laughs").
     pub max_alias_nodes: usize,
+    /// Nodes in the tree: every key, value and collection (an alias counts
+    /// as one). Each costs 16 bytes here and more in whatever reads it.
+    pub max_nodes: usize,
 }
+
+/// The most YAML nodes (keys, values, collections) a document may have.
+/// A generated contract of realistic shape at the 32 MiB size bound has
+/// about 2.2 million; a file of `[a,a,a,…]` would have 16 million.
+pub const MAX_NODES: usize = 3_000_000;
 
 impl Default for Limits {
     fn default() -> Self {
@@ -48,49 +64,367 @@ impl Default for Limits {
             max_bytes: 32 * 1024 * 1024,
             max_depth: 64,
             max_alias_nodes: 100_000,
+            max_nodes: MAX_NODES,
         }
     }
 }
 
-#[derive(Clone, Debug, PartialEq)]
-pub struct Node {
+/// One node of the arena.
+///
+/// `start`/`end` are its span. For a scalar, `data` is where its text
+/// starts (in the source or in `Tree::texts`) and `meta` holds its length;
+/// for a collection, `data` is the index of its first child in
+/// `Tree::nodes` and `meta` the number of children (twice the number of
+/// entries for a mapping). The top bits of `meta` say which.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+struct Raw {
+    start: u32,
+    end: u32,
+    data: u32,
+    meta: u32,
+}
+
+const KIND_SHIFT: u32 = 29;
+const KIND_SCALAR: u32 = 0;
+const KIND_MAPPING: u32 = 1;
+const KIND_SEQUENCE: u32 = 2;
+/// A plain scalar (resolved by the core schema).
+const PLAIN: u32 = 1 << 28;
+/// A scalar whose text is in `Tree::texts`, not in the source.
+const COPIED: u32 = 1 << 27;
+const LEN_MASK: u32 = COPIED - 1;
+
+impl Raw {
+    fn kind(self) -> u32 {
+        self.meta >> KIND_SHIFT
+    }
+
+    fn len(self) -> usize {
+        (self.meta & LEN_MASK) as usize
+    }
+
+    fn span(self) -> Span {
+        Span::new(self.start as usize, self.end as usize)
+    }
+
+    fn with_span(mut self, span: Span) -> Raw {
+        self.start = span.start as u32;
+        self.end = span.end as u32;
+        self
+    }
+}
+
+/// A parsed document: the arena of its nodes, borrowing the source.
+pub struct Tree<'s> {
+    source: &'s str,
+    nodes: Vec<Raw>,
+    texts: String,
+    root: Raw,
+}
+
+impl std::fmt::Debug for Tree<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Tree")
+            .field("nodes", &self.nodes.len())
+            .field("root", &self.root().span)
+            .finish()
+    }
+}
+
+impl<'s> Tree<'s> {
+    pub fn root(&self) -> Node<'_> {
+        self.node(self.root)
+    }
+
+    /// How many nodes the arena holds (the root not counted).
+    pub fn node_count(&self) -> usize {
+        self.nodes.len()
+    }
+
+    /// The node written at `span`, found by descending from the root
+    /// through the collections that contain it.
+    pub fn node_at(&self, span: Span) -> Option<Node<'_>> {
+        let mut node = self.root();
+        let within = |n: &Node<'_>| n.span.start <= span.start && span.end <= n.span.end;
+        loop {
+            if node.span == span {
+                return Some(node);
+            }
+            node = match node.kind() {
+                NodeKind::Mapping(entries) => entries.iter().map(|e| e.value).find(within)?,
+                NodeKind::Sequence(items) => items.iter().find(within)?,
+                NodeKind::Scalar(_) => return None,
+            };
+        }
+    }
+
+    fn node(&self, raw: Raw) -> Node<'_> {
+        Node {
+            span: raw.span(),
+            tree: self,
+            raw,
+        }
+    }
+
+    fn children(&self, raw: Raw) -> &[Raw] {
+        let first = raw.data as usize;
+        self.nodes.get(first..first + raw.len()).unwrap_or_default()
+    }
+
+    fn text(&self, raw: Raw) -> &str {
+        let start = raw.data as usize;
+        let range = start..start + raw.len();
+        let text = if raw.meta & COPIED != 0 {
+            self.texts.get(range)
+        } else {
+            self.source.get(range)
+        };
+        text.unwrap_or_default()
+    }
+}
+
+/// A node of a tree: its span, and a view of its content.
+#[derive(Clone, Copy)]
+pub struct Node<'t> {
     pub span: Span,
-    pub kind: NodeKind,
+    tree: &'t Tree<'t>,
+    raw: Raw,
 }
 
-/// Collections are shared, not copied, when a node is cloned (an alias, a
-/// value the model keeps): a tree is never changed once built. An `Arc` of
-/// the `Vec` the parser filled (shrunk in place), not an `Arc<[_]>`, which
-/// would copy every collection once more.
-#[derive(Clone, Debug, PartialEq)]
-pub enum NodeKind {
-    Scalar(Scalar),
-    Mapping(Arc<Vec<Entry>>),
-    Sequence(Arc<Vec<Node>>),
+impl std::fmt::Debug for Node<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self.kind() {
+            NodeKind::Scalar(s) => write!(f, "Scalar({:?}, {:?})", s.text, self.span),
+            NodeKind::Mapping(m) => f
+                .debug_map()
+                .entries(m.iter().map(|e| (e.key.text, e.value)))
+                .finish(),
+            NodeKind::Sequence(s) => f.debug_list().entries(s.iter()).finish(),
+        }
+    }
 }
 
-/// Texts are inline up to 24 bytes: most scalars and keys are short, and a
-/// heap allocation for each would cost more than the text (a 32 MiB file of
-/// `[x,x,…]` is 16 million scalars).
-#[derive(Clone, Debug, PartialEq)]
-pub struct Scalar {
-    pub text: CompactString,
+/// What a node holds.
+#[derive(Clone, Copy, Debug)]
+pub enum NodeKind<'t> {
+    Scalar(Scalar<'t>),
+    Mapping(Mapping<'t>),
+    Sequence(Sequence<'t>),
+}
+
+/// A scalar's text as the parser read it (quotes, escapes and folding
+/// resolved), and whether it was plain.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Scalar<'a> {
+    pub text: &'a str,
     /// Plain scalars are subject to YAML 1.2 core-schema resolution
     /// (`null`, `true`, `12`); quoted and block scalars are always strings.
     pub plain: bool,
 }
 
-#[derive(Clone, Debug, PartialEq)]
-pub struct Entry {
-    pub key: Key,
-    pub value: Node,
+/// An empty tree, for the empty lists and mappings of absent values.
+static EMPTY: Tree<'static> = Tree {
+    source: "",
+    nodes: Vec::new(),
+    texts: String::new(),
+    root: Raw {
+        start: 0,
+        end: 0,
+        data: 0,
+        meta: 0,
+    },
+};
+
+/// The entries of a mapping, in the order written (duplicates kept).
+#[derive(Clone, Copy)]
+pub struct Mapping<'t> {
+    tree: &'t Tree<'t>,
+    raws: &'t [Raw],
 }
 
-#[derive(Clone, Debug, PartialEq)]
-pub struct Key {
-    pub text: CompactString,
+impl Default for Mapping<'_> {
+    fn default() -> Self {
+        Mapping {
+            tree: &EMPTY,
+            raws: &[],
+        }
+    }
+}
+
+impl std::fmt::Debug for Mapping<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_list()
+            .entries(self.iter().map(|e| (e.key.text, e.value)))
+            .finish()
+    }
+}
+
+/// A mapping entry: a key and its value.
+#[derive(Clone, Copy, Debug)]
+pub struct Entry<'t> {
+    pub key: Key<'t>,
+    pub value: Node<'t>,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Key<'t> {
+    pub text: &'t str,
     pub span: Span,
 }
+
+fn entry<'t>(tree: &'t Tree<'t>, key: Raw, value: Raw) -> Entry<'t> {
+    Entry {
+        key: Key {
+            text: tree.text(key),
+            span: key.span(),
+        },
+        value: tree.node(value),
+    }
+}
+
+impl<'t> Mapping<'t> {
+    pub fn len(&self) -> usize {
+        self.raws.len() / 2
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.raws.len() < 2
+    }
+
+    pub fn get(&self, index: usize) -> Option<Entry<'t>> {
+        let pair = self.raws.get(2 * index..2 * index + 2)?;
+        Some(entry(self.tree, pair[0], pair[1]))
+    }
+
+    pub fn iter(&self) -> Entries<'t> {
+        Entries {
+            tree: self.tree,
+            pairs: self.raws.chunks_exact(2),
+        }
+    }
+
+    /// The value of the first entry with this key.
+    pub fn get_key(&self, key: &str) -> Option<Node<'t>> {
+        self.iter().find(|e| e.key.text == key).map(|e| e.value)
+    }
+}
+
+impl<'t> IntoIterator for Mapping<'t> {
+    type Item = Entry<'t>;
+    type IntoIter = Entries<'t>;
+
+    fn into_iter(self) -> Entries<'t> {
+        self.iter()
+    }
+}
+
+/// The entries of a mapping, in order.
+#[derive(Clone)]
+pub struct Entries<'t> {
+    tree: &'t Tree<'t>,
+    pairs: std::slice::ChunksExact<'t, Raw>,
+}
+
+impl<'t> Iterator for Entries<'t> {
+    type Item = Entry<'t>;
+
+    fn next(&mut self) -> Option<Entry<'t>> {
+        let pair = self.pairs.next()?;
+        Some(entry(self.tree, pair[0], pair[1]))
+    }
+
+    fn size_hint(&self) -> (usize, Option<usize>) {
+        self.pairs.size_hint()
+    }
+}
+
+impl DoubleEndedIterator for Entries<'_> {
+    fn next_back(&mut self) -> Option<Self::Item> {
+        let pair = self.pairs.next_back()?;
+        Some(entry(self.tree, pair[0], pair[1]))
+    }
+}
+
+impl ExactSizeIterator for Entries<'_> {}
+
+/// The items of a sequence.
+#[derive(Clone, Copy)]
+pub struct Sequence<'t> {
+    tree: &'t Tree<'t>,
+    raws: &'t [Raw],
+}
+
+impl Default for Sequence<'_> {
+    fn default() -> Self {
+        Sequence {
+            tree: &EMPTY,
+            raws: &[],
+        }
+    }
+}
+
+impl std::fmt::Debug for Sequence<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_list().entries(self.iter()).finish()
+    }
+}
+
+impl<'t> Sequence<'t> {
+    pub fn len(&self) -> usize {
+        self.raws.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.raws.is_empty()
+    }
+
+    pub fn get(&self, index: usize) -> Option<Node<'t>> {
+        self.raws.get(index).map(|&raw| self.tree.node(raw))
+    }
+
+    pub fn iter(&self) -> Items<'t> {
+        Items {
+            tree: self.tree,
+            raws: self.raws.iter(),
+        }
+    }
+}
+
+impl<'t> IntoIterator for Sequence<'t> {
+    type Item = Node<'t>;
+    type IntoIter = Items<'t>;
+
+    fn into_iter(self) -> Items<'t> {
+        self.iter()
+    }
+}
+
+/// The items of a sequence, in order.
+#[derive(Clone)]
+pub struct Items<'t> {
+    tree: &'t Tree<'t>,
+    raws: std::slice::Iter<'t, Raw>,
+}
+
+impl<'t> Iterator for Items<'t> {
+    type Item = Node<'t>;
+
+    fn next(&mut self) -> Option<Node<'t>> {
+        self.raws.next().map(|&raw| self.tree.node(raw))
+    }
+
+    fn size_hint(&self) -> (usize, Option<usize>) {
+        self.raws.size_hint()
+    }
+}
+
+impl DoubleEndedIterator for Items<'_> {
+    fn next_back(&mut self) -> Option<Self::Item> {
+        self.raws.next_back().map(|&raw| self.tree.node(raw))
+    }
+}
+
+impl ExactSizeIterator for Items<'_> {}
 
 /// A scalar after core-schema resolution.
 #[derive(Clone, Debug, PartialEq)]
@@ -102,12 +436,12 @@ pub enum Resolved<'a> {
     Str(&'a str),
 }
 
-impl Scalar {
-    pub fn resolve(&self) -> Resolved<'_> {
+impl<'a> Scalar<'a> {
+    pub fn resolve(&self) -> Resolved<'a> {
         if !self.plain {
-            return Resolved::Str(&self.text);
+            return Resolved::Str(self.text);
         }
-        let t = self.text.as_str();
+        let t = self.text;
         match t {
             "" | "~" | "null" | "Null" | "NULL" => return Resolved::Null,
             "true" | "True" | "TRUE" => return Resolved::Bool(true),
@@ -173,35 +507,52 @@ fn looks_like_core_float(t: &str) -> bool {
     mantissa_ok && exponent_ok && (frac_part.is_some() || exponent.is_some())
 }
 
-impl Node {
-    pub fn as_mapping(&self) -> Option<&[Entry]> {
-        match &self.kind {
+impl<'t> Node<'t> {
+    pub fn kind(&self) -> NodeKind<'t> {
+        match self.raw.kind() {
+            KIND_MAPPING => NodeKind::Mapping(Mapping {
+                tree: self.tree,
+                raws: self.tree.children(self.raw),
+            }),
+            KIND_SEQUENCE => NodeKind::Sequence(Sequence {
+                tree: self.tree,
+                raws: self.tree.children(self.raw),
+            }),
+            _ => NodeKind::Scalar(Scalar {
+                text: self.tree.text(self.raw),
+                plain: self.raw.meta & PLAIN != 0,
+            }),
+        }
+    }
+
+    pub fn as_mapping(&self) -> Option<Mapping<'t>> {
+        match self.kind() {
             NodeKind::Mapping(entries) => Some(entries),
             _ => None,
         }
     }
 
-    pub fn as_sequence(&self) -> Option<&[Node]> {
-        match &self.kind {
+    pub fn as_sequence(&self) -> Option<Sequence<'t>> {
+        match self.kind() {
             NodeKind::Sequence(items) => Some(items),
             _ => None,
         }
     }
 
-    pub fn as_scalar(&self) -> Option<&Scalar> {
-        match &self.kind {
+    pub fn as_scalar(&self) -> Option<Scalar<'t>> {
+        match self.kind() {
             NodeKind::Scalar(s) => Some(s),
             _ => None,
         }
     }
 
     pub fn is_null(&self) -> bool {
-        matches!(self.as_scalar().map(Scalar::resolve), Some(Resolved::Null))
+        matches!(self.as_scalar().map(|s| s.resolve()), Some(Resolved::Null))
     }
 
     /// A short name for the node's YAML type, for messages.
     pub fn type_name(&self) -> &'static str {
-        match &self.kind {
+        match self.kind() {
             NodeKind::Mapping(_) => "a mapping",
             NodeKind::Sequence(_) => "a list",
             NodeKind::Scalar(s) => match s.resolve() {
@@ -213,36 +564,23 @@ impl Node {
             },
         }
     }
-
-    fn count(&self) -> usize {
-        match &self.kind {
-            NodeKind::Scalar(_) => 1,
-            NodeKind::Sequence(items) => 1 + items.iter().map(Node::count).sum::<usize>(),
-            NodeKind::Mapping(entries) => {
-                1 + entries.iter().map(|e| 1 + e.value.count()).sum::<usize>()
-            }
-        }
-    }
 }
 
 /// The spans of every quoted and block scalar, sorted by start: where a
 /// `#` is text rather than a comment. Iterative, like the builder.
-pub fn string_spans(root: &Node) -> Vec<Span> {
+pub fn string_spans(root: Node<'_>) -> Vec<Span> {
     let mut spans = Vec::new();
     let mut stack = vec![root];
     while let Some(node) = stack.pop() {
-        match &node.kind {
+        match node.kind() {
             NodeKind::Scalar(scalar) if !scalar.plain => spans.push(node.span),
             NodeKind::Scalar(_) => {}
             NodeKind::Sequence(items) => stack.extend(items.iter()),
-            NodeKind::Mapping(entries) => {
-                for entry in entries.iter() {
-                    stack.push(&entry.value);
-                }
-            }
+            NodeKind::Mapping(entries) => stack.extend(entries.iter().map(|e| e.value)),
         }
     }
     spans.sort_unstable_by_key(|s| s.start);
+    spans.dedup();
     spans
 }
 
@@ -255,64 +593,87 @@ pub enum SyntaxError {
     Unloadable { message: String, span: Span },
 }
 
-/// Converts saphyr's character indices to byte offsets.
-struct OffsetMap {
+/// Converts saphyr's character indices to byte offsets: the byte offset of
+/// every 1024th character, and a cursor, since the parser's positions
+/// mostly move forward (a table entry per character cost 4 bytes each, 128
+/// MiB for a 32 MiB file with one accented letter).
+struct OffsetMap<'s> {
+    source: &'s [u8],
     /// Empty when the source is ASCII (characters and bytes coincide).
-    byte_of_char: Vec<u32>,
-    len: usize,
+    checkpoints: Vec<u32>,
+    chars: usize,
+    /// The last character index asked for and its byte offset.
+    cursor: (usize, usize),
 }
 
-impl OffsetMap {
-    fn new(source: &str) -> Self {
-        let byte_of_char = if source.is_ascii() {
-            Vec::new()
-        } else {
-            source
-                .char_indices()
-                .map(|(b, _)| b as u32)
-                .chain(std::iter::once(source.len() as u32))
-                .collect()
-        };
+const CHECKPOINT_EVERY: usize = 1024;
+
+impl<'s> OffsetMap<'s> {
+    fn new(source: &'s str) -> Self {
+        let mut checkpoints = Vec::new();
+        let mut chars = source.len();
+        if !source.is_ascii() {
+            chars = 0;
+            for (b, _) in source.char_indices() {
+                if chars.is_multiple_of(CHECKPOINT_EVERY) {
+                    checkpoints.push(b as u32);
+                }
+                chars += 1;
+            }
+        }
         OffsetMap {
-            byte_of_char,
-            len: source.len(),
+            source: source.as_bytes(),
+            checkpoints,
+            chars,
+            cursor: (0, 0),
         }
     }
 
-    fn byte(&self, char_index: usize) -> usize {
-        if self.byte_of_char.is_empty() {
-            char_index.min(self.len)
-        } else {
-            self.byte_of_char
-                .get(char_index)
-                .map_or(self.len, |&b| b as usize)
+    fn byte(&mut self, char_index: usize) -> usize {
+        if self.checkpoints.is_empty() {
+            return char_index.min(self.source.len());
         }
+        if char_index >= self.chars {
+            return self.source.len();
+        }
+        let (mut c, mut b) = self.cursor;
+        if !(c <= char_index && char_index - c < CHECKPOINT_EVERY) {
+            let at = char_index / CHECKPOINT_EVERY;
+            c = at * CHECKPOINT_EVERY;
+            b = self.checkpoints[at] as usize;
+        }
+        while c < char_index {
+            b += match self.source[b] {
+                0..0xc0 => 1,
+                0xc0..0xe0 => 2,
+                0xe0..0xf0 => 3,
+                _ => 4,
+            };
+            c += 1;
+        }
+        self.cursor = (c, b);
+        b
     }
 
-    fn span(&self, span: saphyr_parser::Span) -> Span {
-        Span::new(self.byte(span.start.index()), self.byte(span.end.index()))
+    fn span(&mut self, span: saphyr_parser::Span) -> Span {
+        let start = self.byte(span.start.index());
+        Span::new(start, self.byte(span.end.index()))
     }
 }
 
-enum Frame {
-    Mapping {
-        start: usize,
-        anchor: usize,
-        entries: Vec<Entry>,
-        pending_key: Option<Key>,
-    },
-    Sequence {
-        start: usize,
-        anchor: usize,
-        items: Vec<Node>,
-    },
+struct Frame {
+    start: usize,
+    anchor: usize,
+    mapping: bool,
+    /// Where its children begin in the builder's `pending`.
+    first: usize,
 }
 
 /// Parses one YAML document into a spanned tree.
 ///
 /// Returns `Ok(None)` for an empty document (no content at all).
-pub fn parse(source: &str, limits: Limits) -> Result<Option<Node>, SyntaxError> {
-    if source.len() > limits.max_bytes {
+pub fn parse(source: &str, limits: Limits) -> Result<Option<Tree<'_>>, SyntaxError> {
+    if source.len() > limits.max_bytes || source.len() >= (LEN_MASK as usize) {
         return Err(SyntaxError::Unloadable {
             message: crate::oversized(Some(source.len() as u64), limits.max_bytes as u64),
             span: Span::empty(0),
@@ -327,13 +688,19 @@ pub fn parse(source: &str, limits: Limits) -> Result<Option<Node>, SyntaxError> 
             offset,
         });
     }
-    let offsets = OffsetMap::new(source);
+    let mut offsets = OffsetMap::new(source);
     let mut parser = Parser::new_from_str(source);
+    let mut nodes: Vec<Raw> = Vec::new();
+    let mut texts = String::new();
+    // The finished children of the open collections, innermost last; a
+    // collection's run moves to `nodes` when it closes.
+    let mut pending: Vec<Raw> = Vec::new();
     let mut stack: Vec<Frame> = Vec::new();
-    let mut anchors: Vec<(usize, Node, usize)> = Vec::new();
+    let mut anchors: Vec<(usize, Raw, usize)> = Vec::new();
     let mut alias_budget = limits.max_alias_nodes;
-    let mut root: Option<Node> = None;
+    let mut root: Option<Raw> = None;
     let mut documents = 0usize;
+    let mut count = 0usize;
 
     while let Some(event) = parser.next_event() {
         let (event, raw_span) = event.map_err(|e: ScanError| {
@@ -373,23 +740,34 @@ pub fn parse(source: &str, limits: Limits) -> Result<Option<Node>, SyntaxError> 
                 } else {
                     span
                 };
-                let node = Node {
-                    span,
-                    kind: NodeKind::Scalar(Scalar {
-                        text: CompactString::from(text),
-                        plain: style == ScalarStyle::Plain,
-                    }),
+                let plain = style == ScalarStyle::Plain;
+                let (data, copied) = match text_in_source(source, span, &text, plain) {
+                    Some(at) => (at, 0),
+                    None => {
+                        let at = texts.len();
+                        texts.push_str(&text);
+                        (at, COPIED)
+                    }
                 };
-                Some((node, anchor))
+                let raw = Raw {
+                    start: span.start as u32,
+                    end: span.end as u32,
+                    data: data as u32,
+                    meta: (KIND_SCALAR << KIND_SHIFT)
+                        | if plain { PLAIN } else { 0 }
+                        | copied
+                        | text.len() as u32,
+                };
+                Some((raw, anchor))
             }
             Event::Alias(id) => {
-                let Some((_, node, size)) = anchors.iter().rev().find(|(a, _, _)| *a == id) else {
+                let Some(&(_, raw, size)) = anchors.iter().rev().find(|(a, _, _)| *a == id) else {
                     return Err(SyntaxError::Yaml {
                         message: "alias refers to an unknown anchor".into(),
                         offset: span.start,
                     });
                 };
-                if *size > alias_budget {
+                if size > alias_budget {
                     return Err(SyntaxError::Unloadable {
                         message: format!(
                             "YAML aliases expand to more than {} nodes",
@@ -399,14 +777,12 @@ pub fn parse(source: &str, limits: Limits) -> Result<Option<Node>, SyntaxError> 
                     });
                 }
                 alias_budget -= size;
-                let mut copy = node.clone();
-                copy.span = span;
-                Some((copy, 0))
+                Some((raw.with_span(span), 0))
             }
             Event::MappingStart(anchor, _) | Event::SequenceStart(anchor, _) => {
-                if let Some(Frame::Mapping {
-                    pending_key: None, ..
-                }) = stack.last()
+                if let Some(frame) = stack.last()
+                    && frame.mapping
+                    && (pending.len() - frame.first).is_multiple_of(2)
                 {
                     return Err(SyntaxError::Unloadable {
                         message: "mapping keys must be plain strings, not collections".into(),
@@ -419,97 +795,117 @@ pub fn parse(source: &str, limits: Limits) -> Result<Option<Node>, SyntaxError> 
                         span,
                     });
                 }
-                let start = span.start;
-                stack.push(if matches!(event, Event::MappingStart(..)) {
-                    Frame::Mapping {
-                        start,
-                        anchor,
-                        entries: Vec::new(),
-                        pending_key: None,
-                    }
-                } else {
-                    Frame::Sequence {
-                        start,
-                        anchor,
-                        items: Vec::new(),
-                    }
+                stack.push(Frame {
+                    start: span.start,
+                    anchor,
+                    mapping: matches!(event, Event::MappingStart(..)),
+                    first: pending.len(),
                 });
                 None
             }
             Event::MappingEnd | Event::SequenceEnd => match stack.pop() {
-                Some(Frame::Mapping {
-                    start,
-                    anchor,
-                    entries,
-                    pending_key,
-                }) => {
-                    debug_assert!(pending_key.is_none());
-                    let end = entries.last().map_or(span.end, |e| e.value.span.end);
-                    let end = end.max(span.end.min(source.len())).max(start);
+                Some(frame) => {
+                    debug_assert!(
+                        !frame.mapping || (pending.len() - frame.first).is_multiple_of(2)
+                    );
+                    let children = &pending[frame.first..];
+                    let end = children.last().map_or(span.end, |n| n.end as usize);
+                    let end = end.max(span.end.min(source.len())).max(frame.start);
+                    let end = collection_end(source, frame.start, end);
+                    let first = nodes.len();
+                    nodes.extend_from_slice(children);
+                    let len = children.len();
+                    pending.truncate(frame.first);
+                    let kind = if frame.mapping {
+                        KIND_MAPPING
+                    } else {
+                        KIND_SEQUENCE
+                    };
                     Some((
-                        Node {
-                            span: Span::new(start, collection_end(source, start, end)),
-                            kind: NodeKind::Mapping(Arc::new(shrunk(entries))),
+                        Raw {
+                            start: frame.start as u32,
+                            end: end as u32,
+                            data: first as u32,
+                            meta: (kind << KIND_SHIFT) | len as u32,
                         },
-                        anchor,
-                    ))
-                }
-                Some(Frame::Sequence {
-                    start,
-                    anchor,
-                    items,
-                }) => {
-                    let end = items.last().map_or(span.end, |n| n.span.end);
-                    let end = end.max(span.end.min(source.len())).max(start);
-                    Some((
-                        Node {
-                            span: Span::new(start, collection_end(source, start, end)),
-                            kind: NodeKind::Sequence(Arc::new(shrunk(items))),
-                        },
-                        anchor,
+                        frame.anchor,
                     ))
                 }
                 None => None,
             },
         };
-        let Some((node, anchor)) = completed else {
+        let Some((raw, anchor)) = completed else {
             continue;
         };
-        if anchor != 0 {
-            let size = node.count();
-            anchors.push((anchor, node.clone(), size));
+        count += 1;
+        if count > limits.max_nodes {
+            return Err(SyntaxError::Unloadable {
+                message: format!(
+                    "the file has more than {} YAML nodes (keys, values and collections)",
+                    limits.max_nodes
+                ),
+                span: raw.span(),
+            });
         }
-        match stack.last_mut() {
-            None => root = Some(node),
-            Some(Frame::Sequence { items, .. }) => items.push(node),
-            Some(Frame::Mapping {
-                entries,
-                pending_key,
-                ..
-            }) => match pending_key.take() {
-                Some(key) => entries.push(Entry { key, value: node }),
-                None => {
-                    let NodeKind::Scalar(scalar) = node.kind else {
-                        return Err(SyntaxError::Unloadable {
-                            message: "mapping keys must be plain strings, not collections".into(),
-                            span: node.span,
-                        });
-                    };
-                    *pending_key = Some(Key {
-                        text: scalar.text,
-                        span: node.span,
+        if anchor != 0 {
+            let size = subtree_size(&nodes, raw);
+            anchors.push((anchor, raw, size));
+        }
+        match stack.last() {
+            None => root = Some(raw),
+            Some(frame) => {
+                if frame.mapping
+                    && (pending.len() - frame.first).is_multiple_of(2)
+                    && raw.kind() != KIND_SCALAR
+                {
+                    return Err(SyntaxError::Unloadable {
+                        message: "mapping keys must be plain strings, not collections".into(),
+                        span: raw.span(),
                     });
                 }
-            },
+                pending.push(raw);
+            }
         }
     }
-    Ok(root)
+    drop(pending);
+    nodes.shrink_to_fit();
+    texts.shrink_to_fit();
+    Ok(root.map(|root| Tree {
+        source,
+        nodes,
+        texts,
+        root,
+    }))
 }
 
-/// A collection without the slack its growth left.
-fn shrunk<T>(mut items: Vec<T>) -> Vec<T> {
-    items.shrink_to_fit();
-    items
+/// Where `text`, the scalar at `span`, is written verbatim in the source:
+/// a plain scalar on one line, a quoted one without escapes or folding.
+fn text_in_source(source: &str, span: Span, text: &str, plain: bool) -> Option<usize> {
+    let written = source.get(span.start..span.end)?;
+    if plain {
+        return (written == text).then_some(span.start);
+    }
+    let inner = written
+        .strip_prefix(['\'', '"'])
+        .and_then(|w| w.strip_suffix(['\'', '"']))?;
+    (inner == text).then_some(span.start + 1)
+}
+
+/// The nodes under `raw`, itself included, as alias expansion counts them
+/// (a mapping entry counts once for its key).
+fn subtree_size(nodes: &[Raw], raw: Raw) -> usize {
+    let mut size = 0;
+    let mut stack = vec![raw];
+    while let Some(raw) = stack.pop() {
+        size += 1;
+        if raw.kind() != KIND_SCALAR {
+            let first = raw.data as usize;
+            if let Some(children) = nodes.get(first..first + raw.len()) {
+                stack.extend_from_slice(children);
+            }
+        }
+    }
+    size
 }
 
 /// Block collections end where the parser saw the next token, which may lie
@@ -528,9 +924,9 @@ fn collection_end(source: &str, start: usize, end: usize) -> usize {
 mod tests {
     use super::*;
 
-    fn parse_ok(src: &str) -> Node {
+    fn parse_ok(src: &str) -> Tree<'_> {
         match parse(src, Limits::default()) {
-            Ok(Some(node)) => node,
+            Ok(Some(tree)) => tree,
             other => panic!("unexpected parse result: {other:?}"),
         }
     }
@@ -538,38 +934,42 @@ mod tests {
     #[test]
     fn spans_are_byte_offsets_even_after_non_ascii_text() {
         let src = "a: \"héllo\"\nb: wörld\n";
-        let root = parse_ok(src);
+        let tree = parse_ok(src);
+        let root = tree.root();
         let entries = root.as_mapping().unwrap();
-        let b = &entries[1];
+        let b = entries.get(1).unwrap();
         assert_eq!(&src[b.key.span.start..b.key.span.end], "b");
         assert_eq!(&src[b.value.span.start..b.value.span.end], "wörld");
-        let a = &entries[0];
+        let a = entries.get(0).unwrap();
         assert_eq!(&src[a.value.span.start..a.value.span.end], "\"héllo\"");
     }
 
     #[test]
     fn implicit_nulls_have_empty_spans() {
         let src = "phases: { ... }\nb:\nc: 1\n";
-        let root = parse_ok(src);
+        let tree = parse_ok(src);
+        let root = tree.root();
         let entries = root.as_mapping().unwrap();
-        let inner = entries[0].value.as_mapping().unwrap();
-        let null = &inner[0].value;
+        let inner = entries.get(0).unwrap().value.as_mapping().unwrap();
+        let null = inner.get(0).unwrap().value;
         assert!(null.is_null());
         assert_eq!(null.span.start, null.span.end, "{:?}", null.span);
-        let b = &entries[1].value;
+        let b = entries.get(1).unwrap().value;
         assert!(b.is_null());
         assert_eq!(b.span.start, b.span.end, "{:?}", b.span);
     }
 
     #[test]
     fn duplicate_keys_are_kept() {
-        let root = parse_ok("a: 1\na: 2\n");
+        let tree = parse_ok("a: 1\na: 2\n");
+        let root = tree.root();
         assert_eq!(root.as_mapping().unwrap().len(), 2);
     }
 
     #[test]
     fn core_schema_resolution() {
-        let root = parse_ok("a: ~\nb: TRUE\nc: 12\nd: 1.5\ne: 0.4.0\nf: '12'\ng: 1e3\n");
+        let tree = parse_ok("a: ~\nb: TRUE\nc: 12\nd: 1.5\ne: 0.4.0\nf: '12'\ng: 1e3\n");
+        let root = tree.root();
         let got: Vec<String> = root
             .as_mapping()
             .unwrap()

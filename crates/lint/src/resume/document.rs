@@ -4,7 +4,7 @@
 
 use serde_json::{Map, Number, Value};
 
-use crate::syntax::{self, Limits, Node, NodeKind, Resolved};
+use crate::syntax::{self, Entry, Limits, Node, NodeKind, Resolved, Scalar};
 
 /// What the text of a runtime document is written in.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -352,7 +352,7 @@ fn read_yaml(text: &str, charge: &Charge) -> Result<Value, DocumentError> {
                     return Err(over());
                 }
                 let scalar = syntax::Scalar {
-                    text: text.as_ref().into(),
+                    text: text.as_ref(),
                     plain: style == ScalarStyle::Plain,
                 };
                 let value = match scalar.resolve() {
@@ -456,18 +456,25 @@ fn value_as_key(value: Value) -> Value {
     }
 }
 
-pub fn node_to_value(node: &Node) -> Result<Value, (String, usize)> {
-    Ok(match &node.kind {
-        NodeKind::Scalar(scalar) => match scalar.resolve() {
-            Resolved::Null => Value::Null,
-            Resolved::Bool(b) => Value::Bool(b),
-            Resolved::Int(i) => Value::Number(i.into()),
-            Resolved::Float(f) => match Number::from_f64(f) {
-                Some(n) => Value::Number(n),
-                None => Value::String(scalar.text.to_string()),
-            },
-            Resolved::Str(s) => Value::String(s.to_string()),
+/// A scalar of a YAML tree as a JSON value, resolved by the core schema.
+fn scalar_to_value(scalar: Scalar<'_>) -> Value {
+    match scalar.resolve() {
+        Resolved::Null => Value::Null,
+        Resolved::Bool(b) => Value::Bool(b),
+        Resolved::Int(i) => Value::Number(i.into()),
+        Resolved::Float(f) => match Number::from_f64(f) {
+            Some(n) => Value::Number(n),
+            None => Value::String(scalar.text.to_string()),
         },
+        Resolved::Str(s) => Value::String(s.to_string()),
+    }
+}
+
+/// A node of a YAML tree as a JSON value; a duplicate key is the error
+/// (the key and its offset).
+pub fn node_to_value(node: Node<'_>) -> Result<Value, (String, usize)> {
+    Ok(match node.kind() {
+        NodeKind::Scalar(scalar) => scalar_to_value(scalar),
         NodeKind::Sequence(items) => Value::Array(
             items
                 .iter()
@@ -477,14 +484,61 @@ pub fn node_to_value(node: &Node) -> Result<Value, (String, usize)> {
         NodeKind::Mapping(entries) => {
             let mut map = Map::new();
             for entry in entries.iter() {
-                if map.contains_key(entry.key.text.as_str()) {
+                if map.contains_key(entry.key.text) {
                     return Err((entry.key.text.to_string(), entry.key.span.start));
                 }
-                map.insert(entry.key.text.to_string(), node_to_value(&entry.value)?);
+                map.insert(entry.key.text.to_string(), node_to_value(entry.value)?);
             }
             Value::Object(map)
         }
     })
+}
+
+/// Writes the canonical JSON of a node of a YAML tree into `sink`, piece
+/// by piece, as `canonical_json(&node_to_value(node)?)` would write it but
+/// without building either: the target digest hashes whole phase
+/// definitions, which as values took 40 times their text (4 GB for a
+/// 32 MiB phase). A duplicate key is the error, as in `node_to_value`.
+pub(crate) fn write_canonical_node(
+    node: Node<'_>,
+    sink: &mut dyn FnMut(&str),
+) -> Result<(), (String, usize)> {
+    match node.kind() {
+        NodeKind::Scalar(scalar) => sink(&scalar_to_value(scalar).to_string()),
+        NodeKind::Sequence(items) => {
+            sink("[");
+            for (i, item) in items.iter().enumerate() {
+                if i > 0 {
+                    sink(",");
+                }
+                write_canonical_node(item, sink)?;
+            }
+            sink("]");
+        }
+        NodeKind::Mapping(entries) => {
+            let mut sorted: Vec<Entry<'_>> = entries.iter().collect();
+            // The first key written again, in the order written, as
+            // `node_to_value` reports it.
+            if entries.len() > 1 {
+                let mut seen = std::collections::HashSet::with_capacity(entries.len());
+                if let Some(again) = entries.iter().find(|e| !seen.insert(e.key.text)) {
+                    return Err((again.key.text.to_string(), again.key.span.start));
+                }
+            }
+            sorted.sort_unstable_by(|a, b| a.key.text.cmp(b.key.text));
+            sink("{");
+            for (i, entry) in sorted.into_iter().enumerate() {
+                if i > 0 {
+                    sink(",");
+                }
+                sink(&Value::String(entry.key.text.to_string()).to_string());
+                sink(":");
+                write_canonical_node(entry.value, sink)?;
+            }
+            sink("}");
+        }
+    }
+    Ok(())
 }
 
 /// Canonical JSON: object keys sorted by their UTF-8 bytes, no whitespace,
@@ -556,6 +610,30 @@ pub fn type_name(value: &Value) -> &'static str {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn canonical_json_of_a_tree_is_that_of_its_value() {
+        let documents = [
+            "a: 1\nb: [x, 'y', \"z\\n\", 1.5, .inf, .nan, 0x1f, ~, true, {}]\nc: {z: 1, a: {y: 2, b: 3}}\n",
+            "k: &x {b: 1, a: [1, 2]}\nj: *x\n\"ü\": é\nz: |\n  block\n  text\nlong: 123456789012345678901234567890\n",
+            "[1, -2, +3, 1e3, '1e3', null, Null, FALSE, \"\\u263a\"]\n",
+        ];
+        for text in documents {
+            let tree = syntax::parse(text, Limits::default()).unwrap().unwrap();
+            let mut streamed = String::new();
+            write_canonical_node(tree.root(), &mut |piece| streamed.push_str(piece)).unwrap();
+            let value = node_to_value(tree.root()).unwrap();
+            assert_eq!(streamed, canonical_json(&value), "{text}");
+        }
+        let tree = syntax::parse("a: {b: 1, c: 2, b: 3}\n", Limits::default())
+            .unwrap()
+            .unwrap();
+        let mut sink = |_: &str| {};
+        assert_eq!(
+            write_canonical_node(tree.root(), &mut sink),
+            node_to_value(tree.root()).map(|_| ())
+        );
+    }
 
     #[test]
     fn yaml_scalars_resolve_by_the_core_schema() {

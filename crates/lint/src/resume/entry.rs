@@ -2,6 +2,7 @@
 //! resumes into, checked against the context the way ContextCore's
 //! `BoundaryValidator.validate_entry` does, plus declared types.
 
+use std::collections::HashMap;
 use std::ops::ControlFlow;
 
 use serde::Serialize;
@@ -9,6 +10,7 @@ use serde_json::Value;
 
 use crate::model::{EnumValue, Field, FieldSeverity, Phase};
 use crate::resume::document::{node_to_value, type_name};
+use crate::syntax::Span;
 
 /// ContextCore's `PropagationStatus` for one field at a boundary.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
@@ -218,17 +220,37 @@ pub(crate) fn look_up(
     })
 }
 
-/// One entry field's result from what its name's lookup found.
-pub(crate) fn check_field(phase: &Phase, field: &Field, lookup: &Lookup) -> FieldResult {
+/// The values of the `default`s written at `spans`, read from the file
+/// (the analysis keeps where a default is, not its value): one parse, and
+/// none when no field has a default.
+pub(crate) fn defaults(source: &str, spans: &[Span]) -> HashMap<Span, Value> {
+    if spans.is_empty() {
+        return HashMap::new();
+    }
+    let Ok(Some(tree)) = crate::syntax::parse(source, crate::syntax::Limits::default()) else {
+        return HashMap::new();
+    };
+    spans
+        .iter()
+        .filter_map(|&span| {
+            let value = node_to_value(tree.node_at(span)?).ok()?;
+            (!value.is_null()).then_some((span, value))
+        })
+        .collect()
+}
+
+/// One entry field's result from what its name's lookup found; `default`
+/// is the value of its `default`, when it has one.
+pub(crate) fn check_field(
+    phase: &Phase,
+    field: &Field,
+    lookup: &Lookup,
+    default: Option<Value>,
+) -> FieldResult {
     let name = field.name.value.as_str().to_string();
-    let declared = field.field_type.as_ref().map(|t| t.value.clone());
+    let declared = field.field_type().map(|t| t.value.clone());
     let type_checked = lookup.type_checked;
     let severity = field.severity();
-    let default = field
-        .default
-        .as_ref()
-        .and_then(|node| node_to_value(node).ok())
-        .filter(|v| !v.is_null());
     let (status, message) = match lookup.problem.clone() {
         None => {
             let mut message = "present".to_string();

@@ -5,14 +5,14 @@
 
 use std::collections::BTreeMap;
 
-use serde_json::{Map, Value, json};
+use serde_json::Value;
 use sha2::{Digest, Sha256};
 
 use crate::Analysis;
 use crate::graph::{EdgeOrigin, PhaseGraph};
 use crate::model::{CheckpointSpec, Contract, Phase};
 use crate::resume::ResumeError;
-use crate::resume::document::{canonical_json, node_to_value};
+use crate::resume::document::write_canonical_node;
 use crate::syntax::Node;
 
 /// How an E-code that a suppression comment or the configuration hid is
@@ -26,6 +26,8 @@ pub const DIGEST_VERSION: u64 = 2;
 
 /// One checkpoint of a contract that is clean enough to check.
 pub struct Target<'a> {
+    /// The contract's text.
+    pub source: &'a str,
     pub contract: &'a Contract,
     pub spec: &'a CheckpointSpec,
     pub checkpoint_id: String,
@@ -74,10 +76,10 @@ impl<'a> Target<'a> {
         }
         // The digest covers the checkpoint as written, so it is built from
         // the YAML tree, parsed again: analyses do not keep it.
-        let root = crate::syntax::parse(&analysis.source, crate::syntax::Limits::default())
+        let tree = crate::syntax::parse(&analysis.source, crate::syntax::Limits::default())
             .ok()
             .flatten();
-        let (Some(contract), Some(root)) = (analysis.contract.as_deref(), &root) else {
+        let (Some(contract), Some(tree)) = (analysis.contract.as_deref(), &tree) else {
             return Err(ResumeError::ContractHasErrors {
                 findings: vec!["the contract could not be loaded".into()],
             });
@@ -128,7 +130,7 @@ impl<'a> Target<'a> {
             });
         }
         let canonical = CanonicalTarget::build(
-            root,
+            tree.root(),
             contract,
             analysis.graph.as_ref(),
             spec_index,
@@ -140,15 +142,16 @@ impl<'a> Target<'a> {
             .map(|p| p.value.clone())
             .unwrap_or_default();
         Ok(Target {
+            source: &analysis.source,
             contract,
             spec,
             checkpoint_id: checkpoint_id.to_string(),
             phase: &contract.phases[phase_index],
             phase_index,
             pipeline_id,
-            successors: canonical.successors.keys().copied().collect(),
-            digest: canonical.digest(),
-            legacy_digest: canonical.legacy_digest(),
+            successors: canonical.successors,
+            digest: canonical.digest,
+            legacy_digest: canonical.legacy_digest,
         })
     }
 }
@@ -246,7 +249,7 @@ pub fn target_digests(analysis: &Analysis) -> Vec<(String, String)> {
     let Some(contract) = analysis.contract.as_deref().filter(|_| !has_errors) else {
         return Vec::new();
     };
-    let Some(root) = crate::syntax::parse(&analysis.source, crate::syntax::Limits::default())
+    let Some(tree) = crate::syntax::parse(&analysis.source, crate::syntax::Limits::default())
         .ok()
         .flatten()
     else {
@@ -259,26 +262,31 @@ pub fn target_digests(analysis: &Analysis) -> Vec<(String, String)> {
         .filter_map(|(index, spec)| {
             let id = spec.checkpoint_id.as_ref()?;
             let phase = contract.phase_index(&spec.phase.as_ref()?.value)?;
-            let canonical =
-                CanonicalTarget::build(&root, contract, analysis.graph.as_ref(), index, phase)
-                    .ok()?;
-            Some((id.value.clone(), canonical.digest()))
+            let canonical = CanonicalTarget::build(
+                tree.root(),
+                contract,
+                analysis.graph.as_ref(),
+                index,
+                phase,
+            )
+            .ok()?;
+            Some((id.value.clone(), canonical.digest))
         })
         .collect()
 }
 
-/// What the target digest covers, as written in the file.
+/// What the target digest covers, as written in the file, hashed as it is
+/// written out: the canonical JSON of a phase definition is never built.
 struct CanonicalTarget {
-    pipeline_id: Value,
-    checkpoint: Value,
-    phase: Value,
-    /// Each successor's index, and its entry in `resumes_into`.
-    successors: BTreeMap<usize, Value>,
+    /// The successors' indexes, in declaration order.
+    successors: Vec<usize>,
+    digest: String,
+    legacy_digest: String,
 }
 
 impl CanonicalTarget {
     fn build(
-        root: &Node,
+        root: Node<'_>,
         contract: &Contract,
         graph: Option<&PhaseGraph>,
         spec_index: usize,
@@ -287,102 +295,131 @@ impl CanonicalTarget {
         let unlocated = || ResumeError::ContractHasErrors {
             findings: vec!["the checkpoint or its phase could not be located in the file".into()],
         };
+        let duplicate = |(key, _): (String, usize)| ResumeError::ContractHasErrors {
+            findings: vec![format!("E002 duplicate key `{key}`")],
+        };
         let entries = root.as_mapping().unwrap_or_default();
-        let get = |key: &str| entries.iter().find(|e| e.key.text == key).map(|e| &e.value);
-        let convert = |node: &Node| {
-            node_to_value(node).map_err(|(key, _)| ResumeError::ContractHasErrors {
-                findings: vec![format!("E002 duplicate key `{key}`")],
-            })
-        };
-        let phases = get("phases").and_then(Node::as_mapping).unwrap_or_default();
-        let definition = |name: &str| -> Result<Value, ResumeError> {
-            let node = phases
-                .iter()
-                .find(|e| e.key.text == name)
-                .map(|e| &e.value)
-                .ok_or_else(unlocated)?;
-            convert(node)
-        };
-        let topology = get("graph_topology").and_then(Node::as_mapping);
-        let topology_get = |key: &str| {
-            topology
-                .and_then(|t| t.iter().find(|e| e.key.text == key))
-                .map(|e| &e.value)
-        };
+        let get = |key: &str| entries.get_key(key);
+        let phases = get("phases")
+            .and_then(|n| n.as_mapping())
+            .unwrap_or_default();
+        let definition = |name: &str| phases.get_key(name).ok_or_else(unlocated);
+        let topology = get("graph_topology").and_then(|n| n.as_mapping());
+        let topology_get = |key: &str| topology.and_then(|t| t.get_key(key));
         let topology_edges = topology_get("edges")
-            .and_then(Node::as_sequence)
+            .and_then(|n| n.as_sequence())
             .unwrap_or_default();
         let topology_nodes = topology_get("nodes")
-            .and_then(Node::as_mapping)
+            .and_then(|n| n.as_mapping())
             .unwrap_or_default();
 
         let checkpoint = get("checkpoint_integrity")
-            .and_then(Node::as_sequence)
+            .and_then(|n| n.as_sequence())
             .and_then(|items| items.get(spec_index))
             .ok_or_else(unlocated)?;
         let phase = contract.phases.get(phase_index).ok_or_else(unlocated)?;
+        let phase_definition = definition(&phase.name)?;
 
-        let mut edges_to: BTreeMap<usize, Vec<Value>> = BTreeMap::new();
+        /// One edge into a successor: from declaration order, or as written.
+        enum EdgeText<'t> {
+            Sequence,
+            Written(Node<'t>),
+        }
+        let mut edges_to: BTreeMap<usize, Vec<EdgeText<'_>>> = BTreeMap::new();
         for (to, origin) in graph.into_iter().flat_map(|g| g.out_edges(phase_index)) {
-            let next = contract.phases.get(to).ok_or_else(unlocated)?;
+            contract.phases.get(to).ok_or_else(unlocated)?;
             let edge = match origin {
-                EdgeOrigin::Sequence => json!({"from": phase.name, "to": next.name}),
-                EdgeOrigin::Topology(i) => convert(topology_edges.get(i).ok_or_else(unlocated)?)?,
+                EdgeOrigin::Sequence => EdgeText::Sequence,
+                EdgeOrigin::Topology(i) => {
+                    EdgeText::Written(topology_edges.get(i).ok_or_else(unlocated)?)
+                }
             };
             edges_to.entry(to).or_default().push(edge);
         }
-        let mut successors = BTreeMap::new();
-        for (to, edges) in edges_to {
-            let next = &contract.phases[to];
-            let node = match topology_nodes.iter().find(|e| e.key.text == next.name) {
-                Some(entry) => convert(&entry.value)?,
-                None => Value::Null,
-            };
-            successors.insert(
-                to,
-                json!({
-                    "definition": definition(&next.name)?,
-                    "edges": edges,
-                    "name": next.name,
-                    "node": node,
-                }),
-            );
+        // Every part is located before anything is hashed.
+        let mut successors = Vec::with_capacity(edges_to.len());
+        for &to in edges_to.keys() {
+            definition(&contract.phases[to].name)?;
+            successors.push(to);
         }
+
+        // Version 2 and version 1 share their first keys: both are hashed
+        // in one pass over the text, each piece written once.
+        let mut current = Sha256::new();
+        let mut legacy = Sha256::new();
+        let mut both = |text: &str| {
+            current.update(text.as_bytes());
+            legacy.update(text.as_bytes());
+        };
+        both("{\"checkpoint\":");
+        write_canonical_node(checkpoint, &mut both).map_err(duplicate)?;
+        current.update(format!(",\"digest_version\":{DIGEST_VERSION}").as_bytes());
+        let mut both = |text: &str| {
+            current.update(text.as_bytes());
+            legacy.update(text.as_bytes());
+        };
+        both(",\"phase\":{\"definition\":");
+        write_canonical_node(phase_definition, &mut both).map_err(duplicate)?;
+        both(",\"name\":");
+        both(&json_string(&phase.name));
+        both("},\"pipeline_id\":");
+        match get("pipeline_id") {
+            Some(node) => write_canonical_node(node, &mut both).map_err(duplicate)?,
+            None => both("null"),
+        }
+        legacy.update(b"}");
+        let mut sink = |text: &str| current.update(text.as_bytes());
+        sink(",\"resumes_into\":[");
+        for (i, (to, edges)) in edges_to.iter().enumerate() {
+            let next = &contract.phases[*to];
+            if i > 0 {
+                sink(",");
+            }
+            sink("{\"definition\":");
+            write_canonical_node(definition(&next.name)?, &mut sink).map_err(duplicate)?;
+            sink(",\"edges\":[");
+            for (j, edge) in edges.iter().enumerate() {
+                if j > 0 {
+                    sink(",");
+                }
+                match edge {
+                    EdgeText::Sequence => {
+                        sink("{\"from\":");
+                        sink(&json_string(&phase.name));
+                        sink(",\"to\":");
+                        sink(&json_string(&next.name));
+                        sink("}");
+                    }
+                    EdgeText::Written(node) => {
+                        write_canonical_node(*node, &mut sink).map_err(duplicate)?;
+                    }
+                }
+            }
+            sink("],\"name\":");
+            sink(&json_string(&next.name));
+            sink(",\"node\":");
+            match topology_nodes.get_key(&next.name) {
+                Some(node) => write_canonical_node(node, &mut sink).map_err(duplicate)?,
+                None => sink("null"),
+            }
+            sink("}");
+        }
+        sink("]}");
         Ok(CanonicalTarget {
-            pipeline_id: get("pipeline_id").map_or(Ok(Value::Null), convert)?,
-            checkpoint: convert(checkpoint)?,
-            phase: json!({"definition": definition(&phase.name)?, "name": phase.name}),
             successors,
+            digest: hex(&current.finalize()),
+            legacy_digest: hex(&legacy.finalize()),
         })
-    }
-
-    fn digest(&self) -> String {
-        let mut target = Map::new();
-        target.insert("checkpoint".into(), self.checkpoint.clone());
-        target.insert("digest_version".into(), DIGEST_VERSION.into());
-        target.insert("phase".into(), self.phase.clone());
-        target.insert("pipeline_id".into(), self.pipeline_id.clone());
-        target.insert(
-            "resumes_into".into(),
-            Value::Array(self.successors.values().cloned().collect()),
-        );
-        sha256_hex(canonical_json(&Value::Object(target)).as_bytes())
-    }
-
-    /// Version 1, which approvals written before the phases resumed into
-    /// were bound carry.
-    fn legacy_digest(&self) -> String {
-        let mut target = Map::new();
-        target.insert("checkpoint".into(), self.checkpoint.clone());
-        target.insert("phase".into(), self.phase.clone());
-        target.insert("pipeline_id".into(), self.pipeline_id.clone());
-        sha256_hex(canonical_json(&Value::Object(target)).as_bytes())
     }
 }
 
-pub(crate) fn sha256_hex(bytes: &[u8]) -> String {
+/// A string as JSON writes it.
+fn json_string(text: &str) -> String {
+    Value::String(text.to_string()).to_string()
+}
+
+fn hex(digest: &[u8]) -> String {
     const HEX: &[u8; 16] = b"0123456789abcdef";
-    let digest = Sha256::digest(bytes);
     let mut out = String::with_capacity(64);
     for byte in digest.iter() {
         out.push(char::from(HEX[usize::from(byte >> 4)]));
@@ -398,7 +435,7 @@ mod tests {
     #[test]
     fn sha256_of_the_empty_string() {
         assert_eq!(
-            sha256_hex(b""),
+            hex(&Sha256::digest(b"")),
             "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855"
         );
     }

@@ -199,10 +199,10 @@ impl<'a> FieldLookups<'a> {
         let mut by_fact: Vec<Vec<(u32, Declared)>> = vec![Vec::new(); fields.len()];
         for (i, phase) in contract.phases.iter().enumerate() {
             let declared = phase
-                .exit_required
+                .exit_required()
                 .iter()
                 .map(|f| (f, Declared::ExitRequired))
-                .chain(phase.exit_optional.iter().map(|f| (f, Declared::Exit)))
+                .chain(phase.exit_optional().iter().map(|f| (f, Declared::Exit)))
                 .chain(phase.entry_fields().map(|f| (f, Declared::Anywhere)));
             for (field, how) in declared {
                 if let Some(fact) = fields.id(field.name.value.as_str()) {

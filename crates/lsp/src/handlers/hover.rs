@@ -81,11 +81,11 @@ fn key_or_enum_value(source: &str, offset: usize) -> Option<(String, Span)> {
     }
     let document =
         phaselint_lint::syntax::parse(source, phaselint_lint::syntax::Limits::default()).ok()??;
-    if may_be_key && let Some((path, key)) = key_at(&document, offset) {
+    if may_be_key && let Some((path, key)) = key_at(document.root(), offset) {
         let text = format::key_documentation(&path, key)?;
         return Some((text, span));
     }
-    let found = enum_value_at(&document, offset)?;
+    let found = enum_value_at(document.root(), offset)?;
     let (what, value, meaning) = (found.what, found.value, found.meaning);
     Some((format!("`{value}` ({what})\n\n{meaning}"), found.span))
 }
@@ -130,20 +130,20 @@ fn phase_summary(analyzed: &Analyzed, name: &str) -> Option<String> {
     let contract = analyzed.analysis.contract.as_deref()?;
     let phase = contract.phase(name)?;
     let mut text = format!("**phase `{name}`**\n\n");
-    if let Some(description) = &phase.description {
+    if let Some(description) = &phase.description() {
         let _ = writeln!(text, "{}\n", description.value.trim());
     }
     let names = |fields: &[phaselint_lint::model::Field]| {
         field_list(fields.iter().map(|f| format!("`{}`", f.name.value)))
     };
-    let _ = writeln!(text, "- entry required: {}", names(&phase.entry_required));
+    let _ = writeln!(text, "- entry required: {}", names(phase.entry_required()));
     let _ = writeln!(
         text,
         "- entry enrichment: {}",
-        names(&phase.entry_enrichment)
+        names(phase.entry_enrichment())
     );
-    let _ = writeln!(text, "- exit required: {}", names(&phase.exit_required));
-    let _ = writeln!(text, "- exit optional: {}", names(&phase.exit_optional));
+    let _ = writeln!(text, "- exit required: {}", names(phase.exit_required()));
+    let _ = writeln!(text, "- exit optional: {}", names(phase.exit_optional()));
     let checkpoints = field_list(
         contract
             .checkpoints

@@ -53,7 +53,7 @@ pub fn rename(
     // Unquoted uses of the name would be read as a number, a boolean or
     // null (`123`, `true`, `null`), and the contract would stop naming it.
     let as_plain = Scalar {
-        text: new_name.into(),
+        text: new_name,
         plain: true,
     };
     if !matches!(as_plain.resolve(), Resolved::Str(_)) {

@@ -66,15 +66,12 @@ pub fn document_symbols(analyzed: &Analyzed, positions: &Positions<'_>) -> Vec<D
     // (start, symbol): sorted by where they are written.
     let mut symbols: Vec<(usize, DocumentSymbol)> = Vec::new();
     for phase in &contract.phases {
-        let detail = phase
-            .description
-            .as_ref()
-            .map(|d| d.value.trim().to_string());
+        let detail = phase.description().map(|d| d.value.trim().to_string());
         let lists = [
-            (&phase.entry_required, "entry required"),
-            (&phase.entry_enrichment, "entry enrichment"),
-            (&phase.exit_required, "exit required"),
-            (&phase.exit_optional, "exit optional"),
+            (phase.entry_required(), "entry required"),
+            (phase.entry_enrichment(), "entry enrichment"),
+            (phase.exit_required(), "exit required"),
+            (phase.exit_optional(), "exit optional"),
         ];
         let mut fields: Vec<(usize, DocumentSymbol)> = lists
             .into_iter()

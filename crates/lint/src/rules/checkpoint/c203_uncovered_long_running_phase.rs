@@ -28,11 +28,8 @@ fn check(ctx: &RuleContext<'_>, out: &mut Vec<Diagnostic>) {
         .filter_map(|c| c.phase.as_ref().map(|p| p.value.as_str()))
         .collect();
     for phase in &ctx.contract.phases {
-        let flagged = phase.long_running.as_ref().is_some_and(|l| l.value);
-        let expected = phase
-            .expected_duration
-            .as_ref()
-            .filter(|d| d.value >= threshold);
+        let flagged = phase.long_running().is_some_and(|l| l.value);
+        let expected = phase.expected_duration().filter(|d| d.value >= threshold);
         if !flagged && expected.is_none() {
             continue;
         }

@@ -32,7 +32,7 @@ fn check(ctx: &RuleContext<'_>, out: &mut Vec<Diagnostic>) {
         if graph.is_entry(i) || !graph.is_reachable(i) {
             continue;
         }
-        for (field, presence) in phase.entry_required.iter().zip(graph.entry_presence(i)) {
+        for (field, presence) in phase.entry_required().iter().zip(graph.entry_presence(i)) {
             let name = &field.name.value;
             if ctx.is_pipeline_input(name) {
                 continue;

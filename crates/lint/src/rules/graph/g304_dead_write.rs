@@ -150,8 +150,8 @@ impl<'a> Reads<'a> {
             unproduced: Vec::new(),
         };
         for (p, phase) in ctx.contract.phases.iter().enumerate() {
-            let required = phase.entry_required.iter().map(|f| (p, f, true));
-            let enriching = phase.entry_enrichment.iter().map(|f| (p, f, false));
+            let required = phase.entry_required().iter().map(|f| (p, f, true));
+            let enriching = phase.entry_enrichment().iter().map(|f| (p, f, false));
             for read in required.chain(enriching) {
                 let name = read.1.name.value.as_str();
                 reads.by_name.entry(name).or_default().push(read);

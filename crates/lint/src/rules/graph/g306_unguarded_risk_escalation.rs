@@ -36,7 +36,7 @@ fn check(ctx: &RuleContext<'_>, out: &mut Vec<Diagnostic>) {
             .iter()
             .any(|c| c.on_resume.approval_required());
         // A risk above `low` is written, so the span exists.
-        let (Some(risk), false) = (phases[to].risk_class.as_ref(), gated) else {
+        let (Some(risk), false) = (phases[to].risk_class(), gated) else {
             continue;
         };
         let (before, after) = (&phases[from], &phases[to]);

@@ -23,8 +23,7 @@ fn check(ctx: &RuleContext<'_>, out: &mut Vec<Diagnostic>) {
     let phases = &ctx.contract.phases;
     for (index, phase) in phases.iter().enumerate() {
         let Some(side_effects) = phase
-            .side_effects
-            .as_ref()
+            .side_effects()
             .filter(|s| s.value == SideEffects::Irreversible)
         else {
             continue;

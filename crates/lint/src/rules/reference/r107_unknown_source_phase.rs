@@ -22,7 +22,7 @@ fn check(ctx: &RuleContext<'_>, out: &mut Vec<Diagnostic>) {
     let mut suggester = crate::suggest::Suggester::new();
     for phase in &ctx.contract.phases {
         for field in phase.all_fields() {
-            if let Some(source) = &field.source_phase
+            if let Some(source) = &field.source_phase()
                 && ctx.contract.is_unknown_phase(&source.value)
             {
                 out.push(super::unknown_phase(

@@ -39,7 +39,7 @@ fn check(ctx: &RuleContext<'_>, out: &mut Vec<Diagnostic>) {
             continue;
         }
         for field in phase.all_fields() {
-            let Some(source) = &field.source_phase else {
+            let Some(source) = &field.source_phase() else {
                 continue;
             };
             let Some(index) = contract.phase_index(&source.value) else {
