@@ -81,6 +81,8 @@ fn approve(args: &ApproveArgs) -> Result<(), NoVerdict> {
         args.configuration.no_config,
     )?;
     let target = Target::find(&analysis, &args.checkpoint).map_err(|e| NoVerdict(e.to_string()))?;
+    phaselint_lint::resume::check_entry_field_count(&target.successor_phases())
+        .map_err(|e| NoVerdict(e.to_string()))?;
     if args.by.trim().is_empty() {
         return Err(NoVerdict("--by must name the approver".into()));
     }

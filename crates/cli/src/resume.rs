@@ -516,10 +516,14 @@ pub(crate) fn load_contract(
             )
         })?;
     // An E-code hidden by a suppression comment still counts here.
-    let errors: Vec<String> = resume::contract_errors(&analysis)
-        .iter()
-        .map(|e| format!("  {}:{e}", path.display()))
-        .collect();
+    let errors: Vec<String> = resume::first_findings(
+        resume::contract_errors(&analysis)
+            .iter()
+            .map(|e| format!("{}:{e}", path.display())),
+    )
+    .into_iter()
+    .map(|line| format!("  {line}"))
+    .collect();
     if !errors.is_empty() {
         return Err(NoVerdict(format!(
             "the contract `{}` has errors (E-codes); a checkpoint of a contract with errors can be neither resumed nor approved:\n{}",

@@ -2,6 +2,8 @@
 //! fixes are text edits, and every renderer (terminal, JSON, LSP) reads the
 //! same values.
 
+use std::borrow::Cow;
+
 use crate::syntax::Span;
 
 /// Names as a message lists them: each in backticks, joined by commas
@@ -81,6 +83,9 @@ pub struct Related {
     pub message: String,
 }
 
+/// A finding. Its help is often a fixed text (borrowed, not copied) and
+/// its fix is boxed: a file may have 200,000 findings, and each was 168
+/// bytes before its texts.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Diagnostic {
     pub code: &'static str,
@@ -88,8 +93,8 @@ pub struct Diagnostic {
     pub message: String,
     pub span: Span,
     pub related: Vec<Related>,
-    pub help: Option<String>,
-    pub fix: Option<Fix>,
+    pub help: Option<Cow<'static, str>>,
+    pub fix: Option<Box<Fix>>,
 }
 
 impl Diagnostic {
@@ -110,7 +115,7 @@ impl Diagnostic {
         }
     }
 
-    pub fn with_help(mut self, help: impl Into<String>) -> Self {
+    pub fn with_help(mut self, help: impl Into<Cow<'static, str>>) -> Self {
         self.help = Some(help.into());
         self
     }
@@ -124,7 +129,7 @@ impl Diagnostic {
     }
 
     pub fn with_fix(mut self, fix: Fix) -> Self {
-        self.fix = Some(fix);
+        self.fix = Some(Box::new(fix));
         self
     }
 }

@@ -7,12 +7,14 @@ use std::collections::HashMap;
 use std::ops::Range;
 use std::rc::Rc;
 
+/// Inline up to 24 bytes, as most names are: a contract may have a million
+/// fields, and a heap copy of each name cost 32 bytes more.
 #[derive(Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
-pub struct FieldPath(String);
+pub struct FieldPath(compact_str::CompactString);
 
 impl FieldPath {
-    pub fn new(text: impl Into<String>) -> Self {
-        FieldPath(text.into())
+    pub fn new(text: impl AsRef<str>) -> Self {
+        FieldPath(compact_str::CompactString::new(text))
     }
 
     pub fn as_str(&self) -> &str {
@@ -94,7 +96,55 @@ pub(crate) struct FieldIndex<'a> {
     first_segment: Vec<u32>,
     /// Byte offsets of every fact's segments, fact after fact.
     segment_starts: Vec<u32>,
-    ids: FastMap<&'a str, u32>,
+    ids: IdTable,
+}
+
+/// Fact ids by name: an open-addressing table of ids (4 bytes a slot)
+/// whose keys are the facts themselves, where a map of names to ids took
+/// 27 bytes a fact (a contract may have a million fields).
+struct IdTable {
+    /// `EMPTY`, or a fact id; linear probing from the name's hash.
+    slots: Vec<u32>,
+    hasher: foldhash::fast::RandomState,
+}
+
+const EMPTY: u32 = u32::MAX;
+
+impl IdTable {
+    fn new(facts: &[&FieldPath]) -> Self {
+        let wanted = (facts.len() + facts.len() / 4 + 1).next_power_of_two();
+        let mut table = IdTable {
+            slots: vec![EMPTY; wanted],
+            hasher: foldhash::fast::RandomState::default(),
+        };
+        for (id, fact) in facts.iter().enumerate() {
+            let mut at = table.home(fact.as_str());
+            while table.slots[at] != EMPTY {
+                at = (at + 1) & (table.slots.len() - 1);
+            }
+            table.slots[at] = id as u32;
+        }
+        table
+    }
+
+    fn home(&self, name: &str) -> usize {
+        use std::hash::BuildHasher;
+        (self.hasher.hash_one(name) as usize) & (self.slots.len() - 1)
+    }
+
+    fn get(&self, facts: &[&FieldPath], name: &str) -> Option<u32> {
+        let mut at = self.home(name);
+        loop {
+            let id = self.slots[at];
+            if id == EMPTY {
+                return None;
+            }
+            if facts[id as usize].as_str() == name {
+                return Some(id);
+            }
+            at = (at + 1) & (self.slots.len() - 1);
+        }
+    }
 }
 
 /// What a walk reported: each node, and whether the query ended there.
@@ -114,12 +164,10 @@ impl<'a> FieldIndex<'a> {
         facts.sort_unstable_by(|a, b| cmp_segments(a.as_str(), b.as_str()));
         facts.dedup_by(|a, b| a.as_str() == b.as_str());
         facts.shrink_to_fit();
-        let mut ids = FastMap::default();
-        ids.reserve(facts.len());
+        let ids = IdTable::new(&facts);
         let mut first_segment = Vec::with_capacity(facts.len() + 1);
         let mut segment_starts = Vec::new();
-        for (id, fact) in facts.iter().enumerate() {
-            ids.insert(fact.as_str(), id as u32);
+        for fact in &facts {
             first_segment.push(segment_starts.len() as u32);
             segment_starts.push(0);
             segment_starts.extend(fact.as_str().match_indices('.').map(|(i, _)| i as u32 + 1));
@@ -141,7 +189,7 @@ impl<'a> FieldIndex<'a> {
 
     /// The id of exactly this path, if it is a fact.
     pub(crate) fn id(&self, path: &str) -> Option<u32> {
-        self.ids.get(path).copied()
+        self.ids.get(&self.facts, path)
     }
 
     fn segment_count(&self, fact: u32) -> usize {

@@ -38,6 +38,76 @@ pub enum Presence {
     Never,
 }
 
+/// Rows of items kept in one list: row `i` is `items[starts[i]..starts[i + 1]]`.
+/// Per-phase lists of lists cost 24 bytes a phase even when empty (and an
+/// allocation each when not); this costs 4.
+#[derive(Debug)]
+pub(crate) struct Ragged<T> {
+    starts: Vec<u32>,
+    items: Vec<T>,
+}
+
+impl<T> Ragged<T> {
+    pub(crate) fn with_rows(rows: usize) -> Self {
+        let mut starts = Vec::with_capacity(rows + 1);
+        starts.push(0);
+        Ragged {
+            starts,
+            items: Vec::new(),
+        }
+    }
+
+    /// Adds a row holding `items`.
+    pub(crate) fn push_row(&mut self, items: impl IntoIterator<Item = T>) {
+        self.items.extend(items);
+        self.starts.push(self.items.len() as u32);
+    }
+
+    pub(crate) fn row(&self, row: usize) -> &[T] {
+        match (self.starts.get(row), self.starts.get(row + 1)) {
+            (Some(&start), Some(&end)) => &self.items[start as usize..end as usize],
+            _ => &[],
+        }
+    }
+
+    pub(crate) fn row_mut(&mut self, row: usize) -> &mut [T] {
+        match (self.starts.get(row), self.starts.get(row + 1)) {
+            (Some(&start), Some(&end)) => &mut self.items[start as usize..end as usize],
+            _ => &mut [],
+        }
+    }
+
+    /// Where row `row` starts in the list of all items.
+    pub(crate) fn row_start(&self, row: usize) -> usize {
+        self.starts
+            .get(row)
+            .map_or(self.items.len(), |&s| s as usize)
+    }
+
+    /// The rows of `rows` rows holding each `(row, item)`, items of a row
+    /// in the order given.
+    pub(crate) fn from_pairs(rows: usize, mut pairs: Vec<(u32, T)>) -> Self {
+        pairs.sort_by_key(|&(row, _)| row);
+        let mut ragged = Ragged::with_rows(rows);
+        let mut pairs = pairs.into_iter().peekable();
+        for row in 0..rows as u32 {
+            let mut items = Vec::new();
+            while let Some((_, item)) = pairs.next_if(|&(r, _)| r == row) {
+                items.push(item);
+            }
+            ragged.push_row(items);
+        }
+        ragged.items.shrink_to_fit();
+        ragged
+    }
+
+    fn shrink(mut self) -> Self {
+        self.items.shrink_to_fit();
+        self.starts.shrink_to_fit();
+        self
+    }
+}
+
 /// A strongly connected component: one phase, or the phases of a cycle.
 #[derive(Debug)]
 pub(crate) struct Component {
@@ -63,10 +133,10 @@ pub struct PhaseGraph {
     cycles: Vec<Vec<usize>>,
     /// Per phase, aligned with its `entry_required`: whether each field is
     /// available on entry. Solved on first use.
-    entry_presence: OnceLock<Vec<Vec<Presence>>>,
+    entry_presence: OnceLock<Ragged<Presence>>,
     /// Per phase, aligned with `exit_fields()`: whether a later phase reads
     /// it. Solved on first use.
-    exit_read_later: OnceLock<Vec<Vec<bool>>>,
+    exit_read_later: OnceLock<Ragged<bool>>,
     /// Per chain, per pair of consecutive stops. Solved on first use.
     chain_routes: OnceLock<Vec<Vec<Route>>>,
 }
@@ -326,8 +396,7 @@ impl PhaseGraph {
     pub fn entry_presence(&self, phase: usize) -> &[Presence] {
         self.entry_presence
             .get_or_init(|| Availability::solve(self))
-            .get(phase)
-            .map_or(&[], Vec::as_slice)
+            .row(phase)
     }
 
     /// Whether a phase reachable after `phase` reads a field overlapping
@@ -335,8 +404,7 @@ impl PhaseGraph {
     pub fn exit_read_later(&self, phase: usize) -> &[bool] {
         self.exit_read_later
             .get_or_init(|| Liveness::solve(self))
-            .get(phase)
-            .map_or(&[], Vec::as_slice)
+            .row(phase)
     }
 
     /// The legs of chain `chain` (by position in `Contract::chains`), one
@@ -450,18 +518,18 @@ struct Availability<'c> {
     facts: FieldIndex<'c>,
     /// Per phase, what it guarantees on exit (exit.required, and blocking
     /// entry fields, which stay in the context).
-    must_gen: Vec<Vec<Range<u32>>>,
+    must_gen: Ragged<Range<u32>>,
     /// Per phase, what it may add besides (exit.optional).
-    may_gen: Vec<Vec<Range<u32>>>,
+    may_gen: Ragged<Range<u32>>,
     /// Per entry phase, what the caller supplies for sure (the pipeline
     /// inputs and its required entry fields) and maybe (its enrichment).
-    given_must: Vec<Vec<Range<u32>>>,
-    given_may: Vec<Vec<Range<u32>>>,
+    given_must: Ragged<Range<u32>>,
+    given_may: Ragged<Range<u32>>,
     /// Per topology edge, what it lets through, when it restricts anything.
     edge_filters: Vec<Option<EdgeFilter>>,
     /// Per phase, the fact of each entry-required field, aligned with it.
-    queries: Vec<Vec<Option<u32>>>,
-    answers: Vec<Vec<Presence>>,
+    queries: Ragged<Option<u32>>,
+    answers: Ragged<Presence>,
 }
 
 /// What a topology edge lets through, as fact ranges: only `keep` (its
@@ -510,9 +578,10 @@ const MUST: usize = 0;
 const MAY: usize = 1;
 
 impl<'c> Availability<'c> {
-    fn solve(graph: &'c PhaseGraph) -> Vec<Vec<Presence>> {
+    fn solve(graph: &'c PhaseGraph) -> Ragged<Presence> {
         let contract: &Contract = &graph.contract;
         let phases = &contract.phases;
+        let n = phases.len();
         // What an entry phase requires, the caller gives it: only the entry
         // fields of later phases are worth solving for.
         let facts = FieldIndex::new(
@@ -527,31 +596,27 @@ impl<'c> Availability<'c> {
             cover(&facts, fields.map(|f| &f.name.value), &mut ids);
             ids
         };
-        let must_gen = phases
-            .iter()
-            .map(|p| {
-                let blocking_entry = p
-                    .entry_required()
-                    .iter()
-                    .filter(|f| f.severity() == FieldSeverity::Blocking);
-                names(&mut p.exit_required().iter().chain(blocking_entry))
-            })
-            .collect();
-        let may_gen = phases
-            .iter()
-            .map(|p| names(&mut p.exit_optional().iter()))
-            .collect();
+        let mut must_gen = Ragged::with_rows(n);
+        let mut may_gen = Ragged::with_rows(n);
+        for p in phases {
+            let blocking_entry = p
+                .entry_required()
+                .iter()
+                .filter(|f| f.severity() == FieldSeverity::Blocking);
+            must_gen.push_row(names(&mut p.exit_required().iter().chain(blocking_entry)));
+            may_gen.push_row(names(&mut p.exit_optional().iter()));
+        }
         let mut inputs = Vec::new();
         cover(
             &facts,
             contract.pipeline_inputs.iter().map(|s| &s.value),
             &mut inputs,
         );
-        let (mut given_must, mut given_may) = (Vec::new(), Vec::new());
+        let (mut given_must, mut given_may) = (Ragged::with_rows(n), Ragged::with_rows(n));
         for (i, phase) in phases.iter().enumerate() {
             if !graph.is_entry(i) {
-                given_must.push(Vec::new());
-                given_may.push(Vec::new());
+                given_must.push_row([]);
+                given_may.push_row([]);
                 continue;
             }
             let mut must = names(&mut phase.entry_required().iter());
@@ -560,8 +625,8 @@ impl<'c> Availability<'c> {
             let mut may = names(&mut phase.entry_enrichment().iter());
             may.extend(must.iter().cloned());
             merge_ranges(&mut may);
-            given_must.push(must);
-            given_may.push(may);
+            given_must.push_row(must);
+            given_may.push_row(may);
         }
         let edge_filters = contract
             .topology
@@ -580,37 +645,31 @@ impl<'c> Availability<'c> {
                 })
             })
             .collect();
-        let queries = phases
-            .iter()
-            .map(|p| {
+        let mut queries = Ragged::with_rows(n);
+        // An entry phase has what it requires: the caller supplies it.
+        let mut answers = Ragged::with_rows(n);
+        for (i, p) in phases.iter().enumerate() {
+            queries.push_row(
                 p.entry_required()
                     .iter()
-                    .map(|f| facts.id(f.name.value.as_str()))
-                    .collect()
-            })
-            .collect();
-        // An entry phase has what it requires: the caller supplies it.
-        let answers = phases
-            .iter()
-            .enumerate()
-            .map(|(i, p)| {
-                let given = if graph.is_entry(i) {
-                    Presence::Always
-                } else {
-                    Presence::Never
-                };
-                vec![given; p.entry_required().len()]
-            })
-            .collect();
+                    .map(|f| facts.id(f.name.value.as_str())),
+            );
+            let given = if graph.is_entry(i) {
+                Presence::Always
+            } else {
+                Presence::Never
+            };
+            answers.push_row(std::iter::repeat_n(given, p.entry_required().len()));
+        }
         let mut problem = Availability {
             facts,
-            must_gen,
-            may_gen,
-            given_must,
-            given_may,
+            must_gen: must_gen.shrink(),
+            may_gen: may_gen.shrink(),
+            given_must: given_must.shrink(),
+            given_may: given_may.shrink(),
             edge_filters,
-            queries,
-            answers,
+            queries: queries.shrink(),
+            answers: answers.shrink(),
         };
         dataflow::solve(graph, &mut problem);
         problem.answers
@@ -631,9 +690,13 @@ impl FlowProblem for Availability<'_> {
     }
 
     fn adds(&self, lane: usize, node: usize, visit: &mut dyn FnMut(Range<u32>)) {
-        self.must_gen[node].iter().cloned().for_each(&mut *visit);
+        self.must_gen
+            .row(node)
+            .iter()
+            .cloned()
+            .for_each(&mut *visit);
         if lane == MAY {
-            self.may_gen[node].iter().cloned().for_each(visit);
+            self.may_gen.row(node).iter().cloned().for_each(visit);
         }
     }
 
@@ -641,9 +704,9 @@ impl FlowProblem for Availability<'_> {
     /// (required for sure, enrichment maybe); they stay in the context.
     fn boundary(&self, lane: usize, node: usize, visit: &mut dyn FnMut(Range<u32>)) {
         let given = if lane == MUST {
-            &self.given_must[node]
+            self.given_must.row(node)
         } else {
-            &self.given_may[node]
+            self.given_may.row(node)
         };
         given.iter().cloned().for_each(visit);
     }
@@ -666,7 +729,12 @@ impl FlowProblem for Availability<'_> {
     }
 
     fn answer(&mut self, node: usize, window: &Window, lanes: &[FixedBitSet]) {
-        for (&id, answer) in self.queries[node].iter().zip(&mut self.answers[node]) {
+        for (&id, answer) in self
+            .queries
+            .row(node)
+            .iter()
+            .zip(self.answers.row_mut(node))
+        {
             let Some(id) = id.filter(|&id| window.contains(id)) else {
                 continue;
             };
@@ -687,14 +755,15 @@ impl FlowProblem for Availability<'_> {
 struct Liveness {
     facts: usize,
     /// Per phase, the facts it reads (its entry fields).
-    reads: Vec<Vec<u32>>,
-    /// Per phase and exit field, the facts that overlap it.
-    writes: Vec<Vec<Vec<Range<u32>>>>,
-    answers: Vec<Vec<bool>>,
+    reads: Ragged<u32>,
+    /// Per exit field of every phase, in order, the facts that overlap it.
+    writes: Ragged<Range<u32>>,
+    /// Per phase, one per exit field: whether a later phase reads it.
+    answers: Ragged<bool>,
 }
 
 impl Liveness {
-    fn solve(graph: &PhaseGraph) -> Vec<Vec<bool>> {
+    fn solve(graph: &PhaseGraph) -> Ragged<bool> {
         let contract: &Contract = &graph.contract;
         let facts = FieldIndex::new(
             contract
@@ -702,39 +771,29 @@ impl Liveness {
                 .iter()
                 .flat_map(|p| p.entry_fields().map(|f| &f.name.value)),
         );
-        let reads = contract
-            .phases
-            .iter()
-            .map(|p| {
+        let n = contract.phases.len();
+        let mut reads = Ragged::with_rows(n);
+        let mut writes = Ragged::with_rows(0);
+        let mut answers = Ragged::with_rows(n);
+        let mut ids = Vec::new();
+        for p in &contract.phases {
+            reads.push_row(
                 p.entry_fields()
-                    .filter_map(|f| facts.id(f.name.value.as_str()))
-                    .collect()
-            })
-            .collect();
-        let writes = contract
-            .phases
-            .iter()
-            .map(|p| {
-                p.exit_fields()
-                    .map(|f| {
-                        let mut ids = Vec::new();
-                        facts.overlapping(&f.name.value, |r| ids.push(r));
-                        merge_ranges(&mut ids);
-                        ids
-                    })
-                    .collect()
-            })
-            .collect();
-        let answers = contract
-            .phases
-            .iter()
-            .map(|p| vec![false; p.exit_fields().count()])
-            .collect();
+                    .filter_map(|f| facts.id(f.name.value.as_str())),
+            );
+            for f in p.exit_fields() {
+                ids.clear();
+                facts.overlapping(&f.name.value, |r| ids.push(r));
+                merge_ranges(&mut ids);
+                writes.push_row(ids.drain(..));
+            }
+            answers.push_row(std::iter::repeat_n(false, p.exit_fields().count()));
+        }
         let mut problem = Liveness {
             facts: facts.len(),
-            reads,
-            writes,
-            answers,
+            reads: reads.shrink(),
+            writes: writes.shrink(),
+            answers: answers.shrink(),
         };
         dataflow::solve(graph, &mut problem);
         problem.answers
@@ -756,7 +815,7 @@ impl FlowProblem for Liveness {
 
     /// A phase reads its entry fields.
     fn adds(&self, _lane: usize, node: usize, visit: &mut dyn FnMut(Range<u32>)) {
-        for &id in &self.reads[node] {
+        for &id in self.reads.row(node) {
             visit(id..id + 1);
         }
     }
@@ -765,11 +824,12 @@ impl FlowProblem for Liveness {
     fn boundary(&self, _lane: usize, _node: usize, _visit: &mut dyn FnMut(Range<u32>)) {}
 
     fn answer(&mut self, node: usize, window: &Window, lanes: &[FixedBitSet]) {
-        for (ranges, read) in self.writes[node].iter().zip(&mut self.answers[node]) {
+        let first = self.answers.row_start(node);
+        for (i, read) in self.answers.row_mut(node).iter_mut().enumerate() {
             if *read {
                 continue;
             }
-            *read = ranges.iter().any(|ids| {
+            *read = self.writes.row(first + i).iter().any(|ids| {
                 window
                     .local(ids.clone())
                     .is_some_and(|bits| lanes[0].count_ones(bits) > 0)
@@ -789,9 +849,9 @@ struct ChainRoutes {
     /// through (leg ids are grouped by field, so these are few ranges).
     edge_filters: Vec<Option<EdgeFilter>>,
     /// Per phase, the legs that start there.
-    starting: Vec<Vec<u32>>,
+    starting: Ragged<u32>,
     /// Per phase, the legs that end there.
-    ending: Vec<Vec<u32>>,
+    ending: Ragged<u32>,
     /// Per leg id, where its answer goes: (chain, leg).
     slots: Vec<(usize, usize)>,
     answers: Vec<Vec<Route>>,
@@ -865,12 +925,12 @@ impl ChainRoutes {
             field_start[f] = field_start[f].min(field_start[f + 1]);
         }
         let n = graph.phase_count();
-        let mut starting = vec![Vec::new(); n];
-        let mut ending = vec![Vec::new(); n];
+        let mut starting = Vec::with_capacity(legs.len());
+        let mut ending = Vec::with_capacity(legs.len());
         let mut slots = Vec::with_capacity(legs.len());
         for (id, &(_, from, to, slot)) in legs.iter().enumerate() {
-            starting[from].push(id as u32);
-            ending[to].push(id as u32);
+            starting.push((from as u32, id as u32));
+            ending.push((to as u32, id as u32));
             slots.push(slot);
             // The solver answers every leg; none is assumed.
             answers[slot.0][slot.1].reaches = false;
@@ -912,8 +972,8 @@ impl ChainRoutes {
             .collect();
         let mut problem = ChainRoutes {
             edge_filters,
-            starting,
-            ending,
+            starting: Ragged::from_pairs(n, starting),
+            ending: Ragged::from_pairs(n, ending),
             slots,
             answers,
         };
@@ -937,7 +997,7 @@ impl FlowProblem for ChainRoutes {
 
     /// A leg sets out from its first stop's phase.
     fn adds(&self, _lane: usize, node: usize, visit: &mut dyn FnMut(Range<u32>)) {
-        for &leg in &self.starting[node] {
+        for &leg in self.starting.row(node) {
             visit(leg..leg + 1);
         }
     }
@@ -963,7 +1023,7 @@ impl FlowProblem for ChainRoutes {
     }
 
     fn answer(&mut self, node: usize, window: &Window, lanes: &[FixedBitSet]) {
-        for &leg in &self.ending[node] {
+        for &leg in self.ending.row(node) {
             if !window.contains(leg) {
                 continue;
             }
@@ -985,7 +1045,11 @@ mod tests {
 
     fn contract_of(src: &str) -> Arc<Contract> {
         let tree = parse(src, Limits::default()).unwrap().unwrap();
-        let (contract, diagnostics) = crate::schema::build(tree.root(), src, Dialect::Phaselint);
+        let lines = crate::line_index::LineIndex::new(src);
+        let settings = crate::config::Settings::default();
+        let mut findings = crate::findings::Findings::new(src, &lines, &settings);
+        let contract = crate::schema::build(tree.root(), src, Dialect::Phaselint, &mut findings);
+        let (diagnostics, _) = findings.finish("a contract");
         assert!(diagnostics.is_empty(), "{diagnostics:#?}");
         Arc::new(contract)
     }

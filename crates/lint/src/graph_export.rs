@@ -92,9 +92,9 @@ pub struct Edge<'a> {
     #[serde(skip)]
     pub to_node: usize,
     pub condition: Option<&'a str>,
-    pub drops: Vec<String>,
+    pub drops: Vec<&'a str>,
     /// `None` when the edge lets everything through.
-    pub preserves: Option<Vec<String>>,
+    pub preserves: Option<Vec<&'a str>>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub findings: Option<Vec<Finding<'a>>>,
 }
@@ -182,8 +182,8 @@ pub fn export<'a>(
                 EdgeOrigin::Topology(i) => topology.and_then(|t| t.edges.get(i)),
                 EdgeOrigin::Sequence => None,
             };
-            let names = |list: &[crate::model::Spanned<crate::field_path::FieldPath>]| {
-                list.iter().map(|f| f.value.to_string()).collect::<Vec<_>>()
+            let names = |list: &'a [crate::model::Spanned<crate::field_path::FieldPath>]| {
+                list.iter().map(|f| f.value.as_str()).collect::<Vec<_>>()
             };
             let edge = Edge {
                 from: contract.phases[from].name.as_str(),

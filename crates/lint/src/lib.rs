@@ -8,6 +8,7 @@ mod dataflow;
 pub mod diagnostic;
 pub mod duration;
 pub mod field_path;
+pub mod findings;
 pub mod fix;
 pub mod format;
 pub mod graph;
@@ -29,6 +30,7 @@ use std::sync::Arc;
 
 use config::Settings;
 use diagnostic::Diagnostic;
+use findings::Findings;
 use graph::PhaseGraph;
 use line_index::LineIndex;
 use model::Contract;
@@ -229,6 +231,11 @@ pub fn oversized(size: Option<u64>, bound: u64) -> String {
 /// analyzed, a realistic contract at the size bound has about 14,000.
 pub const MAX_PHASES: usize = 200_000;
 
+/// The longest name (a phase, a field, an id) a contract may use, in
+/// bytes: messages quote names, and a finding about each of a million
+/// fields of a phase would otherwise copy its name a million times.
+pub const MAX_NAME_BYTES: usize = 1024;
+
 /// How many distinct field names with a `*` segment a contract may use. A
 /// name with `*` matches every name at that level, so each costs a pass
 /// over the field names it could match; real contracts use a handful.
@@ -328,34 +335,37 @@ pub fn analyze_document(source: String, kind: DocumentKind, settings: &Settings)
         diagnostics: Vec::new(),
         hidden_errors: Vec::new(),
     };
-    let mut diagnostics = Vec::new();
-    // Where a `#` is text, for the suppression comments below.
-    let mut strings = Vec::new();
     let source = analysis.source.as_str();
+    let mut findings = Findings::new(source, &analysis.line_index, settings);
     // YAML reads JSON, but forgives what JSON parsers do not (a trailing
     // comma, a comment): a harness config written as JSON is held to JSON.
     let parsed = match json_syntax_error(source, kind, &analysis.line_index) {
         Some((message, offset)) => Err(SyntaxError::Yaml { message, offset }),
         None => syntax::parse(source, Limits::default()),
     };
+    let mut contract = None;
+    let mut graph = None;
     match parsed {
         Err(SyntaxError::Yaml { message, offset }) => {
+            findings.read_suppressions(&[]);
             // A harness config is JSON (which YAML reads): name what the
             // author wrote.
             let language = if kind.is_json(source) { "JSON" } else { "YAML" };
-            diagnostics.push(e001_yaml_syntax_error::diagnostic(
+            findings.push(e001_yaml_syntax_error::diagnostic(
                 &message, offset, language,
             ));
         }
         Err(SyntaxError::Unloadable { message, span }) => {
-            diagnostics.push(e007_unloadable_document::diagnostic(
+            findings.read_suppressions(&[]);
+            findings.push(e007_unloadable_document::diagnostic(
                 span,
                 &message,
                 kind.noun(),
             ));
         }
         Ok(None) => {
-            diagnostics.push(e007_unloadable_document::diagnostic(
+            findings.read_suppressions(&[]);
+            findings.push(e007_unloadable_document::diagnostic(
                 Span::empty(0),
                 match kind {
                     DocumentKind::Contract => "the file is empty; a contract is a mapping with schema_version, pipeline_id and phases",
@@ -368,41 +378,33 @@ pub fn analyze_document(source: String, kind: DocumentKind, settings: &Settings)
             let root = tree.root();
             // Where a `#` is text, for suppression comments: only when the
             // text has one.
-            let string_spans = || {
-                if source.contains("phaselint:") {
-                    syntax::string_spans(root)
-                } else {
-                    Vec::new()
-                }
-            };
+            if source.contains("phaselint:") {
+                findings.read_suppressions(&syntax::string_spans(root));
+            }
             if root.as_mapping().is_none() {
-                diagnostics.push(e007_unloadable_document::diagnostic(
+                findings.push(e007_unloadable_document::diagnostic(
                     Span::new(root.span.start, root.span.start),
                     &format!("the root must be a mapping, found {}", root.type_name()),
                     kind.noun(),
                 ));
             } else if kind == DocumentKind::Harness {
-                let (config, schema_findings) = schema::build_harness(root, source);
-                strings = string_spans();
+                let config = schema::build_harness(root, source, &mut findings);
                 drop(tree);
-                diagnostics.extend(schema_findings);
                 let context = rules::HarnessContext {
                     source,
                     config: &config,
                 };
-                rules::run_harness(&context, settings, &mut diagnostics);
+                rules::run_harness(&context, settings, &mut findings);
                 analysis.harness = Some(config);
             } else {
-                let (contract, schema_findings) = schema::build(root, source, settings.dialect);
+                let built = schema::build(root, source, settings.dialect, &mut findings);
                 analysis.is_context_contract = looks_like_context_contract(root);
-                strings = string_spans();
                 drop(tree);
-                diagnostics.extend(schema_findings);
-                let contract = Arc::new(contract);
-                if let Some(over) = too_many_wildcards(&contract) {
+                let built = Arc::new(built);
+                if let Some(over) = too_many_wildcards(&built) {
                     // Wildcards match each other pairwise; past the bound the
                     // graph analyses would be quadratic, so none runs.
-                    diagnostics.push(e007_unloadable_document::diagnostic(
+                    findings.push(e007_unloadable_document::diagnostic(
                         over,
                         &format!(
                             "more than {MAX_WILDCARD_NAMES} distinct field names with a `*` segment; phaselint does not analyze the phase graph of such a contract"
@@ -410,66 +412,20 @@ pub fn analyze_document(source: String, kind: DocumentKind, settings: &Settings)
                         kind.noun(),
                     ));
                 } else {
-                    let graph = PhaseGraph::build(contract.clone());
-                    let context = rules::RuleContext::new(source, &contract, &graph, settings);
-                    rules::run(&context, &mut diagnostics);
-                    analysis.graph = Some(graph);
+                    let phase_graph = PhaseGraph::build(built.clone());
+                    let context = rules::RuleContext::new(source, &built, &phase_graph, settings);
+                    rules::run(&context, &mut findings);
+                    drop(context);
+                    graph = Some(phase_graph);
                 }
-                analysis.contract = Some(contract);
+                contract = Some(built);
             }
         }
     }
-    // A position without extent (where the parser stopped) becomes the
-    // character there: editors draw and hover an empty range badly.
-    for d in &mut diagnostics {
-        if d.span.start == d.span.end
-            && source.is_char_boundary(d.span.start)
-            && let Some(c) = source[d.span.start..].chars().next()
-            && c != '\n'
-            && c != '\r'
-        {
-            d.span.end = d.span.start + c.len_utf8();
-        }
-    }
-    let schema_errors: Vec<Diagnostic> = diagnostics
-        .iter()
-        .filter(|d| d.code.starts_with('E'))
-        .cloned()
-        .collect();
-    diagnostics.retain_mut(|d| match settings.level(d.code, d.severity) {
-        Some(level) => {
-            d.severity = level;
-            true
-        }
-        None => false,
-    });
-    suppression::apply(
-        source,
-        &analysis.line_index,
-        settings,
-        &mut diagnostics,
-        &strings,
-    );
-    diagnostics.sort_by(|a, b| {
-        (a.span.start, a.code, a.span.end, &a.message).cmp(&(
-            b.span.start,
-            b.code,
-            b.span.end,
-            &b.message,
-        ))
-    });
-    let kept: std::collections::HashSet<(&str, Span, &str)> = diagnostics
-        .iter()
-        .filter(|d| d.code.starts_with('E'))
-        .map(|d| (d.code, d.span, d.message.as_str()))
-        .collect();
-    let mut hidden: Vec<Diagnostic> = schema_errors
-        .into_iter()
-        .filter(|e| !kept.contains(&(e.code, e.span, e.message.as_str())))
-        .collect();
-    drop(kept);
-    hidden.sort_by_key(|d| (d.span.start, d.code));
-    analysis.hidden_errors = hidden;
+    let (diagnostics, hidden) = findings.finish(kind.noun());
+    analysis.contract = contract;
+    analysis.graph = graph;
     analysis.diagnostics = diagnostics;
+    analysis.hidden_errors = hidden;
     analysis
 }

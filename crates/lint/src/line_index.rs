@@ -21,9 +21,20 @@ pub enum ColumnUnit {
 /// most one block's scan whatever the line's length.
 const BLOCK: usize = 256;
 
+/// Newlines are counted per run of this many 64-bit words (512 bytes).
+const RANK_WORDS: usize = 8;
+
+/// Where the lines start, as one bit per byte of the text (set on each
+/// `\n`) with the count of newlines before every 512 bytes: a line's number
+/// is a few popcounts away, a line's start a binary search and a few more.
+/// A text of 32 MiB takes 4.3 MB whatever its shape, where a table of line
+/// starts took 8 bytes a line (268 MB for 32 MiB of empty lines).
 #[derive(Clone, Debug)]
 pub struct LineIndex {
-    line_starts: Vec<usize>,
+    newlines: Vec<u64>,
+    /// Newlines before each run of `RANK_WORDS` words.
+    ranks: Vec<u32>,
+    lines: usize,
     len: usize,
     /// For non-ASCII text, at each multiple of `BLOCK` bytes: how many bytes
     /// the characters before it have beyond one each, and beyond their
@@ -43,12 +54,29 @@ fn excess(lead: u8) -> (u32, u32) {
     }
 }
 
+/// The position of the `k`th (from 0) set bit of `word`, which has more.
+fn select(mut word: u64, k: u32) -> usize {
+    for _ in 0..k {
+        word &= word - 1;
+    }
+    word.trailing_zeros() as usize
+}
+
 impl LineIndex {
     pub fn new(source: &str) -> Self {
-        let mut line_starts = vec![0];
-        line_starts.extend(memchr::memchr_iter(b'\n', source.as_bytes()).map(|i| i + 1));
-        // Kept as long as the document is open: no doubling slack.
-        line_starts.shrink_to_fit();
+        let bytes = source.as_bytes();
+        let mut newlines = vec![0u64; bytes.len().div_ceil(64)];
+        let mut count = 0usize;
+        for at in memchr::memchr_iter(b'\n', bytes) {
+            newlines[at / 64] |= 1 << (at % 64);
+            count += 1;
+        }
+        let mut ranks = Vec::with_capacity(newlines.len().div_ceil(RANK_WORDS) + 1);
+        let mut before = 0u32;
+        for run in newlines.chunks(RANK_WORDS) {
+            ranks.push(before);
+            before += run.iter().map(|w| w.count_ones()).sum::<u32>();
+        }
         let mut blocks = Vec::new();
         if !source.is_ascii() {
             blocks.reserve_exact(source.len() / BLOCK + 1);
@@ -63,35 +91,65 @@ impl LineIndex {
             }
         }
         LineIndex {
-            line_starts,
+            newlines,
+            ranks,
+            lines: count + 1,
             len: source.len(),
             blocks,
         }
     }
 
     pub fn line_count(&self) -> usize {
-        self.line_starts.len()
+        self.lines
     }
 
-    /// The 0-based line holding `offset`.
+    /// The 0-based line holding `offset`: the newlines before it.
     pub fn line_of(&self, offset: usize) -> usize {
         let offset = offset.min(self.len);
-        match self.line_starts.binary_search(&offset) {
-            Ok(line) => line,
-            Err(next) => next - 1,
+        let word = offset / 64;
+        let run = word / RANK_WORDS;
+        let Some(&before) = self.ranks.get(run) else {
+            return self.lines - 1;
+        };
+        let mut line = before as usize;
+        for w in &self.newlines[run * RANK_WORDS..word] {
+            line += w.count_ones() as usize;
         }
+        if let Some(&w) = self.newlines.get(word) {
+            line += (w & ((1u64 << (offset % 64)) - 1)).count_ones() as usize;
+        }
+        line
     }
 
     pub fn line_start(&self, line: usize) -> usize {
-        self.line_starts.get(line).copied().unwrap_or(self.len)
+        if line == 0 {
+            return 0;
+        }
+        if line >= self.lines {
+            return self.len;
+        }
+        // The start of line `line` is just after newline `line - 1`.
+        let k = line - 1;
+        let run = self.ranks.partition_point(|&r| r as usize <= k) - 1;
+        let mut left = (k - self.ranks[run] as usize) as u32;
+        let first = run * RANK_WORDS;
+        for (i, &w) in self.newlines[first..].iter().enumerate() {
+            let ones = w.count_ones();
+            if left < ones {
+                return (first + i) * 64 + select(w, left) + 1;
+            }
+            left -= ones;
+        }
+        self.len
     }
 
     /// The byte offset where the line ends, before its `\n` (and `\r`).
     pub fn line_end(&self, source: &str, line: usize) -> usize {
-        let next = self
-            .line_starts
-            .get(line + 1)
-            .map_or(self.len, |&start| start - 1);
+        let next = if line + 1 < self.lines {
+            self.line_start(line + 1) - 1
+        } else {
+            self.len
+        };
         let start = self.line_start(line);
         if next > start && source.as_bytes().get(next - 1) == Some(&b'\r') {
             next - 1
@@ -142,7 +200,7 @@ impl LineIndex {
     /// The byte offset of a (line, column) position; positions past the end
     /// of a line or of the text are clamped, as LSP requires.
     pub fn offset(&self, source: &str, position: LineCol, unit: ColumnUnit) -> usize {
-        if position.line >= self.line_starts.len() {
+        if position.line >= self.lines {
             return self.len;
         }
         let start = self.line_start(position.line);
@@ -239,6 +297,35 @@ mod tests {
                         "{offset} {unit:?}"
                     );
                 }
+            }
+        }
+    }
+
+    #[test]
+    fn lines_agree_with_a_table_of_line_starts() {
+        let long = "x".repeat(1500);
+        let texts = [
+            String::new(),
+            "\n".to_string(),
+            "\n".repeat(2000),
+            format!("a\n{long}\n\nb\r\n{long}"),
+            (0..3000)
+                .map(|i| "y".repeat(i % 97) + "\n")
+                .collect::<String>(),
+            format!("{}\n", "z".repeat(64 * RANK_WORDS - 1)),
+        ];
+        for text in &texts {
+            let index = LineIndex::new(text);
+            let mut starts = vec![0];
+            starts.extend(text.match_indices('\n').map(|(i, _)| i + 1));
+            assert_eq!(index.line_count(), starts.len());
+            for (line, &start) in starts.iter().enumerate() {
+                assert_eq!(index.line_start(line), start, "line {line}");
+            }
+            assert_eq!(index.line_start(starts.len()), text.len());
+            for offset in 0..=text.len() {
+                let expected = starts.partition_point(|&s| s <= offset) - 1;
+                assert_eq!(index.line_of(offset), expected, "offset {offset}");
             }
         }
     }

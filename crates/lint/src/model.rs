@@ -200,13 +200,34 @@ pub struct PhaseDetails {
     pub risk_class: Option<Spanned<RiskClass>>,
 }
 
-/// A phase's four field lists, for building one.
+/// A phase's four field lists, for building one: appended in order
+/// (entry.required, entry.enrichment, exit.required, exit.optional) to one
+/// list, each `end_list` marking where one ends.
 #[derive(Clone, Debug, Default)]
 pub struct PhaseFields {
-    pub entry_required: Vec<Field>,
-    pub entry_enrichment: Vec<Field>,
-    pub exit_required: Vec<Field>,
-    pub exit_optional: Vec<Field>,
+    fields: Vec<Field>,
+    ends: [u32; 3],
+    lists: usize,
+}
+
+impl PhaseFields {
+    /// Adds to the list being built.
+    pub fn push(&mut self, field: Field) {
+        self.fields.push(field);
+    }
+
+    /// How many lists were ended.
+    pub fn lists_ended(&self) -> usize {
+        self.lists
+    }
+
+    /// Ends the list being built; the next `push` starts the next list.
+    pub fn end_list(&mut self) {
+        if let Some(end) = self.ends.get_mut(self.lists) {
+            *end = self.fields.len() as u32;
+        }
+        self.lists += 1;
+    }
 }
 
 impl Phase {
@@ -215,34 +236,16 @@ impl Phase {
         name_span: Span,
         span: Span,
         complete: bool,
-        lists: PhaseFields,
+        mut lists: PhaseFields,
         details: PhaseDetails,
     ) -> Phase {
+        // Lists never ended are empty.
+        while lists.lists < 3 {
+            lists.end_list();
+        }
         let PhaseFields {
-            entry_required,
-            entry_enrichment,
-            exit_required,
-            exit_optional,
+            mut fields, ends, ..
         } = lists;
-        let lengths = [
-            entry_required.len(),
-            entry_enrichment.len(),
-            exit_required.len(),
-        ];
-        let mut ends = [0u32; 3];
-        let mut end = 0;
-        for (slot, length) in ends.iter_mut().zip(lengths) {
-            end += length as u32;
-            *slot = end;
-        }
-        let mut fields = entry_required;
-        if !(entry_enrichment.is_empty() && exit_required.is_empty() && exit_optional.is_empty()) {
-            fields
-                .reserve_exact(entry_enrichment.len() + exit_required.len() + exit_optional.len());
-            fields.extend(entry_enrichment);
-            fields.extend(exit_required);
-            fields.extend(exit_optional);
-        }
         fields.shrink_to_fit();
         let details = (details != PhaseDetails::default()).then(|| Box::new(details));
         Phase {

@@ -9,6 +9,7 @@ use std::fmt;
 use crate::config::Dialect;
 use crate::diagnostic::Diagnostic;
 use crate::field_path::FieldPath;
+use crate::findings::Findings;
 use crate::model::*;
 use crate::rules::schema::{
     e002_duplicate_key, e003_unknown_key, e004_wrong_type, e005_missing_required_key,
@@ -21,6 +22,9 @@ use crate::format::{
     FIELD, HARNESS_CHECKPOINT_TYPE, HARNESS_CHECKPOINTS, HARNESS_ROOT, MERGE_POINT, Mapping,
     ON_RESUME, PHASE, QUALITY, ROOT, STALENESS, TOPOLOGY, TOPOLOGY_NODE, ValueType,
 };
+
+/// How much of a key a path shows.
+const SHOWN_KEY_CHARS: usize = 64;
 
 /// Where a value sits, rendered only when a message needs it.
 #[derive(Clone, Copy)]
@@ -49,6 +53,12 @@ impl<'a> Path<'a> {
                     parent.write(f)?;
                     f.write_str(".")?;
                 }
+                // A long key is shown by its start: a path is rendered into
+                // every message about what lies under it.
+                let key: std::borrow::Cow<'_, str> = match key.char_indices().nth(SHOWN_KEY_CHARS) {
+                    Some((cut, _)) => format!("{}…", &key[..cut]).into(),
+                    None => (*key).into(),
+                };
                 // Keys that would read as path syntax are quoted: `phases."..."`.
                 if !key.is_empty()
                     && key
@@ -126,55 +136,64 @@ impl<'n> Keys<'n> {
     }
 }
 
-pub(crate) struct Walker<'s> {
+pub(crate) struct Walker<'s, 'f> {
     source: &'s str,
     dialect: Dialect,
     /// The document is JSON: helps say how to write JSON, not YAML.
     json: bool,
-    pub(crate) diagnostics: Vec<Diagnostic>,
+    findings: &'f mut Findings<'s>,
 }
 
 /// Reads a harness config with the same walker: E002, E004 and E005 from
 /// the harness tables, whose mappings are open.
-pub(crate) fn build_harness(root: Node<'_>, source: &str) -> (HarnessConfig, Vec<Diagnostic>) {
+pub(crate) fn build_harness<'s>(
+    root: Node<'_>,
+    source: &'s str,
+    findings: &mut Findings<'s>,
+) -> HarnessConfig {
     let mut walker = Walker {
         source,
         dialect: Dialect::Phaselint,
         json: crate::DocumentKind::Harness.is_json(source),
-        diagnostics: Vec::new(),
+        findings,
     };
-    let config = walker.harness(root);
-    (config, walker.diagnostics)
+    walker.harness(root)
 }
 
-pub(crate) fn build(root: Node<'_>, source: &str, dialect: Dialect) -> (Contract, Vec<Diagnostic>) {
+pub(crate) fn build<'s>(
+    root: Node<'_>,
+    source: &'s str,
+    dialect: Dialect,
+    findings: &mut Findings<'s>,
+) -> Contract {
     let mut walker = Walker {
         source,
         dialect,
         json: false,
-        diagnostics: Vec::new(),
+        findings,
     };
-    let contract = walker.contract(root);
-    (contract, walker.diagnostics)
+    walker.contract(root)
 }
 
-impl Walker<'_> {
+impl Walker<'_, '_> {
     fn report(&mut self, diagnostic: Diagnostic) {
-        self.diagnostics.push(diagnostic);
+        self.findings.push(diagnostic);
     }
 
     /// The first line of a node, for findings about a whole mapping.
     fn first_line(&self, span: Span) -> Span {
         let start = span.start.min(self.source.len());
-        let rest = &self.source[start..];
-        let line_end = start + rest.find(['\n', '\r']).unwrap_or(rest.len());
-        // A one-line flow mapping ends before the line does.
+        // A one-line flow mapping ends before the line does: look no
+        // further than the node (a line of a million `{}` would otherwise
+        // be scanned to its end for each of them).
         let end = if span.end > start {
-            line_end.min(span.end)
+            span.end.min(self.source.len())
         } else {
-            line_end
+            self.source.len()
         };
-        Span::new(start, end)
+        let within = &self.source.as_bytes()[start..end];
+        let line_end = start + memchr::memchr2(b'\n', b'\r', within).unwrap_or(within.len());
+        Span::new(start, line_end)
     }
 
     fn wrong_type(&mut self, node: Node<'_>, path: &Path<'_>, expected: &str) {
@@ -227,8 +246,10 @@ impl Walker<'_> {
                 .map(|k| k.name)
                 .collect()
         };
-        let mut found: Vec<(&'static str, Entry<'n>)> = Vec::with_capacity(entries.len());
-        let mut unknown: Vec<Entry<'n>> = Vec::new();
+        // The last occurrence of each known key (a mapping may repeat a key
+        // a million times: each is E002's, and only the last counts).
+        let mut found: Vec<(&'static str, Entry<'n>)> = Vec::new();
+        let mut unknown = 0usize;
         self.report_duplicates(entries, path);
         for entry in entries {
             match spec.key(entry.key.text) {
@@ -241,31 +262,42 @@ impl Walker<'_> {
                             &path.to_string(),
                         ));
                     }
-                    found.push((key.name, entry));
+                    match found.iter_mut().find(|(name, _)| *name == key.name) {
+                        Some(slot) => slot.1 = entry,
+                        None => found.push((key.name, entry)),
+                    }
                 }
-                None => unknown.push(entry),
+                None => unknown += 1,
             }
         }
         // An unknown key most likely means a key the mapping lacks: offer
         // those first (`max_age_second` for a missing `max_age_seconds`).
-        let mut renamed = Vec::new();
-        for entry in unknown {
+        let mut renamed: Vec<&'static str> = Vec::new();
+        if unknown > 0 {
             let valid = valid();
-            let absent = valid
+            let help = e003_unknown_key::valid_keys_help(spec.name, &valid);
+            let absent: Vec<&'static str> = valid
                 .iter()
                 .copied()
-                .filter(|k| !found.iter().any(|(f, _)| f == k));
-            let suggestion = crate::suggest::closest(entry.key.text, absent)
-                .or_else(|| crate::suggest::closest(entry.key.text, valid.iter().copied()));
-            renamed.extend(suggestion);
-            self.report(e003_unknown_key::diagnostic(
-                self.source,
-                entry.key.text,
-                entry.key.span,
-                &path.to_string(),
-                suggestion,
-                &valid,
-            ));
+                .filter(|k| !found.iter().any(|(f, _)| f == k))
+                .collect();
+            for entry in entries.iter().filter(|e| spec.key(e.key.text).is_none()) {
+                let suggestion = crate::suggest::closest(entry.key.text, absent.iter().copied())
+                    .or_else(|| crate::suggest::closest(entry.key.text, valid.iter().copied()));
+                if let Some(name) = suggestion
+                    && !renamed.contains(&name)
+                {
+                    renamed.push(name);
+                }
+                self.report(e003_unknown_key::diagnostic(
+                    self.source,
+                    entry.key.text,
+                    entry.key.span,
+                    &path.to_string(),
+                    suggestion,
+                    help,
+                ));
+            }
         }
         // A missing key that an unknown one was suggested to become is
         // that E003's finding, not also an E005.
@@ -353,7 +385,8 @@ impl Walker<'_> {
         self.string(node, &path.key(key))
     }
 
-    fn required_string(
+    /// A required text (a reason, a version).
+    fn required_text(
         &mut self,
         keys: &Keys<'_>,
         key: &str,
@@ -372,8 +405,50 @@ impl Walker<'_> {
         self.non_empty_string(entry.value, &path.key(key))
     }
 
+    /// A required name (an id, a phase): a text of at most `MAX_NAME_BYTES`.
+    fn required_string(
+        &mut self,
+        keys: &Keys<'_>,
+        key: &str,
+        path: &Path<'_>,
+    ) -> Option<Spanned<String>> {
+        let text = self.required_text(keys, key, path)?;
+        self.within_name_bound(text, &path.key(key))
+    }
+
+    /// A name: a non-empty text of at most `MAX_NAME_BYTES`. Names are
+    /// what messages quote, and a finding about each of a million fields
+    /// would otherwise copy a long name a million times.
+    fn name(&mut self, node: Node<'_>, path: &Path<'_>) -> Option<Spanned<String>> {
+        let text = self.non_empty_string(node, path)?;
+        self.within_name_bound(text, path)
+    }
+
+    fn within_name_bound(
+        &mut self,
+        text: Spanned<String>,
+        path: &Path<'_>,
+    ) -> Option<Spanned<String>> {
+        if text.value.len() <= crate::MAX_NAME_BYTES {
+            return Some(text);
+        }
+        self.long_name(text.span, text.value.len(), path);
+        None
+    }
+
+    fn long_name(&mut self, span: Span, len: usize, path: &Path<'_>) {
+        self.report(e004_wrong_type::invalid(
+            span,
+            &path.to_string(),
+            &format!(
+                "is a name of {len} bytes; a name is at most {} bytes",
+                crate::MAX_NAME_BYTES
+            ),
+        ));
+    }
+
     fn field_path(&mut self, node: Node<'_>, path: &Path<'_>) -> Option<Spanned<FieldPath>> {
-        let name = self.non_empty_string(node, path)?;
+        let name = self.name(node, path)?;
         if name.value.split('.').any(str::is_empty) {
             self.report(e004_wrong_type::invalid(
                 name.span,
@@ -498,7 +573,7 @@ impl Walker<'_> {
         items
             .iter()
             .enumerate()
-            .filter_map(|(i, item)| self.non_empty_string(item, &here.index(i)))
+            .filter_map(|(i, item)| self.name(item, &here.index(i)))
             .collect()
     }
 
@@ -526,7 +601,7 @@ impl Walker<'_> {
         let Some(keys) = self.mapping(root, &path, &ROOT) else {
             return contract;
         };
-        contract.schema_version = self.required_string(&keys, "schema_version", &path);
+        contract.schema_version = self.required_text(&keys, "schema_version", &path);
         contract.pipeline_id = self.required_string(&keys, "pipeline_id", &path);
         contract.description = self.opt_string(&keys, "description", &path);
         if keys.entry("phases").is_some()
@@ -580,9 +655,9 @@ impl Walker<'_> {
                 trust_tier: None,
             };
             if let Some(auth) = self.mapping(node, &here, &AUTHORIZATION) {
-                authorization.authorized_by = self.required_string(&auth, "authorized_by", &here);
-                authorization.reason = self.required_string(&auth, "reason", &here);
-                authorization.trust_tier = self.required_string(&auth, "trust_tier", &here);
+                authorization.authorized_by = self.required_text(&auth, "authorized_by", &here);
+                authorization.reason = self.required_text(&auth, "reason", &here);
+                authorization.trust_tier = self.required_text(&auth, "trust_tier", &here);
             }
             contract.checkpoint_mode_authorization = Some(authorization);
         }
@@ -622,6 +697,10 @@ impl Walker<'_> {
                 ));
                 continue;
             }
+            if name.len() > crate::MAX_NAME_BYTES {
+                self.long_name(entry.key.span, name.len(), &here);
+                continue;
+            }
             let Some(phase) = self.phase(&entry, &here) else {
                 continue;
             };
@@ -638,12 +717,10 @@ impl Walker<'_> {
         Some(phases)
     }
 
-    /// Whether an E-code was reported since `before` (an index into the
-    /// findings): the part built since then is incomplete.
+    /// Whether an E-code was reported since `before` (a count of them):
+    /// the part built since then is incomplete.
     fn errors_since(&self, before: usize) -> bool {
-        self.diagnostics[before..]
-            .iter()
-            .any(|d| d.code.starts_with('E'))
+        self.findings.errors() > before
     }
 
     fn phase(&mut self, entry: &Entry, path: &Path<'_>) -> Option<Phase> {
@@ -652,14 +729,12 @@ impl Walker<'_> {
             self.wrong_type_under(node, Some(entry.key.span), path, "a mapping");
             return None;
         }
-        let before_phase = self.diagnostics.len();
+        let before_phase = self.findings.unsure();
         let keys = self.mapping(node, path, &PHASE)?;
         // An unknown or repeated key in the phase's body (a misspelled
         // `exits:`, a `...` placeholder, a second `exit:`) may hold fields
         // the model does not see: the field lists are then incomplete.
-        let body_unsure = self.diagnostics[before_phase..].iter().any(|d| {
-            d.code == "E002" || (d.code == "E003" && !d.message.contains("phaselint extension"))
-        });
+        let body_unsure = self.findings.unsure() > before_phase;
         let mut details = PhaseDetails {
             description: self.opt_string(&keys, "description", path),
             long_running: self.bool(&keys, "long_running", path),
@@ -668,19 +743,24 @@ impl Walker<'_> {
             risk_class: self.enum_value(&keys, "risk_class", path),
         };
         let mut lists = PhaseFields::default();
-        let before_fields = self.diagnostics.len();
+        let before_fields = self.findings.errors();
         if let Some(entry_node) = keys.present("entry") {
             let here = path.key("entry");
             if let Some(entry_keys) = self.mapping(entry_node, &here, &ENTRY) {
-                lists.entry_required = self.fields(&entry_keys, "required", &here);
-                lists.entry_enrichment = self.fields(&entry_keys, "enrichment", &here);
+                self.fields(&entry_keys, "required", &here, &mut lists);
+                lists.end_list();
+                self.fields(&entry_keys, "enrichment", &here, &mut lists);
             }
+        }
+        while lists.lists_ended() < 2 {
+            lists.end_list();
         }
         if let Some(exit_node) = keys.present("exit") {
             let here = path.key("exit");
             if let Some(exit_keys) = self.mapping(exit_node, &here, &EXIT) {
-                lists.exit_required = self.fields(&exit_keys, "required", &here);
-                lists.exit_optional = self.fields(&exit_keys, "optional", &here);
+                self.fields(&exit_keys, "required", &here, &mut lists);
+                lists.end_list();
+                self.fields(&exit_keys, "optional", &here, &mut lists);
             }
         }
         let complete = !body_unsure && !self.errors_since(before_fields);
@@ -710,16 +790,14 @@ impl Walker<'_> {
         ))
     }
 
-    fn fields(&mut self, keys: &Keys<'_>, key: &str, path: &Path<'_>) -> Vec<Field> {
+    fn fields(&mut self, keys: &Keys<'_>, key: &str, path: &Path<'_>, into: &mut PhaseFields) {
         let here = path.key(key);
         let items = self.list(keys, key, path);
-        let mut fields = Vec::with_capacity(items.len());
         for (i, item) in items.iter().enumerate() {
             if let Some(field) = self.field(item, &here.index(i)) {
-                fields.push(field);
+                into.push(field);
             }
         }
-        fields
     }
 
     fn field(&mut self, node: Node<'_>, path: &Path<'_>) -> Option<Field> {
@@ -734,7 +812,7 @@ impl Walker<'_> {
         let severity = self.enum_value(&keys, "severity", path);
         let description = self.opt_string(&keys, "description", path);
         let source_phase = match keys.present("source_phase") {
-            Some(n) => self.non_empty_string(n, &path.key("source_phase")),
+            Some(n) => self.name(n, &path.key("source_phase")),
             None => None,
         };
         let constraints = keys.present("constraints").and_then(|n| {
@@ -912,6 +990,10 @@ impl Walker<'_> {
                     self.report_duplicates(entries, &here);
                     for entry in entries {
                         let node_path = here.key(entry.key.text);
+                        if entry.key.text.len() > crate::MAX_NAME_BYTES {
+                            self.long_name(entry.key.span, entry.key.text.len(), &node_path);
+                            continue;
+                        }
                         let id = Spanned::new(entry.key.text.to_string(), entry.key.span);
                         let mut topology_node = TopologyNode {
                             id,
@@ -939,7 +1021,7 @@ impl Walker<'_> {
             }
         }
         let edges = path.key("edges");
-        let before_edges = self.diagnostics.len();
+        let before_edges = self.findings.errors();
         for (i, item) in self.list(&keys, "edges", path).iter().enumerate() {
             let here = edges.index(i);
             let Some(k) = self.mapping(item, &here, &EDGE) else {
@@ -981,6 +1063,10 @@ impl Walker<'_> {
                         self.report_duplicates(entries, &policy_path);
                         for entry in entries {
                             let field_path = policy_path.key(entry.key.text);
+                            if entry.key.text.len() > crate::MAX_NAME_BYTES {
+                                self.long_name(entry.key.span, entry.key.text.len(), &field_path);
+                                continue;
+                            }
                             if let Some(value) =
                                 self.enum_node::<MergePolicy>(entry.value, &field_path)
                             {
@@ -1044,7 +1130,7 @@ impl Walker<'_> {
     }
 }
 
-impl Walker<'_> {
+impl Walker<'_, '_> {
     fn harness(&mut self, root: Node<'_>) -> HarnessConfig {
         let mut config = HarnessConfig::default();
         let path = Path::HarnessRoot;

@@ -169,56 +169,82 @@ fn inside(spans: &[Span], offset: usize) -> bool {
     after > 0 && offset < spans[after - 1].end
 }
 
-/// Removes suppressed findings and appends S001 for unused suppressions.
-/// `strings` are the spans of the quoted and block scalars, where a `#`
-/// is text, not a comment.
-pub(crate) fn apply(
-    source: &str,
-    index: &LineIndex,
-    settings: &Settings,
-    diagnostics: &mut Vec<Diagnostic>,
-    strings: &[Span],
-) {
-    if !source.contains("phaselint:") {
-        return;
-    }
-    let mut suppressions = directives(source, index, strings);
-    if suppressions.is_empty() {
-        return;
-    }
-    // Which suppressions may silence a finding of a code on a line.
-    let mut by_line: HashMap<(&str, usize), Vec<usize>> = HashMap::new();
-    let mut by_file: HashMap<&str, Vec<usize>> = HashMap::new();
-    for (i, s) in suppressions.iter().enumerate() {
-        match s.line {
-            Some(line) => by_line.entry((s.code.as_str(), line)).or_default().push(i),
-            None => by_file.entry(s.code.as_str()).or_default().push(i),
+/// The suppression comments of one text, applied to findings one at a
+/// time as they are reported (so a finding they silence is never kept),
+/// then S001 for those that silenced nothing.
+pub(crate) struct Suppressions {
+    suppressions: Vec<Suppression>,
+    /// Which suppressions may silence a finding of a code on a line.
+    by_line: HashMap<String, HashMap<usize, Vec<usize>>>,
+    by_file: HashMap<String, Vec<usize>>,
+}
+
+impl Suppressions {
+    /// The directives of `source`; `None` when it has none. `strings` are
+    /// the spans of the quoted and block scalars, where a `#` is text, not
+    /// a comment.
+    pub(crate) fn new(source: &str, index: &LineIndex, strings: &[Span]) -> Option<Self> {
+        if !source.contains("phaselint:") {
+            return None;
         }
+        let suppressions = directives(source, index, strings);
+        if suppressions.is_empty() {
+            return None;
+        }
+        let mut by_line: HashMap<String, HashMap<usize, Vec<usize>>> = HashMap::new();
+        let mut by_file: HashMap<String, Vec<usize>> = HashMap::new();
+        for (i, s) in suppressions.iter().enumerate() {
+            match s.line {
+                Some(line) => by_line
+                    .entry(s.code.clone())
+                    .or_default()
+                    .entry(line)
+                    .or_default()
+                    .push(i),
+                None => by_file.entry(s.code.clone()).or_default().push(i),
+            }
+        }
+        Some(Suppressions {
+            suppressions,
+            by_line,
+            by_file,
+        })
     }
-    let mut used = vec![false; suppressions.len()];
-    diagnostics.retain(|d| {
+
+    /// Whether a comment silences `d`; each that does is marked used.
+    pub(crate) fn silences(&mut self, d: &Diagnostic, index: &LineIndex) -> bool {
         // A file that cannot be read as YAML must never pass.
         if !can_be_suppressed(d.code) {
-            return true;
+            return false;
         }
-        let line = index.line_of(d.span.start);
-        let on_line = |l: usize| by_line.get(&(d.code, l)).into_iter().flatten();
-        let previous = line.checked_sub(1).map(on_line).into_iter().flatten();
-        let mut suppressed = false;
-        for &i in on_line(line)
-            .chain(previous)
-            .chain(by_file.get(d.code).into_iter().flatten())
-        {
-            used[i] = true;
-            suppressed = true;
+        let mut silenced = false;
+        if let Some(lines) = self.by_line.get(d.code) {
+            let line = index.line_of(d.span.start);
+            let previous = line.checked_sub(1);
+            for at in std::iter::once(line).chain(previous) {
+                for &i in lines.get(&at).into_iter().flatten() {
+                    self.suppressions[i].used = true;
+                    silenced = true;
+                }
+            }
         }
-        !suppressed
-    });
-    for (s, used) in suppressions.iter_mut().zip(used) {
-        s.used = used;
+        if let Some(found) = self.by_file.get(d.code) {
+            for &i in found {
+                self.suppressions[i].used = true;
+                silenced = true;
+            }
+        }
+        silenced
     }
-    if let Some(level) = settings.level("S001", s001_unused_suppression::RULE.default_severity) {
-        for s in suppressions.iter().filter(|s| !s.used) {
+
+    /// S001 for each suppression that silenced nothing.
+    pub(crate) fn unused(self, settings: &Settings) -> Vec<Diagnostic> {
+        let mut out = Vec::new();
+        let Some(level) = settings.level("S001", s001_unused_suppression::RULE.default_severity)
+        else {
+            return out;
+        };
+        for s in self.suppressions.iter().filter(|s| !s.used) {
             let known = crate::rules::rule(&s.code);
             // A code turned off by configuration has nothing to silence; its
             // comment is not stale, so only enabled or unknown codes count.
@@ -243,8 +269,9 @@ pub(crate) fn apply(
                 );
             }
             diagnostic.severity = level;
-            diagnostics.push(diagnostic);
+            out.push(diagnostic);
         }
+        out
     }
 }
 

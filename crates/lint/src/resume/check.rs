@@ -47,6 +47,7 @@ pub fn check(
     let target = Target::find(analysis, &request.checkpoint_id)?;
     let on_resume = &target.spec.on_resume;
     let (next, next_source) = next_phases(&target, request.next_phase.as_deref())?;
+    super::check_entry_field_count(&next)?;
     let (recovery_hook, interactive) = (recoverer.is_some(), operator.is_some());
 
     // Steps 1-3: staleness, recovery, staleness again.

@@ -160,12 +160,51 @@ pub enum ResumeError {
         "the entry check would visit more than {visits} values of the context (wildcard entry fields over a large context); no verdict is given rather than run on"
     )]
     TooMuchWork { visits: u64 },
+    #[error(
+        "the phases the run resumes into have {count} entry fields; the resume check reads at most {limit}, and gives no verdict rather than run on"
+    )]
+    TooManyEntryFields { count: usize, limit: usize },
 }
+
+/// How many names a message lists before "and N more".
+const LISTED: usize = 50;
 
 fn list(what: &str, items: &[String]) -> String {
     if items.is_empty() {
-        format!("the contract declares no {what}")
-    } else {
-        format!("{what}: {}", crate::diagnostic::code_list(items.iter()))
+        return format!("the contract declares no {what}");
+    }
+    let listed = crate::diagnostic::code_list(items.iter().take(LISTED));
+    match items.len().saturating_sub(LISTED) {
+        0 => format!("{what}: {listed}"),
+        more => format!("{what}: {listed} and {more} more"),
     }
 }
+
+/// Lists findings for a message: the first `LISTED`, then how many more.
+pub fn first_findings(findings: impl ExactSizeIterator<Item = String>) -> Vec<String> {
+    let total = findings.len();
+    let mut listed: Vec<String> = findings.take(LISTED).collect();
+    if total > LISTED {
+        listed.push(format!("and {} more", total - LISTED));
+    }
+    listed
+}
+
+/// Refuses phases to resume into with more entry fields (required and
+/// enrichment) than the resume check and `approve` read: each is looked
+/// up, reported and bound to the approval, and a phase with a million
+/// would take gigabytes.
+pub fn check_entry_field_count(next: &[&crate::model::Phase]) -> Result<(), ResumeError> {
+    let count: usize = next.iter().map(|p| p.entry_fields().count()).sum();
+    if count > MAX_ENTRY_FIELDS {
+        return Err(ResumeError::TooManyEntryFields {
+            count,
+            limit: MAX_ENTRY_FIELDS,
+        });
+    }
+    Ok(())
+}
+
+/// The most entry fields the phases a run resumes into may have for the
+/// resume check and `approve` (real phases have a few dozen at most).
+pub const MAX_ENTRY_FIELDS: usize = 10_000;

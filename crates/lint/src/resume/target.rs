@@ -71,7 +71,7 @@ impl<'a> Target<'a> {
         let errors = contract_errors(analysis);
         if !errors.is_empty() {
             return Err(ResumeError::ContractHasErrors {
-                findings: errors.iter().map(ToString::to_string).collect(),
+                findings: super::first_findings(errors.iter().map(ToString::to_string)),
             });
         }
         // The digest covers the checkpoint as written, so it is built from

@@ -15,6 +15,7 @@ use std::sync::OnceLock;
 use crate::config::Settings;
 use crate::diagnostic::{Diagnostic, Severity};
 use crate::field_path::{FieldIndex, FieldPath};
+use crate::findings::Findings;
 use crate::graph::PhaseGraph;
 use crate::model::{CheckpointMode, CheckpointSpec, Contract, HarnessConfig};
 
@@ -127,7 +128,8 @@ impl<'a> RuleContext<'a> {
         let mut phases: Vec<usize> = Vec::new();
         lookups.fields.covering(field, |fact| {
             phases.extend(
-                lookups.by_fact[fact as usize]
+                lookups
+                    .declarers(fact)
                     .iter()
                     .filter(|(_, how)| *how != Declared::Anywhere)
                     .map(|&(p, _)| p as usize),
@@ -183,8 +185,11 @@ enum Declared {
 /// every phase.
 struct FieldLookups<'a> {
     fields: FieldIndex<'a>,
-    /// Per fact, the phases that declare it and how, sorted by phase.
-    by_fact: Vec<Vec<(u32, Declared)>>,
+    /// Per fact, the phases that declare it and how, sorted by phase:
+    /// fact `f`'s are `declared[starts[f]..starts[f + 1]]` (one list, not
+    /// a list per fact: a million fields made a million lists).
+    starts: Vec<u32>,
+    declared: Vec<(u32, Declared)>,
     inputs: FieldIndex<'a>,
 }
 
@@ -196,7 +201,7 @@ impl<'a> FieldLookups<'a> {
                 .iter()
                 .flat_map(|p| p.all_fields().map(|f| &f.name.value)),
         );
-        let mut by_fact: Vec<Vec<(u32, Declared)>> = vec![Vec::new(); fields.len()];
+        let mut all: Vec<(u32, u32, Declared)> = Vec::new();
         for (i, phase) in contract.phases.iter().enumerate() {
             let declared = phase
                 .exit_required()
@@ -206,29 +211,46 @@ impl<'a> FieldLookups<'a> {
                 .chain(phase.entry_fields().map(|f| (f, Declared::Anywhere)));
             for (field, how) in declared {
                 if let Some(fact) = fields.id(field.name.value.as_str()) {
-                    by_fact[fact as usize].push((i as u32, how));
+                    all.push((fact, i as u32, how));
                 }
             }
         }
-        for list in &mut by_fact {
-            // One entry per phase, the strongest way it declares the fact.
-            list.sort_unstable();
-            list.dedup_by_key(|(phase, _)| *phase);
-            list.shrink_to_fit();
+        // One entry per fact and phase, the strongest way it declares it.
+        all.sort_unstable();
+        all.dedup_by_key(|&mut (fact, phase, _)| (fact, phase));
+        let mut starts = Vec::with_capacity(fields.len() + 1);
+        let mut at = 0;
+        for fact in 0..fields.len() as u32 {
+            starts.push(at as u32);
+            while all.get(at).is_some_and(|&(f, _, _)| f == fact) {
+                at += 1;
+            }
         }
+        starts.push(at as u32);
+        let declared = all
+            .into_iter()
+            .map(|(_, phase, how)| (phase, how))
+            .collect();
         let inputs = FieldIndex::new(contract.pipeline_inputs.iter().map(|s| &s.value));
         FieldLookups {
             fields,
-            by_fact,
+            starts,
+            declared,
             inputs,
         }
+    }
+
+    /// The phases that declare fact `fact`, and how, sorted by phase.
+    fn declarers(&self, fact: u32) -> &[(u32, Declared)] {
+        let range = self.starts[fact as usize] as usize..self.starts[fact as usize + 1] as usize;
+        &self.declared[range]
     }
 
     /// Whether `phase` declares a field covering `field` at least as `how`.
     fn declares(&self, phase: usize, field: &FieldPath, how: Declared) -> bool {
         let mut found = false;
         self.fields.covering(field, |fact| {
-            let list = &self.by_fact[fact as usize];
+            let list = self.declarers(fact);
             if let Ok(at) = list.binary_search_by_key(&(phase as u32), |&(p, _)| p) {
                 found |= list[at].1 <= how;
             }
@@ -241,9 +263,9 @@ impl<'a> FieldLookups<'a> {
 #[derive(Clone, Copy, Debug)]
 pub enum Check {
     /// Over a context contract, its phase graph and settings.
-    Contract(fn(&RuleContext<'_>, &mut Vec<Diagnostic>)),
+    Contract(fn(&RuleContext<'_>, &mut Findings)),
     /// Over a harness config (`.harness/config.json`).
-    Harness(fn(&HarnessContext<'_>, &mut Vec<Diagnostic>)),
+    Harness(fn(&HarnessContext<'_>, &mut Findings)),
 }
 
 /// What a harness rule sees: the text (a fix keeps a JSON string's quotes)
@@ -402,7 +424,7 @@ pub fn rule(code: &str) -> Option<&'static Rule> {
 
 /// Runs every model-level rule of contracts; schema findings come from the
 /// build step.
-pub(crate) fn run(context: &RuleContext<'_>, out: &mut Vec<Diagnostic>) {
+pub(crate) fn run(context: &RuleContext<'_>, out: &mut Findings) {
     for rule in RULES {
         if let Some(Check::Contract(check)) = rule.check
             && context.settings.is_enabled(rule.code)
@@ -414,11 +436,7 @@ pub(crate) fn run(context: &RuleContext<'_>, out: &mut Vec<Diagnostic>) {
 }
 
 /// Runs every model-level rule of harness configs.
-pub(crate) fn run_harness(
-    context: &HarnessContext<'_>,
-    settings: &Settings,
-    out: &mut Vec<Diagnostic>,
-) {
+pub(crate) fn run_harness(context: &HarnessContext<'_>, settings: &Settings, out: &mut Findings) {
     for rule in RULES {
         if let Some(Check::Harness(check)) = rule.check
             && settings.is_enabled(rule.code)

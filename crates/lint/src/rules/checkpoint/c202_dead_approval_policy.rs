@@ -1,4 +1,5 @@
-use crate::diagnostic::{Diagnostic, Severity};
+use crate::diagnostic::Severity;
+use crate::findings::Findings;
 use crate::rules::{Check, Family, FixAvailability, Rule, RuleContext};
 
 pub(crate) static RULE: Rule = Rule {
@@ -18,7 +19,7 @@ pub(crate) static RULE: Rule = Rule {
     check: Some(Check::Contract(check)),
 };
 
-fn check(ctx: &RuleContext<'_>, out: &mut Vec<Diagnostic>) {
+fn check(ctx: &RuleContext<'_>, out: &mut Findings) {
     for spec in &ctx.contract.checkpoints {
         let on_resume = &spec.on_resume;
         let Some(policy) = &on_resume.approval_policy else {

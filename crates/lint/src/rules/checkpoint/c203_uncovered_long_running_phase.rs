@@ -1,5 +1,6 @@
-use crate::diagnostic::{Diagnostic, Severity};
+use crate::diagnostic::Severity;
 use crate::duration::format_seconds;
+use crate::findings::Findings;
 use crate::rules::{Check, Family, FixAvailability, Rule, RuleContext};
 
 pub(crate) static RULE: Rule = Rule {
@@ -19,7 +20,7 @@ pub(crate) static RULE: Rule = Rule {
     check: Some(Check::Contract(check)),
 };
 
-fn check(ctx: &RuleContext<'_>, out: &mut Vec<Diagnostic>) {
+fn check(ctx: &RuleContext<'_>, out: &mut Findings) {
     let threshold = ctx.settings.long_running_threshold;
     let checkpointed: std::collections::HashSet<&str> = ctx
         .contract

@@ -1,4 +1,5 @@
-use crate::diagnostic::{Diagnostic, Severity};
+use crate::diagnostic::Severity;
+use crate::findings::Findings;
 use crate::rules::{Check, Family, FixAvailability, Need, Rule, RuleContext};
 
 pub(crate) static RULE: Rule = Rule {
@@ -18,7 +19,7 @@ pub(crate) static RULE: Rule = Rule {
     check: Some(Check::Contract(check)),
 };
 
-fn check(ctx: &RuleContext<'_>, out: &mut Vec<Diagnostic>) {
+fn check(ctx: &RuleContext<'_>, out: &mut Findings) {
     let graph = ctx.graph;
     // Every phase has an incoming edge: nothing can start. One finding on
     // the first phase says so, rather than one per phase.

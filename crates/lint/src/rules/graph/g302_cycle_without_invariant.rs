@@ -1,6 +1,7 @@
 use std::collections::HashMap;
 
-use crate::diagnostic::{Diagnostic, Severity};
+use crate::diagnostic::Severity;
+use crate::findings::Findings;
 use crate::graph::EdgeOrigin;
 use crate::rules::{Check, Family, FixAvailability, Need, Rule, RuleContext};
 
@@ -21,7 +22,7 @@ pub(crate) static RULE: Rule = Rule {
     check: Some(Check::Contract(check)),
 };
 
-fn check(ctx: &RuleContext<'_>, out: &mut Vec<Diagnostic>) {
+fn check(ctx: &RuleContext<'_>, out: &mut Findings) {
     let contract = ctx.contract;
     let invariants = contract
         .topology

@@ -1,4 +1,5 @@
-use crate::diagnostic::{Applicability, Diagnostic, Severity};
+use crate::diagnostic::{Applicability, Severity};
+use crate::findings::Findings;
 use crate::graph::Presence;
 use crate::rules::{Check, Family, FixAvailability, Need, Rule, RuleContext};
 use crate::suggest::Suggester;
@@ -23,7 +24,7 @@ pub(crate) static RULE: Rule = Rule {
     check: Some(Check::Contract(check)),
 };
 
-fn check(ctx: &RuleContext<'_>, out: &mut Vec<Diagnostic>) {
+fn check(ctx: &RuleContext<'_>, out: &mut Findings) {
     let contract = ctx.contract;
     let graph = ctx.graph;
     let mut suggester = Suggester::new();
@@ -49,14 +50,14 @@ fn check(ctx: &RuleContext<'_>, out: &mut Vec<Diagnostic>) {
             match presence {
                 Presence::Always => {}
                 Presence::Never => {
-                    let mut help = String::from(
+                    let mut help = std::borrow::Cow::Borrowed(
                         "produce it in an earlier phase's exit.required, list it in pipeline_inputs, or move it to entry.enrichment",
                     );
                     let mut fix = None;
                     if producers.is_empty()
                         && let Some(close) = suggester.closest(name.as_str(), ctx.produced_names())
                     {
-                        help = format!("did you mean `{close}`? otherwise {help}");
+                        help = format!("did you mean `{close}`? otherwise {help}").into();
                         fix = crate::scalar_edit::fix(
                             format!("Replace with `{close}`"),
                             Applicability::Unsafe,
@@ -71,7 +72,7 @@ fn check(ctx: &RuleContext<'_>, out: &mut Vec<Diagnostic>) {
                             format!("`{name}` is required on entry to `{}`, but no path before it produces it", phase.name),
                         )
                         .with_help(help);
-                    diagnostic.fix = fix;
+                    diagnostic.fix = fix.map(Box::new);
                     for &producer in &producers {
                         let producer = &contract.phases[producer];
                         diagnostic = diagnostic.with_related(

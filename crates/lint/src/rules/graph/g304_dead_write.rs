@@ -2,6 +2,7 @@ use std::collections::HashMap;
 
 use crate::diagnostic::{Applicability, Diagnostic, Severity};
 use crate::field_path::{FieldIndex, FieldPath};
+use crate::findings::Findings;
 use crate::model::Field;
 use crate::rules::{Check, Family, FixAvailability, Need, Rule, RuleContext};
 use crate::suggest::Suggester;
@@ -23,7 +24,7 @@ pub(crate) static RULE: Rule = Rule {
     check: Some(Check::Contract(check)),
 };
 
-fn check(ctx: &RuleContext<'_>, out: &mut Vec<Diagnostic>) {
+fn check(ctx: &RuleContext<'_>, out: &mut Findings) {
     let contract = ctx.contract;
     let graph = ctx.graph;
     // Fields that chains name or staleness checks watch count as read.
@@ -121,7 +122,8 @@ fn dead_write<'a>(
                 ctx.source,
                 field.name.span,
                 read,
-            );
+            )
+            .map(Box::new);
             diagnostic
         }
         None => diagnostic.with_help(help),

@@ -4,7 +4,8 @@ use std::ops::Range;
 use fixedbitset::FixedBitSet;
 
 use crate::dataflow::{self, Direction, FlowProblem, Meet, Window};
-use crate::diagnostic::{Diagnostic, Severity};
+use crate::diagnostic::Severity;
+use crate::findings::Findings;
 use crate::model::{EnumValue, SideEffects};
 use crate::rules::{Check, Family, FixAvailability, Need, Rule, RuleContext};
 
@@ -79,7 +80,7 @@ impl FlowProblem for Unprotected {
     }
 }
 
-fn check(ctx: &RuleContext<'_>, out: &mut Vec<Diagnostic>) {
+fn check(ctx: &RuleContext<'_>, out: &mut Findings) {
     let contract = ctx.contract;
     let graph = ctx.graph;
     let mutates = |p: usize| contract.phases[p].side_effect_class() != SideEffects::None;

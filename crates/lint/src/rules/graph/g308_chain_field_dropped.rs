@@ -1,4 +1,5 @@
-use crate::diagnostic::{Diagnostic, Severity};
+use crate::diagnostic::Severity;
+use crate::findings::Findings;
 use crate::graph::EdgeOrigin;
 use crate::rules::{Check, Family, FixAvailability, Need, Rule, RuleContext};
 
@@ -23,7 +24,7 @@ pub(crate) static RULE: Rule = Rule {
 /// graph, so past this many in a file the rest go without.
 const NAMED_EDGES_FOR: usize = 50;
 
-fn check(ctx: &RuleContext<'_>, out: &mut Vec<Diagnostic>) {
+fn check(ctx: &RuleContext<'_>, out: &mut Findings) {
     let contract = ctx.contract;
     let Some(topology) = &contract.topology else {
         return;

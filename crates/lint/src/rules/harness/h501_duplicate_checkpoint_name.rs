@@ -1,6 +1,7 @@
 use std::collections::HashMap;
 
-use crate::diagnostic::{Diagnostic, Severity};
+use crate::diagnostic::Severity;
+use crate::findings::Findings;
 use crate::rules::{Check, Family, FixAvailability, HarnessContext, Rule};
 
 pub(crate) static RULE: Rule = Rule {
@@ -20,7 +21,7 @@ pub(crate) static RULE: Rule = Rule {
     check: Some(Check::Harness(check)),
 };
 
-fn check(ctx: &HarnessContext<'_>, out: &mut Vec<Diagnostic>) {
+fn check(ctx: &HarnessContext<'_>, out: &mut Findings) {
     let mut first_seen: HashMap<&str, crate::syntax::Span> = HashMap::new();
     for name in ctx
         .config

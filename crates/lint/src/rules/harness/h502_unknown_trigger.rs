@@ -1,4 +1,5 @@
-use crate::diagnostic::{Applicability, Diagnostic, Severity};
+use crate::diagnostic::{Applicability, Severity};
+use crate::findings::Findings;
 use crate::rules::{Check, Family, FixAvailability, HarnessContext, Rule};
 
 pub(crate) static RULE: Rule = Rule {
@@ -49,7 +50,7 @@ fn suggestion(trigger: &str) -> Option<String> {
     crate::suggest::closest(trigger, TRIGGERS.iter().copied()).map(str::to_string)
 }
 
-fn check(ctx: &HarnessContext<'_>, out: &mut Vec<Diagnostic>) {
+fn check(ctx: &HarnessContext<'_>, out: &mut Findings) {
     for trigger in ctx
         .config
         .checkpoints
@@ -81,7 +82,7 @@ fn check(ctx: &HarnessContext<'_>, out: &mut Vec<Diagnostic>) {
                     ctx.source,
                     trigger.span,
                     &known,
-                );
+                ).map(Box::new);
                 diagnostic
             }
             None => diagnostic.with_help(

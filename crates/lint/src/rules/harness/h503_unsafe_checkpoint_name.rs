@@ -1,4 +1,5 @@
-use crate::diagnostic::{Diagnostic, Severity};
+use crate::diagnostic::Severity;
+use crate::findings::Findings;
 use crate::rules::{Check, Family, FixAvailability, HarnessContext, Rule};
 
 pub(crate) static RULE: Rule = Rule {
@@ -45,7 +46,7 @@ pub(crate) fn problem(name: &str) -> Option<String> {
         .then(|| format!("it is {characters} characters long, over {MAX_CHARACTERS}"))
 }
 
-fn check(ctx: &HarnessContext<'_>, out: &mut Vec<Diagnostic>) {
+fn check(ctx: &HarnessContext<'_>, out: &mut Findings) {
     for name in ctx
         .config
         .checkpoints

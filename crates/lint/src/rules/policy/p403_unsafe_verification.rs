@@ -3,7 +3,8 @@ use ruff_python_ast::{Expr, PythonVersion};
 use ruff_python_parser::{Mode, ParseOptions};
 use ruff_text_size::{Ranged, TextRange};
 
-use crate::diagnostic::{Diagnostic, Severity};
+use crate::diagnostic::Severity;
+use crate::findings::Findings;
 use crate::rules::{Check, Family, FixAvailability, Rule, RuleContext};
 use crate::syntax::Span;
 
@@ -267,7 +268,7 @@ impl<'a> Visitor<'a> for Offenders {
     }
 }
 
-fn check(ctx: &RuleContext<'_>, out: &mut Vec<Diagnostic>) {
+fn check(ctx: &RuleContext<'_>, out: &mut Findings) {
     for chain in &ctx.contract.chains {
         let Some(verification) = &chain.verification else {
             continue;

@@ -1,5 +1,6 @@
-use crate::diagnostic::{Diagnostic, Severity};
+use crate::diagnostic::Severity;
 use crate::field_path::FieldPath;
+use crate::findings::Findings;
 use crate::model::Spanned;
 use crate::rules::{Check, Family, FixAvailability, Rule, RuleContext};
 
@@ -74,7 +75,7 @@ fn words(segment: &str) -> Vec<String> {
     words
 }
 
-fn check(ctx: &RuleContext<'_>, out: &mut Vec<Diagnostic>) {
+fn check(ctx: &RuleContext<'_>, out: &mut Findings) {
     let contract = ctx.contract;
     let mut report = |name: &Spanned<FieldPath>, why: String| {
         if looks_like_secret(name.value.as_str()) {

@@ -12,6 +12,7 @@ pub(crate) mod r109_duplicate_staleness_field;
 pub(crate) mod r110_source_phase_does_not_produce;
 
 use crate::diagnostic::{Applicability, Diagnostic};
+use crate::findings::Findings;
 use crate::model::Spanned;
 use crate::rules::{Rule, RuleContext};
 use crate::suggest::Suggester;
@@ -41,7 +42,8 @@ fn unknown_phase(
                 ctx.source,
                 name.span,
                 suggestion,
-            );
+            )
+            .map(Box::new);
             diagnostic
         }
         None => {
@@ -69,7 +71,7 @@ fn report_duplicates<'a>(
     rule: &Rule,
     ids: impl Iterator<Item = &'a Spanned<String>>,
     what: &str,
-    out: &mut Vec<Diagnostic>,
+    out: &mut Findings,
 ) {
     let mut first: std::collections::HashMap<&str, &Spanned<String>> =
         std::collections::HashMap::new();

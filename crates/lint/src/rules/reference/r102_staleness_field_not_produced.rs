@@ -1,4 +1,5 @@
-use crate::diagnostic::{Applicability, Diagnostic, Severity};
+use crate::diagnostic::{Applicability, Severity};
+use crate::findings::Findings;
 use crate::rules::{Check, Family, FixAvailability, Rule, RuleContext};
 use crate::suggest::Suggester;
 
@@ -19,7 +20,7 @@ pub(crate) static RULE: Rule = Rule {
     check: Some(Check::Contract(check)),
 };
 
-fn check(ctx: &RuleContext<'_>, out: &mut Vec<Diagnostic>) {
+fn check(ctx: &RuleContext<'_>, out: &mut Findings) {
     let mut suggester = Suggester::new();
     for spec in &ctx.contract.checkpoints {
         let Some((index, phase)) = spec.phase.as_ref().and_then(|p| {
@@ -51,7 +52,8 @@ fn check(ctx: &RuleContext<'_>, out: &mut Vec<Diagnostic>) {
                         ctx.source,
                         field.span,
                         name,
-                    );
+                    )
+                    .map(Box::new);
                     diagnostic
                 }
                 None => diagnostic.with_help(format!(

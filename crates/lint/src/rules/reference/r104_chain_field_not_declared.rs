@@ -1,5 +1,6 @@
 use crate::diagnostic::{Applicability, Diagnostic, Severity};
 use crate::field_path::FieldPath;
+use crate::findings::Findings;
 use crate::model::{Endpoint, Field, Phase, Spanned};
 use crate::rules::{Check, Family, FixAvailability, Rule, RuleContext};
 use crate::suggest::Suggester;
@@ -30,7 +31,7 @@ enum Side {
     Anywhere,
 }
 
-fn check(ctx: &RuleContext<'_>, out: &mut Vec<Diagnostic>) {
+fn check(ctx: &RuleContext<'_>, out: &mut Findings) {
     let mut suggester = Suggester::new();
     for chain in &ctx.contract.chains {
         let id = chain
@@ -124,7 +125,8 @@ fn undeclared(
                 source,
                 field.span,
                 name,
-            );
+            )
+            .map(Box::new);
             diagnostic
         }
         None => diagnostic.with_help(format!("declare `{}` in {place}", field.value)),

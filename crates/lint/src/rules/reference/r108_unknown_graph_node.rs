@@ -1,6 +1,7 @@
 use std::collections::HashSet;
 
-use crate::diagnostic::{Diagnostic, Severity};
+use crate::diagnostic::Severity;
+use crate::findings::Findings;
 use crate::model::Spanned;
 use crate::rules::{Check, Family, FixAvailability, Rule, RuleContext};
 use crate::suggest::Suggester;
@@ -22,7 +23,7 @@ pub(crate) static RULE: Rule = Rule {
     check: Some(Check::Contract(check)),
 };
 
-fn check(ctx: &RuleContext<'_>, out: &mut Vec<Diagnostic>) {
+fn check(ctx: &RuleContext<'_>, out: &mut Findings) {
     let contract = ctx.contract;
     let Some(topology) = &contract.topology else {
         return;

@@ -1,6 +1,7 @@
 use std::collections::HashMap;
 
-use crate::diagnostic::{Applicability, Diagnostic, Fix, Severity};
+use crate::diagnostic::{Applicability, Fix, Severity};
+use crate::findings::Findings;
 use crate::model::{Field, Spanned};
 use crate::rules::{Check, Family, FixAvailability, Rule, RuleContext};
 
@@ -27,7 +28,7 @@ type Reader<'a> = (usize, &'a Field, &'a Spanned<String>);
 /// Readers listed as related spans of one finding, at most.
 const READERS_SHOWN: usize = 10;
 
-fn check(ctx: &RuleContext<'_>, out: &mut Vec<Diagnostic>) {
+fn check(ctx: &RuleContext<'_>, out: &mut Findings) {
     let contract = ctx.contract;
     // Per (field, source phase), the readers whose claim is wrong, in
     // document order: one finding each, the others as related spans.
@@ -103,7 +104,7 @@ fn check(ctx: &RuleContext<'_>, out: &mut Vec<Diagnostic>) {
                     ),
                 )
                 .with_help(help);
-            diagnostic.fix = retarget(&[claim]);
+            diagnostic.fix = retarget(&[claim]).map(Box::new);
             out.push(diagnostic);
         }
         let Some((&(_, _, claim), rest)) = others.split_first() else {
@@ -140,7 +141,7 @@ fn check(ctx: &RuleContext<'_>, out: &mut Vec<Diagnostic>) {
         let claims: Vec<&Spanned<String>> = std::iter::once(claim)
             .chain(rest.iter().map(|&(_, _, other)| other))
             .collect();
-        diagnostic.fix = retarget(&claims);
+        diagnostic.fix = retarget(&claims).map(Box::new);
         for &(reader, _, other) in rest.iter().take(READERS_SHOWN) {
             diagnostic = diagnostic.with_related(
                 other.span,

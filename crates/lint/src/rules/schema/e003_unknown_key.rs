@@ -19,15 +19,38 @@ pub(crate) static RULE: Rule = Rule {
     check: None,
 };
 
+/// The help of an unknown key without a suggestion: the valid keys of the
+/// mapping. One text per mapping and key list for the whole process (a
+/// file with a million unknown keys had a million copies of it).
+pub(crate) fn valid_keys_help(mapping: &'static str, valid: &[&'static str]) -> &'static str {
+    type Helps = Vec<(&'static str, Vec<&'static str>, &'static str)>;
+    static HELPS: std::sync::Mutex<Helps> = std::sync::Mutex::new(Vec::new());
+    let mut helps = HELPS
+        .lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner);
+    if let Some((_, _, help)) = helps
+        .iter()
+        .find(|(name, keys, _)| *name == mapping && keys.as_slice() == valid)
+    {
+        return help;
+    }
+    // At most one per mapping of the format and dialect: a few dozen texts.
+    let help: &'static str =
+        Box::leak(format!("valid keys here: {}", valid.join(", ")).into_boxed_str());
+    helps.push((mapping, valid.to_vec(), help));
+    help
+}
+
 /// `suggestion` is the valid key the unknown one most likely means (the
-/// caller prefers keys the mapping lacks); `valid` lists them all.
+/// caller prefers keys the mapping lacks); `help` lists the valid keys
+/// (`valid_keys_help`).
 pub(crate) fn diagnostic(
     source: &str,
     key: &str,
     span: Span,
     path: &str,
     suggestion: Option<&str>,
-    valid: &[&'static str],
+    help: &'static str,
 ) -> Diagnostic {
     let diagnostic = RULE.diagnostic(span, format!("unknown key `{key}` in {path}"));
     match suggestion {
@@ -39,10 +62,11 @@ pub(crate) fn diagnostic(
                 source,
                 span,
                 suggestion,
-            );
+            )
+            .map(Box::new);
             diagnostic
         }
-        None => diagnostic.with_help(format!("valid keys here: {}", valid.join(", "))),
+        None => diagnostic.with_help(help),
     }
 }
 

@@ -41,7 +41,8 @@ pub(crate) fn diagnostic(
                 source,
                 span,
                 suggestion,
-            );
+            )
+            .map(Box::new);
             diagnostic
         }
         None => diagnostic.with_help(format!("allowed: {}", allowed.join(", "))),

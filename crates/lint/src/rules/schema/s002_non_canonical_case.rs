@@ -41,7 +41,8 @@ pub(crate) fn diagnostic(
         source,
         span,
         canonical,
-    );
+    )
+    .map(Box::new);
     diagnostic
 }
 
