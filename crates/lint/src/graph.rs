@@ -1048,7 +1048,8 @@ mod tests {
         let lines = crate::line_index::LineIndex::new(src);
         let settings = crate::config::Settings::default();
         let mut findings = crate::findings::Findings::new(src, &lines, &settings);
-        let contract = crate::schema::build(tree.root(), src, Dialect::Phaselint, &mut findings);
+        let (contract, _) =
+            crate::schema::build(tree.root(), src, Dialect::Phaselint, &mut findings);
         let (diagnostics, _) = findings.finish("a contract");
         assert!(diagnostics.is_empty(), "{diagnostics:#?}");
         Arc::new(contract)

@@ -236,6 +236,14 @@ pub const MAX_PHASES: usize = 200_000;
 /// fields of a phase would otherwise copy its name a million times.
 pub const MAX_NAME_BYTES: usize = 1024;
 
+/// How much memory a contract's model may take, estimated as it is built
+/// (each phase, field, checkpoint, chain, edge… and its texts): what a
+/// contract declares may cost more per byte than its text (a checkpoint
+/// written in 30 bytes is a 200-byte record), and the analyses that read
+/// the model grow with it. A realistic contract at the 32 MiB size bound
+/// takes about 40 MiB.
+pub const MAX_MODEL_BYTES: usize = 64 * 1024 * 1024;
+
 /// How many distinct field names with a `*` segment a contract may use. A
 /// name with `*` matches every name at that level, so each costs a pass
 /// over the field names it could match; real contracts use a handful.
@@ -397,11 +405,15 @@ pub fn analyze_document(source: String, kind: DocumentKind, settings: &Settings)
                 rules::run_harness(&context, settings, &mut findings);
                 analysis.harness = Some(config);
             } else {
-                let built = schema::build(root, source, settings.dialect, &mut findings);
+                let (built, within_budget) =
+                    schema::build(root, source, settings.dialect, &mut findings);
                 analysis.is_context_contract = looks_like_context_contract(root);
                 drop(tree);
                 let built = Arc::new(built);
-                if let Some(over) = too_many_wildcards(&built) {
+                if !within_budget {
+                    // E007 says so; the model is partial, and its graph
+                    // would not be the contract's.
+                } else if let Some(over) = too_many_wildcards(&built) {
                     // Wildcards match each other pairwise; past the bound the
                     // graph analyses would be quadratic, so none runs.
                     findings.push(e007_unloadable_document::diagnostic(

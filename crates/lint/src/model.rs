@@ -362,19 +362,27 @@ pub struct Field {
     details: Option<Box<FieldDetails>>,
 }
 
-/// The parts of a field most fields do not write.
+/// The parts of a field most fields do not write (a type and a
+/// description are common; the rest, rarer, is boxed once more).
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct FieldDetails {
-    pub field_type: Option<Spanned<String>>,
+    /// Inline up to 24 bytes: `str`, `int`, `list`…
+    pub field_type: Option<Spanned<compact_str::CompactString>>,
+    pub description: Option<Spanned<String>>,
+    pub source_phase: Option<Spanned<String>>,
+    pub rare: Option<Box<FieldRare>>,
+}
+
+/// The parts of a field few fields write.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct FieldRare {
     /// Where its `default` value is written (the resume check reads the
     /// value from the file).
     pub default: Option<Span>,
-    pub description: Option<Spanned<String>>,
-    pub source_phase: Option<Spanned<String>>,
     /// Where its `constraints` mapping is written.
     pub constraints: Option<Span>,
-    pub quality: Option<Box<Quality>>,
-    pub evaluation: Option<Box<Evaluation>>,
+    pub quality: Option<Quality>,
+    pub evaluation: Option<Evaluation>,
 }
 
 impl Field {
@@ -397,13 +405,17 @@ impl Field {
         self.details.as_deref()
     }
 
-    pub fn field_type(&self) -> Option<&Spanned<String>> {
+    pub fn field_type(&self) -> Option<&Spanned<compact_str::CompactString>> {
         self.details()?.field_type.as_ref()
+    }
+
+    fn rare(&self) -> Option<&FieldRare> {
+        self.details()?.rare.as_deref()
     }
 
     /// Where its `default` value is written.
     pub fn default(&self) -> Option<Span> {
-        self.details()?.default
+        self.rare()?.default
     }
 
     pub fn description(&self) -> Option<&Spanned<String>> {
@@ -416,15 +428,15 @@ impl Field {
 
     /// Where its `constraints` mapping is written.
     pub fn constraints(&self) -> Option<Span> {
-        self.details()?.constraints
+        self.rare()?.constraints
     }
 
     pub fn quality(&self) -> Option<&Quality> {
-        self.details()?.quality.as_deref()
+        self.rare()?.quality.as_ref()
     }
 
     pub fn evaluation(&self) -> Option<&Evaluation> {
-        self.details()?.evaluation.as_deref()
+        self.rare()?.evaluation.as_ref()
     }
 
     pub fn severity(&self) -> FieldSeverity {

@@ -142,6 +142,19 @@ pub(crate) struct Walker<'s, 'f> {
     /// The document is JSON: helps say how to write JSON, not YAML.
     json: bool,
     findings: &'f mut Findings<'s>,
+    /// What the model built so far takes in memory, estimated as it is
+    /// built; past `MAX_MODEL_BYTES` nothing more is built.
+    model_bytes: usize,
+    over_budget: bool,
+}
+
+/// What a string of `len` bytes takes on the heap.
+fn heap(len: usize) -> usize {
+    if len == 0 {
+        0
+    } else {
+        len.div_ceil(16) * 16 + 16
+    }
 }
 
 /// Reads a harness config with the same walker: E002, E004 and E005 from
@@ -156,28 +169,57 @@ pub(crate) fn build_harness<'s>(
         dialect: Dialect::Phaselint,
         json: crate::DocumentKind::Harness.is_json(source),
         findings,
+        model_bytes: 0,
+        over_budget: false,
     };
     walker.harness(root)
 }
 
+/// The contract's model, and whether it stayed within `MAX_MODEL_BYTES`
+/// (an E007 says so when it did not, and the model is partial).
 pub(crate) fn build<'s>(
     root: Node<'_>,
     source: &'s str,
     dialect: Dialect,
     findings: &mut Findings<'s>,
-) -> Contract {
+) -> (Contract, bool) {
     let mut walker = Walker {
         source,
         dialect,
         json: false,
         findings,
+        model_bytes: 0,
+        over_budget: false,
     };
-    walker.contract(root)
+    let contract = walker.contract(root);
+    (contract, !walker.over_budget)
 }
 
 impl Walker<'_, '_> {
     fn report(&mut self, diagnostic: Diagnostic) {
         self.findings.push(diagnostic);
+    }
+
+    /// Counts `bytes` more of model; false (and an E007, the first time)
+    /// when that is past `MAX_MODEL_BYTES`: the caller builds nothing.
+    fn charge(&mut self, bytes: usize, at: Span) -> bool {
+        if self.over_budget {
+            return false;
+        }
+        self.model_bytes += bytes;
+        if self.model_bytes <= crate::MAX_MODEL_BYTES {
+            return true;
+        }
+        self.over_budget = true;
+        self.report(crate::rules::schema::e007_unloadable_document::diagnostic(
+            at,
+            &format!(
+                "what it declares would take more than {} MiB in memory once read (phaselint reads no further than this)",
+                crate::MAX_MODEL_BYTES / (1024 * 1024)
+            ),
+            crate::DocumentKind::Contract.noun(),
+        ));
+        false
     }
 
     /// The first line of a node, for findings about a whole mapping.
@@ -351,7 +393,12 @@ impl Walker<'_, '_> {
 
     fn string(&mut self, node: Node<'_>, path: &Path<'_>) -> Option<Spanned<String>> {
         match node.as_scalar().map(|s| s.resolve()) {
-            Some(Resolved::Str(text)) => Some(Spanned::new(text.to_string(), node.span)),
+            Some(Resolved::Str(text)) => {
+                if !self.charge(heap(text.len()), node.span) {
+                    return None;
+                }
+                Some(Spanned::new(text.to_string(), node.span))
+            }
             _ => {
                 self.wrong_type(node, path, "a string");
                 None
@@ -456,6 +503,10 @@ impl Walker<'_, '_> {
                 "is not a valid dotted field name (empty segment)",
             ));
             return None;
+        }
+        // Names up to 24 bytes are kept inline, not on the heap.
+        if name.value.len() <= 24 {
+            self.model_bytes -= heap(name.value.len());
         }
         Some(Spanned::new(FieldPath::new(name.value), name.span))
     }
@@ -573,7 +624,11 @@ impl Walker<'_, '_> {
         items
             .iter()
             .enumerate()
-            .filter_map(|(i, item)| self.name(item, &here.index(i)))
+            .filter_map(|(i, item)| {
+                let name = self.name(item, &here.index(i))?;
+                self.charge(std::mem::size_of_val(&name), item.span)
+                    .then_some(name)
+            })
             .collect()
     }
 
@@ -588,7 +643,11 @@ impl Walker<'_, '_> {
         items
             .iter()
             .enumerate()
-            .filter_map(|(i, item)| self.field_path(item, &here.index(i)))
+            .filter_map(|(i, item)| {
+                let name = self.field_path(item, &here.index(i))?;
+                self.charge(std::mem::size_of_val(&name), item.span)
+                    .then_some(name)
+            })
             .collect()
     }
 
@@ -780,6 +839,16 @@ impl Walker<'_, '_> {
                 ),
             }
         }
+        let cost = std::mem::size_of::<Phase>()
+            + heap(entry.key.text.len())
+            + if details == PhaseDetails::default() {
+                0
+            } else {
+                heap(std::mem::size_of::<PhaseDetails>())
+            };
+        if !self.charge(cost, node.span) {
+            return None;
+        }
         Some(Phase::new(
             entry.key.text.to_string(),
             entry.key.span,
@@ -826,42 +895,60 @@ impl Walker<'_, '_> {
         let quality = keys.present("quality").and_then(|n| {
             let here = path.key("quality");
             let q = self.mapping(n, &here, &QUALITY)?;
-            Some(Box::new(Quality {
+            Some(Quality {
                 metric: self.opt_string(&q, "metric", &here),
                 threshold: self.number(&q, "threshold", &here),
                 on_below: self.enum_value(&q, "on_below", &here),
                 description: self.opt_string(&q, "description", &here),
-            }))
+            })
         });
         let evaluation = keys.present("evaluation").and_then(|n| {
             let here = path.key("evaluation");
             let e = self.mapping(n, &here, &EVALUATION)?;
-            Some(Box::new(Evaluation {
+            Some(Evaluation {
                 required: self.bool(&e, "required", &here),
                 policy: self.opt_string(&e, "policy", &here),
                 threshold: self.number(&e, "threshold", &here),
                 evaluator: self.opt_string(&e, "evaluator", &here),
                 on_unevaluated: self.enum_value(&e, "on_unevaluated", &here),
                 on_below_threshold: self.enum_value(&e, "on_below_threshold", &here),
-            }))
+            })
         });
         // Only where a default is written: the resume check reads its
         // value from the file, and a null default is none.
         let default = keys.present("default").map(|n| n.span);
-        Some(Field::new(
-            name?,
-            node.span,
-            severity,
-            FieldDetails {
-                field_type,
-                default,
-                description,
-                source_phase,
-                constraints,
-                quality,
-                evaluation,
-            },
-        ))
+        let rare = FieldRare {
+            default,
+            constraints,
+            quality,
+            evaluation,
+        };
+        let rare = (rare != FieldRare::default()).then(|| Box::new(rare));
+        // A type of up to 24 bytes is kept inline.
+        if let Some(t) = &field_type
+            && t.value.len() <= 24
+        {
+            self.model_bytes -= heap(t.value.len());
+        }
+        let details = FieldDetails {
+            field_type: field_type.map(|t| Spanned::new(t.value.as_str().into(), t.span)),
+            description,
+            source_phase,
+            rare,
+        };
+        let name = name?;
+        let mut cost = std::mem::size_of::<Field>();
+        if details != FieldDetails::default() {
+            cost += heap(std::mem::size_of::<FieldDetails>())
+                + details
+                    .rare
+                    .as_ref()
+                    .map_or(0, |_| heap(std::mem::size_of::<FieldRare>()));
+        }
+        if !self.charge(cost, node.span) {
+            return None;
+        }
+        Some(Field::new(name, node.span, severity, details))
     }
 
     fn endpoint(&mut self, node: Node<'_>, path: &Path<'_>) -> Option<Endpoint> {
@@ -873,6 +960,9 @@ impl Walker<'_, '_> {
         } else {
             None
         };
+        if !self.charge(std::mem::size_of::<Endpoint>(), node.span) {
+            return None;
+        }
         Some(Endpoint {
             phase,
             field,
@@ -902,6 +992,9 @@ impl Walker<'_, '_> {
         } else {
             None
         };
+        if !self.charge(std::mem::size_of::<Chain>(), node.span) {
+            return None;
+        }
         Some(Chain {
             chain_id,
             span: node.span,
@@ -934,6 +1027,9 @@ impl Walker<'_, '_> {
                 }
             }
         }
+        if !self.charge(std::mem::size_of::<CheckpointSpec>(), node.span) {
+            return None;
+        }
         Some(CheckpointSpec {
             checkpoint_id,
             phase,
@@ -965,6 +1061,9 @@ impl Walker<'_, '_> {
         } else {
             None
         };
+        if !self.charge(std::mem::size_of::<StalenessCheck>(), node.span) {
+            return None;
+        }
         Some(StalenessCheck {
             field,
             span: node.span,
@@ -1014,7 +1113,9 @@ impl Walker<'_, '_> {
                             topology_node.description =
                                 self.opt_string(&k, "description", &node_path);
                         }
-                        topology.nodes.push(topology_node);
+                        if self.charge(std::mem::size_of::<TopologyNode>(), entry.key.span) {
+                            topology.nodes.push(topology_node);
+                        }
                     }
                 }
                 None => self.wrong_type(nodes, &here, "a mapping of node ids"),
@@ -1032,6 +1133,9 @@ impl Walker<'_, '_> {
             let preserves = k
                 .present("preserves")
                 .map(|_| self.field_path_list(&k, "preserves", &here));
+            if !self.charge(std::mem::size_of::<TopologyEdge>(), item.span) {
+                continue;
+            }
             topology.edges.push(TopologyEdge {
                 span: item.span,
                 from,
@@ -1084,6 +1188,12 @@ impl Walker<'_, '_> {
                     ),
                 }
             }
+            let cost = std::mem::size_of::<MergePoint>()
+                + merge_policy.len()
+                    * std::mem::size_of::<(Spanned<String>, Spanned<MergePolicy>)>();
+            if !self.charge(cost, item.span) {
+                continue;
+            }
             topology.merge_points.push(MergePoint {
                 span: item.span,
                 node: node_name,
@@ -1116,6 +1226,9 @@ impl Walker<'_, '_> {
                     &here.key("max_iterations").to_string(),
                     "must be at least 1",
                 ));
+            }
+            if !self.charge(std::mem::size_of::<CycleInvariant>(), item.span) {
+                continue;
             }
             topology.cycle_invariants.push(CycleInvariant {
                 span: item.span,
@@ -1150,6 +1263,9 @@ impl Walker<'_, '_> {
             let Some(entry) = self.mapping(item, &at, &HARNESS_CHECKPOINT_TYPE) else {
                 continue;
             };
+            if !self.charge(std::mem::size_of::<HarnessCheckpoint>(), item.span) {
+                continue;
+            }
             config.checkpoints.push(HarnessCheckpoint {
                 span: item.span,
                 name: self.required_string(&entry, "name", &at),

@@ -248,7 +248,7 @@ pub(crate) fn check_field(
     default: Option<Value>,
 ) -> FieldResult {
     let name = field.name.value.as_str().to_string();
-    let declared = field.field_type().map(|t| t.value.clone());
+    let declared = field.field_type().map(|t| t.value.to_string());
     let type_checked = lookup.type_checked;
     let severity = field.severity();
     let (status, message) = match lookup.problem.clone() {
