@@ -9,6 +9,9 @@
 // A fuzz harness states its invariants with assertions.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
+pub mod handoff_tables;
+pub mod manifest_scope;
+
 use phaselint_lint::completion::{complete, enum_value_at, key_at, may_be_enum_value};
 use phaselint_lint::config::Settings;
 use phaselint_lint::fix::apply_safe_fixes;
@@ -28,6 +31,8 @@ pub const TARGETS: &[(&str, Check)] = &[
     ("resume_readers", resume_readers),
     ("resume_check", resume_check),
     ("lsp_framing", lsp_framing),
+    ("manifest_scope", manifest_scope::manifest_scope),
+    ("handoff_tables", handoff_tables::handoff_tables),
 ];
 
 /// Offsets at which positions, completion and hover are exercised: every

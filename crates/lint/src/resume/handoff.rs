@@ -40,6 +40,9 @@ pub const MAX_MARKDOWN_ELEMENTS: usize = 250_000;
 /// Rows of the task table that are read.
 pub const MAX_TASKS: usize = 10_000;
 
+/// Lines reported one by one as looking like rows outside the task table.
+const MAX_STRAY_ROWS: usize = 100;
+
 /// What the check needs besides the text.
 #[derive(Clone, Debug)]
 pub struct HandoffInput {
@@ -126,8 +129,9 @@ struct Section {
     /// Top-level list items: text and line.
     items: Vec<(String, usize)>,
     tables: Vec<Table>,
-    /// Where its paragraphs outside lists are in the text.
-    paragraphs: Vec<std::ops::Range<usize>>,
+    /// Where what follows its heading is in the text, up to the next
+    /// section's heading.
+    body: std::ops::Range<usize>,
 }
 
 #[derive(Default)]
@@ -138,6 +142,8 @@ struct Table {
     rows: Vec<Row>,
     /// Rows past those.
     more_rows: usize,
+    /// Its last line (rows are one line each, one after another).
+    last_line: usize,
     /// The line right after the table when a paragraph or another table
     /// starts there: the parser stopped reading the table before its rows
     /// ended.
@@ -192,19 +198,20 @@ fn sections(text: &str, lines: &LineIndex) -> Vec<Section> {
             Event::Start(Tag::Heading {
                 level: HeadingLevel::H2,
                 ..
-            }) => sink = Sink::Heading(String::new()),
+            }) => {
+                sink = Sink::Heading(String::new());
+                if let Some(section) = sections.last_mut() {
+                    section.body.end = range.start;
+                }
+            }
             Event::End(TagEnd::Heading(HeadingLevel::H2)) => {
                 if let Sink::Heading(title) = std::mem::replace(&mut sink, Sink::Body) {
                     sections.push(Section {
                         title: title.trim().to_string(),
                         line: line_of(range.start),
+                        body: range.end..text.len(),
                         ..Section::default()
                     });
-                }
-            }
-            Event::Start(Tag::Paragraph) if list_depth == 0 => {
-                if let Some(section) = sections.last_mut() {
-                    section.paragraphs.push(range.clone());
                 }
             }
             Event::Start(Tag::List(_)) => list_depth += 1,
@@ -235,6 +242,8 @@ fn sections(text: &str, lines: &LineIndex) -> Vec<Section> {
                 in_head = false;
                 if let Some(table) = sections.last_mut().and_then(|s| s.tables.last_mut()) {
                     table.header = std::mem::take(&mut row);
+                    // The delimiter row.
+                    table.last_line = line_of(range.start) + 1;
                 }
             }
             Event::Start(Tag::TableRow) => {
@@ -244,6 +253,7 @@ fn sections(text: &str, lines: &LineIndex) -> Vec<Section> {
             }
             Event::End(TagEnd::TableRow) if !in_head => {
                 if let Some(table) = sections.last_mut().and_then(|s| s.tables.last_mut()) {
+                    table.last_line = row_line;
                     if table.rows.len() < MAX_TASKS {
                         table.rows.push(Row {
                             cells: std::mem::take(&mut row),
@@ -324,25 +334,26 @@ pub fn row_cells(row: &str) -> usize {
     }
 }
 
-/// The lines of a text, each line break (`\n`, `\r\n` or a lone `\r`, as
-/// CommonMark has them) left out.
-fn lines_of(text: &str) -> impl Iterator<Item = &str> {
-    let mut rest = Some(text);
+/// The lines of a text and where each starts, each line break (`\n`,
+/// `\r\n` or a lone `\r`, as CommonMark has them) left out.
+fn lines_of(text: &str) -> impl Iterator<Item = (usize, &str)> {
+    let mut start = Some(0);
     std::iter::from_fn(move || {
-        let current = rest?;
-        match current.find(['\n', '\r']) {
+        let from = start?;
+        let rest = &text[from..];
+        match rest.find(['\n', '\r']) {
             None => {
-                rest = None;
-                Some(current)
+                start = None;
+                Some((from, rest))
             }
             Some(end) => {
-                let after = if current[end..].starts_with("\r\n") {
+                let after = if rest[end..].starts_with("\r\n") {
                     end + 2
                 } else {
                     end + 1
                 };
-                rest = Some(&current[after..]).filter(|r| !r.is_empty());
-                Some(&current[..end])
+                start = Some(from + after).filter(|&next| next < text.len());
+                Some((from, &rest[..end]))
             }
         }
     })
@@ -357,7 +368,7 @@ pub fn markdown_elements(text: &str) -> usize {
     const MARKUP: &[u8] = b"*_&\\[]<>!`|-+.)";
     let mut count = 0usize;
     let mut columns = 0usize;
-    for line in lines_of(text) {
+    for (_, line) in lines_of(text) {
         count += 1 + line.bytes().filter(|b| MARKUP.contains(b)).count();
         let content = line.trim_start_matches([' ', '\t', '>']);
         if content.bytes().all(|b| b == b' ' || b == b'\t') {
@@ -565,21 +576,39 @@ pub fn check_handoff(text: &str, input: &HandoffInput) -> Result<HandoffReport, 
         match section.tables.first() {
             Some(table) => {
                 tasks = task_table(table, &mut problem);
-                // A line that looks like a row but is in a paragraph (after
-                // a blank line, or past where the parser stopped) is no task.
-                for range in &section.paragraphs {
-                    let first = lines.line_of(range.start) + 1;
-                    let source = text.get(range.clone()).unwrap_or_default();
-                    for (i, line) in lines_of(source).enumerate() {
-                        let row_like = line.trim_start_matches([' ', '\t', '>']).starts_with('|');
-                        if row_like && table.cut_at != Some(first + i) {
-                            problem(
-                                first + i,
-                                Some("Task States"),
-                                "this line looks like a row of the task table but is not in it (a blank line or other text ends a Markdown table), so it is not read as a task: put it in the table, or remove it".into(),
-                            );
-                        }
+                // A line of the section that looks like a row but is not
+                // one of the table's (after a blank line or an empty row,
+                // in a code block, past where the parser stopped) is no
+                // task: reported, however the parser read it.
+                let source = text.get(section.body.clone()).unwrap_or_default();
+                let mut stray = 0usize;
+                for (offset, line) in lines_of(source) {
+                    let at = lines.line_of(section.body.start + offset) + 1;
+                    let row_like = line.trim_start_matches([' ', '\t', '>']).starts_with('|');
+                    if !row_like
+                        || (table.line..=table.last_line).contains(&at)
+                        || table.cut_at == Some(at)
+                    {
+                        continue;
                     }
+                    stray += 1;
+                    if stray <= MAX_STRAY_ROWS {
+                        problem(
+                            at,
+                            Some("Task States"),
+                            "this line looks like a row of the task table but is not in it (a blank line, an empty row or other text ends a Markdown table), so it is not read as a task: put it in the table, or remove it".into(),
+                        );
+                    }
+                }
+                if stray > MAX_STRAY_ROWS {
+                    problem(
+                        table.line,
+                        Some("Task States"),
+                        format!(
+                            "{} more lines of `## Task States` look like rows but are not in the task table",
+                            stray - MAX_STRAY_ROWS
+                        ),
+                    );
                 }
             }
             None if !section.text.trim().is_empty() || !section.items.is_empty() => {
@@ -967,5 +996,16 @@ mod tests {
             .map(|p| p.line)
             .collect();
         assert_eq!(lines, [6, 7], "{:?}", report.problems);
+        // An empty row ends the table; what follows, indented, is a code
+        // block to the parser, and still a row to whoever reads it.
+        let text = "## Task States\n| ID | Subject | Status | Owner |\n|---|---|---|---|\n| 1 | a | pending | - |\n    |\n    | 1 | b | in_progress | |\n\n## Reason\n| x |\n";
+        let report = check_handoff(text, &input()).unwrap_or_else(|e| panic!("{e}"));
+        let lines: Vec<usize> = report
+            .problems
+            .iter()
+            .filter(|p| p.message.starts_with("this line looks like a row"))
+            .map(|p| p.line)
+            .collect();
+        assert_eq!(lines, [5, 6], "{:?}", report.problems);
     }
 }
