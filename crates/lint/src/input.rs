@@ -2,7 +2,9 @@
 //! configurations, contexts, approvals, harness grants, standard input):
 //! with a size bound, and only from regular files (docs/reliability.md).
 //! A FIFO, a device or a directory is refused without being waited on, and
-//! nothing grows past its bound however much the source would give.
+//! nothing grows past its bound however much the source would give. Files
+//! that are hashed, not held (a manifest's scope), are read in blocks up to
+//! their size and no further (`sha256_regular`).
 
 use std::fmt;
 use std::io::Read;

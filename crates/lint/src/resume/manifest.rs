@@ -262,7 +262,9 @@ impl Budget {
     /// The message of a file over `max`: the bound of one file, or what
     /// was left of the total.
     fn over<T>(&self, size: Option<u64>, max: u64, shown: &str) -> Result<T, String> {
-        let size_text = size.map_or(String::new(), |s| format!(" is {s} bytes,"));
+        let size_text = size.map_or(String::new(), |s| {
+            format!(" is {s} byte{},", if s == 1 { "" } else { "s" })
+        });
         Err(
             if size.map_or(max == SCOPE_FILE_BYTES, |s| s > SCOPE_FILE_BYTES) {
                 format!(
