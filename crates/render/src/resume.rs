@@ -448,7 +448,7 @@ mod tests {
             mode: Mode::Strict,
             unfinished_signal: None,
         };
-        let report = phaselint_lint::resume::check_handoff(handoff, &input);
+        let report = phaselint_lint::resume::check_handoff(handoff, &input).unwrap();
         let mut out = Vec::new();
         super::handoff_human(&report, "hand\u{1b}[2Koff.md", &mut out).unwrap();
         let text = String::from_utf8(out).unwrap();
