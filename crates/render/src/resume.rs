@@ -353,7 +353,7 @@ pub fn manifest_human(report: &ManifestReport, path: &str, out: &mut impl Write)
     for f in &report.files {
         let state = match (&f.sha256, f.exists) {
             (Some(sha), _) => shown(sha).into_owned(),
-            (None, true) => "unreadable".to_string(),
+            (None, true) => "not hashed (see below)".to_string(),
             (None, false) => "MISSING".to_string(),
         };
         writeln!(out, "  {:<40} {state}", shown(&f.path))?;
