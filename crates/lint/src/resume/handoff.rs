@@ -311,6 +311,10 @@ pub fn row_cells(row: &str) -> usize {
     let bytes = row.as_bytes();
     let mut i = 0;
     let mut cells = 0;
+    // A row may be indented (up to three spaces in a table): that is no cell.
+    while matches!(bytes.get(i), Some(b' ' | b'\t')) {
+        i += 1;
+    }
     loop {
         if bytes.get(i) == Some(&b'|') {
             i += 1;
@@ -877,6 +881,9 @@ mod tests {
         assert_eq!(row_cells("|| x |"), 2);
         assert_eq!(row_cells("| 1 |   |\r\n"), 2);
         assert_eq!(row_cells("|"), 0);
+        // Indentation before the first pipe is no cell (found by fuzzing).
+        assert_eq!(row_cells(" | 1 | a | b"), 3);
+        assert_eq!(row_cells("  \t1 | a |"), 2);
     }
 
     #[test]
