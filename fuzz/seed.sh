@@ -6,7 +6,8 @@ set -euo pipefail
 cd "$(dirname "$0")"
 repo=..
 shared=../../shared/corpus
-mkdir -p corpus/analyze corpus/resume_readers corpus/resume_check corpus/lsp_framing corpus/fixes
+mkdir -p corpus/analyze corpus/resume_readers corpus/resume_check corpus/lsp_framing corpus/fixes \
+  corpus/manifest_scope corpus/handoff_tables
 
 seed() { # target file
   local name
@@ -50,7 +51,25 @@ session() {
 session > "$tmp"; seed lsp_framing "$tmp"
 { printf 'Content-Length: 99999999999\r\n\r\n{}'; session; } > "$tmp"; seed lsp_framing "$tmp"
 { printf 'Content-Length: 5\r\n\r\n{"a":1,"a":2}'; session; } > "$tmp"; seed lsp_framing "$tmp"
+
+# Scope trees: real copies, links in and out of the root, hard links.
+printf '%s\n' 'd r/src' 'f r/src/app.py v1' 'f r/config.toml c1' 'l r/current src' \
+  'd r/.checkpoints/c/src' 'f r/.checkpoints/c/src/app.py v1' 'f r/.checkpoints/c/config.toml c1' \
+  '---' 'id c' 'src/app.py' 'config.toml' > "$tmp"; seed manifest_scope "$tmp"
+printf '%s\n' 'd r/src' 'f r/src/app.py v1' 'l r/leak /etc/passwd' 'l r/up src/../..' 'l r/in current/app.py' \
+  'l r/current src' 'l r/loop loop' 'p r/pipe' 'd r/.checkpoints' 'l r/.checkpoints/c ..' \
+  '---' 'id c' 'src/app.py' 'in' 'leak' 'up/etc/passwd' 'loop' 'pipe' 'current/../src/app.py' > "$tmp"
+seed manifest_scope "$tmp"
+printf '%s\n' 'f r/a v1' 'h r/.checkpoints/c/a r/a' 'f r/src/b v2' 'l r/.checkpoints/c/b ../../src/b' \
+  '---' 'id c' 'a' 'src/b' > "$tmp"; seed manifest_scope "$tmp"
+# Task tables: the skill's rows, a short row, a long one, escaped pipes.
+printf '%s\n' '' '| 1 | Implement feature A | completed | worker-1 |' \
+  '| 2 | Implement feature B | in_progress | worker-2 |' '| 3 | Add tests for A | pending | - |' > "$tmp"
+seed handoff_tables "$tmp"
+printf '%s\n' ' Blocked By |' '| 1 | a \| b | completed | w | |' '| 2 | `c | d` | blocked | - | 1 |' \
+  '| 3 | e | pending |' '| 4 | f | pending | - | 2 | x |' '|| 5 | g |' > "$tmp"
+seed handoff_tables "$tmp"
 rm -f "$tmp"
-for t in analyze resume_readers resume_check lsp_framing fixes; do
+for t in analyze resume_readers resume_check lsp_framing fixes manifest_scope handoff_tables; do
   echo "corpus/$t: $(ls "corpus/$t" | wc -l) seeds"
 done

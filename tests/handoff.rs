@@ -330,3 +330,132 @@ fn what_cannot_be_read_gives_no_verdict() {
         bad_age.stderr
     );
 }
+
+#[cfg(unix)]
+#[test]
+fn the_unfinished_checkpoint_is_found_however_the_handoff_is_named() {
+    // From inside the folder, through a link to the file or to its folder,
+    // with `..`: each of these resumed while `.tina/phase-2/handoff.md`
+    // blocked.
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    std::fs::create_dir_all(root.join(".tina/phase-2")).unwrap();
+    std::fs::write(root.join(".tina/phase-2/handoff.md"), example()).unwrap();
+    std::fs::write(root.join(".tina/checkpoint-needed"), "").unwrap();
+    std::os::unix::fs::symlink(".tina/phase-2/handoff.md", root.join("latest.md")).unwrap();
+    std::os::unix::fs::symlink(".tina/phase-2", root.join("phase")).unwrap();
+    // A phase handoff that is a link to a file elsewhere has the signal of
+    // where it was named.
+    std::fs::write(root.join("elsewhere.md"), example()).unwrap();
+    std::fs::create_dir_all(root.join(".tina/phase-3")).unwrap();
+    std::os::unix::fs::symlink("../../elsewhere.md", root.join(".tina/phase-3/handoff.md"))
+        .unwrap();
+    for (dir, named) in [
+        (root.to_path_buf(), ".tina/phase-2/handoff.md"),
+        (root.join(".tina/phase-2"), "handoff.md"),
+        (root.join(".tina/phase-2"), "./handoff.md"),
+        (root.to_path_buf(), "latest.md"),
+        (root.to_path_buf(), "phase/handoff.md"),
+        (root.to_path_buf(), ".tina/phase-2/../phase-2/handoff.md"),
+        (root.join(".tina"), "../.tina/phase-2/handoff.md"),
+        (root.to_path_buf(), ".tina/phase-3/handoff.md"),
+    ] {
+        let run = run_in(&dir, named, &["--format", "json"]);
+        assert_eq!(run.code, 1, "{named}: {}", run.stdout);
+        assert!(
+            run.stdout
+                .contains("checkpoint-needed` still exists: the checkpoint did not complete"),
+            "{named}: {}",
+            run.stdout
+        );
+    }
+    // The same text elsewhere resumes; and once the signal is gone, so
+    // does every spelling.
+    assert_eq!(run_in(root, "elsewhere.md", &[]).code, 0);
+    std::fs::remove_file(root.join(".tina/checkpoint-needed")).unwrap();
+    for named in ["latest.md", "phase/handoff.md", ".tina/phase-3/handoff.md"] {
+        assert_eq!(run_in(root, named, &[]).code, 0, "{named}");
+    }
+}
+
+/// The example with its task table replaced by `table`.
+fn with_tasks(table: &str) -> String {
+    edited(
+        "| ID | Subject | Status | Owner |\n|----|---------|--------|-------|\n| 1 | Implement feature A | completed | worker-1 |\n| 2 | Implement feature B | in_progress | worker-2 |\n| 3 | Add tests for A | pending | - |\n",
+        table,
+    )
+}
+
+#[test]
+fn a_row_with_fewer_or_more_cells_than_the_header_is_a_problem_at_its_line() {
+    let text = with_tasks(
+        "| ID | Subject | Status | Owner |\n|---|---|---|---|\n| 1 | Implement feature A | completed |\n| 2 | Implement feature B | in_progress | worker-2 | late |\n| 3 | Add tests for A | pending | - |\n",
+    );
+    let out = json(&text, &[], 1);
+    let report: serde_json::Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(
+        report["problems"],
+        serde_json::json!([
+            {"line": 18, "section": "Task States", "message": "the row has 3 cells but the header has 4: write one cell per column (an empty one as `| |`), as Markdown fills the missing ones in and a table of many such rows is cut short"},
+            {"line": 19, "section": "Task States", "message": "the row has 5 cells but the header has 4: Markdown drops the cells past the header's, so remove them or name their columns in the header"}
+        ]),
+        "{out}"
+    );
+}
+
+#[test]
+fn rows_past_the_parsers_cell_limit_are_not_hidden() {
+    // A header of 1,024 columns and rows of four cells: after 2^18 filled
+    // cells pulldown-cmark ended the table, and the rows past it (a
+    // duplicate ID, an in-progress task without owner) were a paragraph
+    // nobody checked: RESUME.
+    let extra = 1020;
+    let mut table = format!(
+        "| ID | Subject | Status | Owner |{}\n|---|---|---|---|{}\n",
+        " x |".repeat(extra),
+        "---|".repeat(extra)
+    );
+    for i in 0..300 {
+        table.push_str(&format!("| {i} | s | pending | - |\n"));
+    }
+    table.push_str("| 1 | again | in_progress | |\n");
+    let run = check_at("handoff.md", with_tasks(&table).as_bytes(), &[]);
+    assert_eq!(run.code, 3, "{}", run.stdout);
+    assert!(
+        run.stderr
+            .contains("more than the limit of 250000: a handoff is a summary of a session"),
+        "{}",
+        run.stderr
+    );
+}
+
+#[test]
+fn a_handoff_within_its_bytes_is_read_in_bounded_memory() {
+    // 32 MiB of `[` took 1.5-2 GB: each is a node of the parser's tree.
+    // It is refused from its text, under a 512 MiB address-space cap.
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("handoff.md"), "[".repeat((32 << 20) - 1)).unwrap();
+    let output = std::process::Command::new("sh")
+        .arg("-c")
+        .arg("ulimit -v 524288 && exec \"$0\" \"$@\"")
+        .arg(env!("CARGO_BIN_EXE_phaselint"))
+        .args([
+            "resume-check",
+            "--handoff",
+            "handoff.md",
+            "--now",
+            NOW,
+            "--no-config",
+        ])
+        .current_dir(dir.path())
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert_eq!(output.status.code(), Some(3), "{stderr}");
+    assert!(
+        stderr.contains(
+            "cannot read the handoff `handoff.md`: it has about 33554432 Markdown elements"
+        ),
+        "{stderr}"
+    );
+}

@@ -523,28 +523,247 @@ fn manifest_hash_is_the_documented_hash_and_refuses_what_it_cannot_hash() {
     );
 }
 
-#[test]
-fn a_large_scope_file_is_hashed_in_bounded_memory() {
-    // A sparse 1 GiB file under a 512 MiB address-space cap: reading it
-    // whole would fail; hashing it in blocks does not.
-    let project = Project::new();
-    let big = std::fs::File::create(project.path().join("big.bin")).unwrap();
-    big.set_len(1 << 30).unwrap();
+/// `phaselint ARGS` in `dir` under an address-space cap of `kib` KiB.
+fn capped(dir: &Path, kib: u64, args: &[&str]) -> Run {
     let output = Command::new("sh")
         .arg("-c")
-        .arg("ulimit -v 524288 && exec \"$0\" \"$@\"")
+        .arg(format!("ulimit -v {kib} && exec \"$0\" \"$@\""))
         .arg(env!("CARGO_BIN_EXE_phaselint"))
-        .args(["manifest-hash", "big.bin"])
-        .current_dir(project.path())
+        .args(args)
+        .current_dir(dir)
         .output()
         .unwrap();
-    assert_eq!(
-        output.status.code(),
-        Some(0),
+    Run {
+        code: output.status.code().unwrap_or(-1),
+        stdout: String::from_utf8_lossy(&output.stdout).into_owned(),
+        stderr: String::from_utf8_lossy(&output.stderr).into_owned(),
+    }
+}
+
+#[test]
+fn a_large_scope_file_is_hashed_in_bounded_memory_up_to_its_bound() {
+    // A sparse file at the bound of one scope file under a 512 MiB
+    // address-space cap: reading it whole would fail; hashing it in blocks
+    // does not. One byte more, and it is not read at all: exit 3 naming
+    // the file and the bound (a 10 GiB file took 53 s to hash).
+    let project = Project::new();
+    let big = std::fs::File::create(project.path().join("big.bin")).unwrap();
+    big.set_len(512 << 20).unwrap();
+    let run = capped(project.path(), 524288, &["manifest-hash", "big.bin"]);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    assert!(run.stdout.starts_with("sha256:"));
+    big.set_len((512 << 20) + 1).unwrap();
+    let run = phaselint(project.path(), &["manifest-hash", "big.bin"]);
+    assert_eq!(run.code, 3, "{}", run.stderr);
+    assert!(
+        run.stderr.contains("`big.bin` is 536870913 bytes, larger than the limit of 536870912 bytes (512 MiB) for one file"),
         "{}",
-        String::from_utf8_lossy(&output.stderr)
+        run.stderr
     );
-    assert!(String::from_utf8_lossy(&output.stdout).starts_with("sha256:"));
+    let mut manifest = project.manifest("git_stash", SCOPE);
+    manifest["checkpoint"]["scope"]["files"] = json!(["config.toml", "big.bin"]);
+    let run = project.check(&manifest, &[]);
+    assert_eq!(run.code, 3, "{}{}", run.stdout, run.stderr);
+    assert!(
+        run.stderr.contains(
+            "cannot be checked: scope file `big.bin` is 536870913 bytes, larger than the limit"
+        ),
+        "{}",
+        run.stderr
+    );
+}
+
+#[cfg(target_os = "linux")]
+#[test]
+fn proc_files_and_devices_are_not_hashed() {
+    // `/proc/self/status` says it is 0 bytes and gives more; a link to
+    // `/proc/self/pagemap` was hashed for ever.
+    let run = phaselint(
+        Path::new("/"),
+        &["manifest-hash", "--root", "/proc/self", "status"],
+    );
+    assert_eq!(run.code, 3, "{}", run.stderr);
+    assert!(
+        run.stderr
+            .contains("it gave more bytes than its size (0 bytes) says"),
+        "{}",
+        run.stderr
+    );
+    let run = phaselint(Path::new("/"), &["manifest-hash", "--root", "/dev", "null"]);
+    assert_eq!(run.code, 3, "{}", run.stderr);
+    assert!(
+        run.stderr
+            .contains("it is a character device, not a regular file"),
+        "{}",
+        run.stderr
+    );
+    let project = Project::new();
+    std::os::unix::fs::symlink("/proc/self/pagemap", project.path().join("pagemap")).unwrap();
+    let run = phaselint(project.path(), &["manifest-hash", "pagemap"]);
+    assert_eq!(run.code, 3, "{}", run.stderr);
+}
+
+#[cfg(unix)]
+#[test]
+fn a_scope_link_out_of_the_root_is_refused_naming_it() {
+    // A link to `/etc/passwd` and a path through a link to `/etc` were
+    // followed: the file hashed, its SHA-256 printed, the verdict resume.
+    let project = Project::new();
+    let manifest = project.manifest("git_stash", SCOPE);
+    std::os::unix::fs::symlink("/etc/passwd", project.path().join("leak.txt")).unwrap();
+    std::os::unix::fs::symlink("/etc", project.path().join("etc")).unwrap();
+    std::os::unix::fs::symlink("../..", project.path().join("src/up")).unwrap();
+    for (listed, link, target) in [
+        ("leak.txt", "leak.txt", "/etc/passwd"),
+        ("etc/passwd", "etc", "/etc"),
+        ("src/up/x", "src/up", "../.."),
+    ] {
+        let hash = phaselint(project.path(), &["manifest-hash", listed]);
+        assert_eq!(hash.code, 3, "{listed}: {}", hash.stdout);
+        assert!(
+            hash.stderr.contains(&format!("`{listed}` cannot be hashed: `{link}` is a symbolic link to `{target}`, which leaves the root")),
+            "{}",
+            hash.stderr
+        );
+        let mut refused = manifest.clone();
+        refused["checkpoint"]["scope"]["files"] = json!([listed]);
+        let out = report(&project, &refused, 1);
+        assert!(!out.contains("\"sha256\": \""), "{out}");
+        assert_eq!(
+            problems(&out)[0],
+            format!(
+                "scope file `{listed}` is refused: `{link}` is a symbolic link to `{target}`, which leaves the root (links are followed only while they stay inside it); list a file inside the root instead"
+            )
+        );
+    }
+}
+
+#[cfg(unix)]
+#[test]
+fn a_scope_link_that_stays_inside_the_root_is_followed() {
+    let project = Project::new();
+    std::os::unix::fs::symlink("src", project.path().join("current")).unwrap();
+    std::os::unix::fs::symlink("../config.toml", project.path().join("src/config")).unwrap();
+    let files = ["current/app.py", "src/config", "current/../config.toml"];
+    let manifest = project.manifest("git_stash", &files);
+    report(&project, &manifest, 0);
+}
+
+#[cfg(unix)]
+#[test]
+fn a_backup_that_is_a_link_or_the_live_file_is_no_backup() {
+    // Each of these resumed with no copy in existence.
+    let project = Project::new();
+    let manifest = project.manifest("file_backup", SCOPE);
+    let backup = project.path().join(".checkpoints/ckpt-7");
+    // The backup folder a link to the root.
+    std::fs::create_dir(project.path().join(".checkpoints")).unwrap();
+    std::os::unix::fs::symlink("..", &backup).unwrap();
+    let found = problems(&report(&project, &manifest, 1));
+    assert!(
+        found[0].starts_with("the backup of `src/app.py` is refused: `.checkpoints/ckpt-7` is a symbolic link (to `..`), and nothing under `.checkpoints/` may be a link"),
+        "{found:?}"
+    );
+    // Backup files that are links to the live files.
+    std::fs::remove_file(&backup).unwrap();
+    std::fs::create_dir_all(backup.join("src")).unwrap();
+    std::os::unix::fs::symlink("../../../src/app.py", backup.join("src/app.py")).unwrap();
+    std::os::unix::fs::symlink("../../config.toml", backup.join("config.toml")).unwrap();
+    let found = problems(&report(&project, &manifest, 1));
+    assert!(
+        found[0].starts_with("the backup of `src/app.py` is refused: `.checkpoints/ckpt-7/src/app.py` is a symbolic link"),
+        "{found:?}"
+    );
+    // Hard links: the same device and inode as the live files.
+    std::fs::remove_dir_all(&backup).unwrap();
+    std::fs::create_dir_all(backup.join("src")).unwrap();
+    std::fs::hard_link(project.path().join("src/app.py"), backup.join("src/app.py")).unwrap();
+    std::fs::hard_link(
+        project.path().join("config.toml"),
+        backup.join("config.toml"),
+    )
+    .unwrap();
+    let found = problems(&report(&project, &manifest, 1));
+    assert_eq!(
+        found[0],
+        "the backup `.checkpoints/ckpt-7/src/app.py` of `src/app.py` is the live file `src/app.py` itself (the same device and inode: a hard link), so there is no copy to restore: copy the file into `.checkpoints/ckpt-7/` instead"
+    );
+    // Copies are backups.
+    std::fs::remove_dir_all(&backup).unwrap();
+    project.write(".checkpoints/ckpt-7/src/app.py", "print('v1')\n");
+    project.write(".checkpoints/ckpt-7/config.toml", "level = 1\n");
+    report(&project, &manifest, 0);
+}
+
+#[test]
+fn a_checkpoint_id_that_is_not_one_name_gives_no_verdict() {
+    // `../src` made `src/` the backup folder, and the base-name fallback
+    // found each live file as its own backup.
+    let project = Project::new();
+    let mut manifest = project.manifest("file_backup", &["src/app.py"]);
+    std::fs::create_dir(project.path().join(".checkpoints")).unwrap();
+    for id in ["../src", "a/b", "a\\b", "..", "x\u{0}"] {
+        manifest["checkpoint"]["id"] = json!(id);
+        let run = project.check(&manifest, &[]);
+        assert_eq!(run.code, 3, "{id}: {}", run.stdout);
+        assert!(
+            run.stderr.contains("is malformed:\n  - `checkpoint.id` `"),
+            "{}",
+            run.stderr
+        );
+    }
+}
+
+#[test]
+fn counts_and_structure_are_bounded_before_anything_is_hashed() {
+    let project = Project::new();
+    // 10,001 scope files.
+    let many: Vec<String> = (0..10_001).map(|i| format!("f{i}")).collect();
+    let mut manifest = project.manifest("git_stash", SCOPE);
+    manifest["checkpoint"]["scope"]["files"] = json!(many);
+    let run = project.check(&manifest, &[]);
+    assert_eq!(run.code, 3, "{}", run.stdout);
+    assert!(
+        run.stderr
+            .contains("`checkpoint.scope.files` lists 10001 files, more than the limit of 10000"),
+        "{}",
+        run.stderr
+    );
+    let mut args = vec!["manifest-hash"];
+    args.extend(many.iter().map(String::as_str));
+    let run = phaselint(project.path(), &args);
+    assert_eq!(run.code, 3);
+    assert!(
+        run.stderr
+            .contains("10001 files are more than the limit of 10000"),
+        "{}",
+        run.stderr
+    );
+    // An 8 MiB manifest of one-letter paths took 1.4 GB and 53 s; it is
+    // refused from its text, within a 512 MiB address-space cap.
+    let paths = vec!["\"a\""; 2 << 20].join(",");
+    let text = format!(
+        "{{\"checkpoint_created\": true, \"checkpoint\": {{\"scope\": {{\"files\": [{paths}]}}}}}}"
+    );
+    std::fs::write(project.path().join("big.json"), text).unwrap();
+    let run = capped(
+        project.path(),
+        524288,
+        &[
+            "resume-check",
+            "--manifest",
+            "big.json",
+            "--now",
+            NOW,
+            "--no-config",
+        ],
+    );
+    assert_eq!(run.code, 3, "{}", run.stderr);
+    assert!(
+        run.stderr.contains("cannot read the manifest `big.json`: it has 2097160 commas, brackets, colons, list dashes and line breaks, more than the limit of 50000"),
+        "{}",
+        run.stderr
+    );
 }
 
 #[test]

@@ -464,8 +464,9 @@ checkpoint_integrity:
 "#;
 
 /// Approves `approve_deploy` of `DEPLOY` (and its context), then returns a
-/// resume check of the contract and context as they are in `dir` then.
-fn approved_deploy(dir: &Path) -> impl Fn() -> Run + '_ {
+/// resume check (with more arguments, if any) of the contract and context
+/// as they are in `dir` then.
+fn approved_deploy(dir: &Path) -> impl Fn(&[&str]) -> Run + '_ {
     write(dir, "deploy.contract.yaml", DEPLOY);
     write_json(
         dir,
@@ -493,25 +494,24 @@ fn approved_deploy(dir: &Path) -> impl Fn() -> Run + '_ {
         ],
     );
     assert_eq!(approve.code, 0, "{}", approve.stderr);
-    move || {
-        phaselint(
-            dir,
-            &[
-                "resume-check",
-                "--contract",
-                "deploy.contract.yaml",
-                "--checkpoint",
-                "approve_deploy",
-                "--context",
-                "context.json",
-                "--approvals",
-                "approval.json",
-                "--now",
-                NOW,
-                "--format",
-                "json",
-            ],
-        )
+    move |extra: &[&str]| {
+        let mut args = vec![
+            "resume-check",
+            "--contract",
+            "deploy.contract.yaml",
+            "--checkpoint",
+            "approve_deploy",
+            "--context",
+            "context.json",
+            "--approvals",
+            "approval.json",
+            "--now",
+            NOW,
+            "--format",
+            "json",
+        ];
+        args.extend_from_slice(extra);
+        phaselint(dir, &args)
     }
 }
 
@@ -526,7 +526,7 @@ fn first_problem(run: &Run) -> String {
 fn an_approval_binds_the_phases_the_run_resumes_into() {
     let dir = temp();
     let check = approved_deploy(dir.path());
-    let run = check();
+    let run = check(&[]);
     assert_eq!(run.code, 0, "{}", run.stdout);
     let edits: [(&str, &str, &str); 4] = [
         // The next phase renamed and raised to critical: the contract lints
@@ -564,7 +564,7 @@ fn an_approval_binds_the_phases_the_run_resumes_into() {
             &["lint", "--no-config", "--quiet", "deploy.contract.yaml"],
         );
         assert!(!lint.stdout.contains("error"), "{what}: {}", lint.stdout);
-        let run = check();
+        let run = check(&[]);
         assert_eq!(run.code, 2, "{what}: {}", run.stdout);
         assert!(
             first_problem(&run).contains("or a resume into different phases"),
@@ -573,21 +573,21 @@ fn an_approval_binds_the_phases_the_run_resumes_into() {
         );
     }
     write(dir.path(), "deploy.contract.yaml", DEPLOY);
-    assert_eq!(check().code, 0);
+    assert_eq!(check(&[]).code, 0);
 }
 
 #[test]
 fn an_approval_bound_to_the_context_refuses_a_widened_one() {
     let dir = temp();
     let check = approved_deploy(dir.path());
-    assert_eq!(check().code, 0);
+    assert_eq!(check(&[]).code, 0);
     // Syndicate CB-002: the same approval for a wider target.
     write_json(
         dir.path(),
         "context.json",
         &json!({"plan": {"target_paths": ["/", "/etc"], "diff": "- everything"}}),
     );
-    let run = check();
+    let run = check(&[]);
     assert_eq!(run.code, 2, "{}", run.stdout);
     assert!(
         first_problem(&run).contains(
@@ -606,32 +606,15 @@ fn an_approval_bound_to_the_context_refuses_a_widened_one() {
             "_cc_propagation": {"plan.diff": {"origin_phase": "plan", "set_at": "2026-03-01T10:00:00Z"}}
         }),
     );
-    assert_eq!(check().code, 0);
+    assert_eq!(check(&[]).code, 0);
 }
 
 #[test]
 fn next_phase_must_be_one_the_approval_covers() {
     let dir = temp();
     let check = approved_deploy(dir.path());
-    assert_eq!(check().code, 0);
-    let run = phaselint(
-        dir.path(),
-        &[
-            "resume-check",
-            "--contract",
-            "deploy.contract.yaml",
-            "--checkpoint",
-            "approve_deploy",
-            "--context",
-            "context.json",
-            "--approvals",
-            "approval.json",
-            "--now",
-            NOW,
-            "--next-phase",
-            "report",
-        ],
-    );
+    assert_eq!(check(&[]).code, 0);
+    let run = check(&["--next-phase", "report"]);
     run.assert_no_verdict(
         "`report` is not a phase the run can resume into from phase `approve_gate`: its successors are `deploy_prod`",
     );

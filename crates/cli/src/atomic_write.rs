@@ -42,7 +42,7 @@ pub fn create_output(path: &Path) -> io::Result<std::fs::File> {
 /// place. The temporary file is created with the target's permissions
 /// (so a 0600 contract is never readable by others, not even while it is
 /// written) and set to exactly them before a byte is written; a new file
-/// gets what any new file gets (0666 less the umask).
+/// is 0600 (only its owner reads what phaselint wrote until they widen it).
 pub fn write_atomically(path: &Path, bytes: &[u8]) -> io::Result<()> {
     let permissions = check_target(path)?;
     let (temporary, mut file) = create_temporary(path, permissions.as_ref())?;
@@ -82,7 +82,7 @@ fn create_temporary(
         {
             use std::os::unix::fs::{OpenOptionsExt, PermissionsExt};
             // The umask can only take bits away: never more open than the target.
-            options.mode(permissions.map_or(0o666, |p| p.mode() & 0o777));
+            options.mode(permissions.map_or(0o600, |p| p.mode() & 0o777));
         }
         match options.open(&temporary) {
             Ok(file) => {
@@ -130,6 +130,14 @@ mod tests {
             assert_eq!(mode(&target), target_mode);
             assert_eq!(std::fs::read(&target).unwrap(), b"secret: 2\n");
         }
+        // A new file (an approval written with --output) is its owner's only.
+        let new = dir.path().join("approval.json");
+        let (temporary, file) = create_temporary(&new, None).unwrap();
+        assert_eq!(mode(&temporary), 0o600);
+        drop(file);
+        std::fs::remove_file(&temporary).unwrap();
+        write_atomically(&new, b"{}\n").unwrap();
+        assert_eq!(mode(&new), 0o600);
         // Nothing is left behind.
         let left: Vec<_> = std::fs::read_dir(dir.path())
             .unwrap()

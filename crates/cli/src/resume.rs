@@ -250,7 +250,11 @@ fn check_handoff(args: &ResumeCheckArgs, path: &Path) -> Result<resume::HandoffR
         })?),
     };
     let settings = settings_here(&args.configuration)?;
-    let bytes = input::read_file(path, Bound::Document).map_err(|e| {
+    // The file where it is: every spelling of it (from inside its folder,
+    // through a link, with `..`) is read, and looked beside, as one file.
+    let resolved = std::fs::canonicalize(path)
+        .map_err(|e| format!("cannot read the handoff `{}`: {e}", path.display()))?;
+    let bytes = input::read_file(&resolved, Bound::Document).map_err(|e| {
         format!(
             "cannot read the handoff `{}`: {}",
             path.display(),
@@ -264,10 +268,14 @@ fn check_handoff(args: &ResumeCheckArgs, path: &Path) -> Result<resume::HandoffR
             e.utf8_error().valid_up_to()
         )
     })?;
-    // Whether the checkpoint signal is still there; a link or anything
-    // else at that path counts as there (fail closed).
-    let unfinished_signal = resume::unfinished_signal_for(path)
-        .filter(|signal| signal.symlink_metadata().is_ok())
+    // Whether the checkpoint signal is still there, beside the handoff
+    // where it is and where it was named (a `.tina/phase-N/handoff.md`
+    // that is a link to elsewhere still has its signal); a link or
+    // anything else at that path counts as there (fail closed).
+    let unfinished_signal = [path, resolved.as_path()]
+        .into_iter()
+        .filter_map(resume::unfinished_signal_for)
+        .find(|signal| signal.symlink_metadata().is_ok())
         .map(|signal| signal.display().to_string());
     let input = resume::HandoffInput {
         now,
@@ -276,7 +284,8 @@ fn check_handoff(args: &ResumeCheckArgs, path: &Path) -> Result<resume::HandoffR
         mode: mode(args.mode),
         unfinished_signal,
     };
-    Ok(resume::check_handoff(&text, &input))
+    resume::check_handoff(&text, &input)
+        .map_err(|e| NoVerdict(format!("cannot read the handoff `{}`: {e}", path.display())))
 }
 
 /// Reads the manifest and checks it, and the files it names, in the
@@ -287,7 +296,27 @@ fn check_manifest(
 ) -> Result<resume::ManifestReport, NoVerdict> {
     let now = parse_now(args.clock.now.as_deref())?;
     let settings = settings_here(&args.configuration)?;
-    let manifest = read_document(path, "manifest", Bound::Document)?;
+    let stdin = path.as_os_str() == "-";
+    let shown = if stdin {
+        "standard input".to_string()
+    } else {
+        format!("`{}`", path.display())
+    };
+    let bytes = if stdin {
+        input::read_stream(std::io::stdin().lock(), path, Bound::Document)
+    } else {
+        input::read_file(path, Bound::Document)
+    }
+    .map_err(|e| format!("cannot read the manifest {shown}: {}", e.reason()))?;
+    let text = std::str::from_utf8(&bytes)
+        .map_err(|e| format!("cannot read the manifest {shown}: it is not UTF-8 ({e})"))?;
+    let format = if stdin {
+        DocumentFormat::Detect
+    } else {
+        DocumentFormat::from_file_name(&path.to_string_lossy())
+    };
+    let manifest = resume::read_manifest(text, format)
+        .map_err(|e| format!("cannot read the manifest {shown}: {e}"))?;
     let root = args.root.clone().unwrap_or_else(|| PathBuf::from("."));
     if !root.is_dir() {
         return Err(NoVerdict(format!(
@@ -295,22 +324,25 @@ fn check_manifest(
             root.display()
         )));
     }
+    // Held open for the whole check: every scope path is walked from it.
+    let files = resume::DiskFiles::open(&root)?;
     let input = resume::ManifestInput {
         now,
         max_clock_skew: settings.max_clock_skew,
         mode: mode(args.mode),
-        root,
     };
-    resume::check_manifest(&manifest, &resume::DiskFiles, &input).map_err(|problems| {
-        NoVerdict(format!(
-            "the manifest `{}` is malformed:\n{}",
-            path.display(),
+    resume::check_manifest(&manifest, &files, &input).map_err(|error| match error {
+        resume::NoManifestVerdict::Malformed(problems) => NoVerdict(format!(
+            "the manifest {shown} is malformed:\n{}",
             problems
                 .iter()
                 .map(|p| format!("  - {p}"))
                 .collect::<Vec<_>>()
                 .join("\n")
-        ))
+        )),
+        resume::NoManifestVerdict::OverBound(message) => {
+            NoVerdict(format!("the manifest {shown} cannot be checked: {message}"))
+        }
     })
 }
 
@@ -327,7 +359,9 @@ pub struct ManifestHashArgs {
 /// `phaselint manifest-hash`: the combined hash a skill writes into
 /// `pre_mutation_state.hash`.
 pub fn manifest_hash(args: &ManifestHashArgs) -> u8 {
-    match resume::manifest_hash(&resume::DiskFiles, &args.root, &args.files) {
+    let hash = resume::DiskFiles::open(&args.root)
+        .and_then(|files| resume::manifest_hash(&files, &args.root, &args.files));
+    match hash {
         Ok(hash) => {
             println!("{hash}");
             exit::SUCCESS

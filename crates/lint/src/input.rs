@@ -2,7 +2,9 @@
 //! configurations, contexts, approvals, harness grants, standard input):
 //! with a size bound, and only from regular files (docs/reliability.md).
 //! A FIFO, a device or a directory is refused without being waited on, and
-//! nothing grows past its bound however much the source would give.
+//! nothing grows past its bound however much the source would give. Files
+//! that are hashed, not held (a manifest's scope), are read in blocks up to
+//! their size and no further (`sha256_regular`).
 
 use std::fmt;
 use std::io::Read;
@@ -61,6 +63,14 @@ pub enum InputError {
         /// The size when the file system says it; unknown for a stream.
         size: Option<u64>,
     },
+    /// A file that gave more or fewer bytes than its size while it was
+    /// hashed: a `/proc` or `/sys` file, or one being written to.
+    Unstable {
+        path: PathBuf,
+        size: u64,
+        /// More bytes than the size (else fewer).
+        more: bool,
+    },
 }
 
 impl InputError {
@@ -76,6 +86,14 @@ impl InputError {
                 let size = size.map_or(String::new(), |size| format!("{size} bytes, "));
                 format!("it is {size}larger than the limit of {}", describe(*bound))
             }
+            InputError::Unstable {
+                size, more: true, ..
+            } => format!(
+                "it gave more bytes than its size ({size} bytes) says: it is a file of /proc or /sys, or one being written to, and only regular files that keep their size are hashed"
+            ),
+            InputError::Unstable {
+                size, more: false, ..
+            } => format!("it ended before its size ({size} bytes): it changed while it was read"),
         }
     }
 
@@ -83,7 +101,8 @@ impl InputError {
         match self {
             InputError::Io { path, .. }
             | InputError::NotAFile { path, .. }
-            | InputError::TooLarge { path, .. } => path,
+            | InputError::TooLarge { path, .. }
+            | InputError::Unstable { path, .. } => path,
         }
     }
 }
@@ -174,15 +193,22 @@ pub fn read_file_within(path: &Path, bound: u64) -> Result<Vec<u8>, InputError> 
     read_within(file, path, bound, metadata.len())
 }
 
-/// The lower-case hex SHA-256 of a regular file (following symbolic
-/// links), read in blocks: a file of any size costs one buffer of memory.
-pub fn sha256_file(path: &Path) -> Result<String, InputError> {
+/// The lower-case hex SHA-256 and the size of an opened file, which must
+/// be a regular file of at most `bound` bytes that keeps its size while it
+/// is read. It is read in blocks (a file of any size costs one buffer of
+/// memory) and never past its size: a `/proc` or `/sys` file, whose size
+/// says nothing of what it gives, and a file being written to are refused
+/// (`Unstable`) instead of hashed for ever or half. `path` is for messages.
+pub fn sha256_regular(
+    mut file: std::fs::File,
+    path: &Path,
+    bound: u64,
+) -> Result<(String, u64), InputError> {
     use sha2::Digest;
     let io = |error| InputError::Io {
         path: path.to_path_buf(),
         error,
     };
-    let mut file = open(path).map_err(io)?;
     let metadata = file.metadata().map_err(io)?;
     if !metadata.is_file() {
         return Err(InputError::NotAFile {
@@ -190,17 +216,40 @@ pub fn sha256_file(path: &Path) -> Result<String, InputError> {
             kind: describe_file_type(metadata.file_type()),
         });
     }
+    let size = metadata.len();
+    if size > bound {
+        return Err(InputError::TooLarge {
+            path: path.to_path_buf(),
+            bound,
+            size: Some(size),
+        });
+    }
     let mut hasher = sha2::Sha256::new();
     let mut buffer = vec![0u8; 64 * 1024];
-    loop {
-        match file.read(&mut buffer) {
+    let mut read = 0u64;
+    // One byte more than the size, to see whether the file ends there.
+    while read <= size {
+        let want = (size - read + 1).min(buffer.len() as u64) as usize;
+        match file.read(&mut buffer[..want]) {
             Ok(0) => break,
-            Ok(n) => hasher.update(&buffer[..n]),
+            Ok(n) => {
+                let n = n.min(want);
+                let hashed = n.min((size - read) as usize);
+                hasher.update(&buffer[..hashed]);
+                read += n as u64;
+            }
             Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
             Err(e) => return Err(io(e)),
         }
     }
-    Ok(hex(&hasher.finalize()))
+    if read != size {
+        return Err(InputError::Unstable {
+            path: path.to_path_buf(),
+            size,
+            more: read > size,
+        });
+    }
+    Ok((hex(&hasher.finalize()), size))
 }
 
 /// Lower-case hex of `bytes`.
@@ -290,5 +339,50 @@ mod tests {
             ),
             "{error}"
         );
+    }
+
+    #[cfg(target_os = "linux")]
+    #[test]
+    fn hashing_reads_a_regular_file_to_its_size_and_no_further() {
+        let open = |path: &str| std::fs::File::open(path).unwrap();
+        // Says 0 bytes, gives more.
+        let error =
+            sha256_regular(open("/proc/self/status"), Path::new("status"), 1024).unwrap_err();
+        assert!(
+            matches!(
+                error,
+                InputError::Unstable {
+                    size: 0,
+                    more: true,
+                    ..
+                }
+            ),
+            "{error}"
+        );
+        let error = sha256_regular(open("/dev/zero"), Path::new("zero"), 1024).unwrap_err();
+        assert!(
+            matches!(
+                error,
+                InputError::NotAFile {
+                    kind: "a character device",
+                    ..
+                }
+            ),
+            "{error}"
+        );
+        let dir = std::env::temp_dir().join(format!("phaselint-input-{}", std::process::id()));
+        std::fs::write(&dir, b"abc").unwrap();
+        let (sha, size) = sha256_regular(open(dir.to_str().unwrap()), &dir, 3).unwrap();
+        assert_eq!(size, 3);
+        assert_eq!(
+            sha,
+            "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad"
+        );
+        let error = sha256_regular(open(dir.to_str().unwrap()), &dir, 2).unwrap_err();
+        assert!(
+            matches!(error, InputError::TooLarge { size: Some(3), .. }),
+            "{error}"
+        );
+        let _ = std::fs::remove_file(&dir);
     }
 }

@@ -353,7 +353,7 @@ pub fn manifest_human(report: &ManifestReport, path: &str, out: &mut impl Write)
     for f in &report.files {
         let state = match (&f.sha256, f.exists) {
             (Some(sha), _) => shown(sha).into_owned(),
-            (None, true) => "unreadable".to_string(),
+            (None, true) => "not hashed (see below)".to_string(),
             (None, false) => "MISSING".to_string(),
         };
         writeln!(out, "  {:<40} {state}", shown(&f.path))?;
@@ -448,7 +448,7 @@ mod tests {
             mode: Mode::Strict,
             unfinished_signal: None,
         };
-        let report = phaselint_lint::resume::check_handoff(handoff, &input);
+        let report = phaselint_lint::resume::check_handoff(handoff, &input).unwrap();
         let mut out = Vec::new();
         super::handoff_human(&report, "hand\u{1b}[2Koff.md", &mut out).unwrap();
         let text = String::from_utf8(out).unwrap();

@@ -30,6 +30,19 @@ pub const REQUIRED_SECTIONS: &[&str] = &[
 /// Task statuses a task list uses.
 pub const STATUSES: &[&str] = &["pending", "in_progress", "completed", "blocked"];
 
+/// Markdown elements a handoff may have: its lines, its markup characters,
+/// and the cells a table row may be filled up to (`markdown_elements`).
+/// What parsing costs grows with them, so it is bounded before parsing.
+/// It is below the cells pulldown-cmark fills in per table at most
+/// (2^18 = 262,144), so that limit can never cut a table short.
+pub const MAX_MARKDOWN_ELEMENTS: usize = 250_000;
+
+/// Rows of the task table that are read.
+pub const MAX_TASKS: usize = 10_000;
+
+/// Lines reported one by one as looking like rows outside the task table.
+const MAX_STRAY_ROWS: usize = 100;
+
 /// What the check needs besides the text.
 #[derive(Clone, Debug)]
 pub struct HandoffInput {
@@ -116,13 +129,33 @@ struct Section {
     /// Top-level list items: text and line.
     items: Vec<(String, usize)>,
     tables: Vec<Table>,
+    /// Where what follows its heading is in the text, up to the next
+    /// section's heading.
+    body: std::ops::Range<usize>,
 }
 
 #[derive(Default)]
 struct Table {
     line: usize,
     header: Vec<String>,
-    rows: Vec<(Vec<String>, usize)>,
+    /// The first `MAX_TASKS` rows.
+    rows: Vec<Row>,
+    /// Rows past those.
+    more_rows: usize,
+    /// Its last line (rows are one line each, one after another).
+    last_line: usize,
+    /// The line right after the table when a paragraph or another table
+    /// starts there: the parser stopped reading the table before its rows
+    /// ended.
+    cut_at: Option<usize>,
+}
+
+struct Row {
+    /// As the parser read them: as many as the header has.
+    cells: Vec<String>,
+    line: usize,
+    /// As many as the row's text has (`row_cells`).
+    written: usize,
 }
 
 /// Where text goes while walking the events.
@@ -141,18 +174,42 @@ fn sections(text: &str, lines: &LineIndex) -> Vec<Section> {
     let mut cell = String::new();
     let mut row: Vec<String> = Vec::new();
     let mut row_line = 0;
+    let mut row_written = 0;
+    // Whether the events are inside a table, and where the last table
+    // ended until the next block starts: a table the parser stopped
+    // reading before its rows ended (past the cells it fills in) holds, or
+    // is followed on the next line by, a paragraph of the rest.
+    let mut in_table = false;
+    let mut after_table: Option<usize> = None;
     let events = Parser::new_ext(text, Options::ENABLE_TABLES).into_offset_iter();
     for (event, range) in events {
+        if let Event::Start(tag) = &event {
+            let next_line = after_table
+                .take()
+                .is_some_and(|end| line_of(range.start) == line_of(end));
+            if matches!(tag, Tag::Paragraph | Tag::Table(_))
+                && (in_table || next_line)
+                && let Some(table) = sections.last_mut().and_then(|s| s.tables.last_mut())
+            {
+                table.cut_at.get_or_insert(line_of(range.start));
+            }
+        }
         match event {
             Event::Start(Tag::Heading {
                 level: HeadingLevel::H2,
                 ..
-            }) => sink = Sink::Heading(String::new()),
+            }) => {
+                sink = Sink::Heading(String::new());
+                if let Some(section) = sections.last_mut() {
+                    section.body.end = range.start;
+                }
+            }
             Event::End(TagEnd::Heading(HeadingLevel::H2)) => {
                 if let Sink::Heading(title) = std::mem::replace(&mut sink, Sink::Body) {
                     sections.push(Section {
                         title: title.trim().to_string(),
                         line: line_of(range.start),
+                        body: range.end..text.len(),
                         ..Section::default()
                     });
                 }
@@ -165,12 +222,17 @@ fn sections(text: &str, lines: &LineIndex) -> Vec<Section> {
                 }
             }
             Event::Start(Tag::Table(_)) => {
+                in_table = true;
                 if let Some(section) = sections.last_mut() {
                     section.tables.push(Table {
                         line: line_of(range.start),
                         ..Table::default()
                     });
                 }
+            }
+            Event::End(TagEnd::Table) => {
+                in_table = false;
+                after_table = Some(range.end);
             }
             Event::Start(Tag::TableHead) => {
                 in_head = true;
@@ -180,16 +242,29 @@ fn sections(text: &str, lines: &LineIndex) -> Vec<Section> {
                 in_head = false;
                 if let Some(table) = sections.last_mut().and_then(|s| s.tables.last_mut()) {
                     table.header = std::mem::take(&mut row);
+                    // The delimiter row.
+                    table.last_line = line_of(range.start) + 1;
                 }
             }
             Event::Start(Tag::TableRow) => {
                 row.clear();
                 row_line = line_of(range.start);
+                row_written = row_cells(text.get(range.clone()).unwrap_or_default());
             }
             Event::End(TagEnd::TableRow) if !in_head => {
                 if let Some(table) = sections.last_mut().and_then(|s| s.tables.last_mut()) {
-                    table.rows.push((std::mem::take(&mut row), row_line));
+                    table.last_line = row_line;
+                    if table.rows.len() < MAX_TASKS {
+                        table.rows.push(Row {
+                            cells: std::mem::take(&mut row),
+                            line: row_line,
+                            written: row_written,
+                        });
+                    } else {
+                        table.more_rows += 1;
+                    }
                 }
+                row.clear();
             }
             Event::Start(Tag::TableCell) => {
                 in_cell = true;
@@ -228,6 +303,94 @@ fn sections(text: &str, lines: &LineIndex) -> Vec<Section> {
     sections
 }
 
+/// The cells a table row's text has, as GitHub Flavored Markdown splits
+/// it: at each `|` not escaped with `\` (inside code spans too), a leading
+/// and a trailing `|` opening and closing the row. The parser fills in or
+/// drops cells to match the header; this counts what was written.
+pub fn row_cells(row: &str) -> usize {
+    let bytes = row.as_bytes();
+    let mut i = 0;
+    let mut cells = 0;
+    // A row may be indented (up to three spaces in a table): that is no cell.
+    while matches!(bytes.get(i), Some(b' ' | b'\t')) {
+        i += 1;
+    }
+    loop {
+        if bytes.get(i) == Some(&b'|') {
+            i += 1;
+        }
+        while matches!(bytes.get(i), Some(b' ' | b'\t' | b'\x0b' | b'\x0c')) {
+            i += 1;
+        }
+        if matches!(bytes.get(i), None | Some(b'\n' | b'\r')) {
+            return cells;
+        }
+        cells += 1;
+        while let Some(&b) = bytes.get(i) {
+            if b == b'\n'
+                || b == b'\r'
+                || (b == b'|' && bytes.get(i.wrapping_sub(1)) != Some(&b'\\'))
+            {
+                break;
+            }
+            i += 1;
+        }
+    }
+}
+
+/// The lines of a text and where each starts, each line break (`\n`,
+/// `\r\n` or a lone `\r`, as CommonMark has them) left out.
+fn lines_of(text: &str) -> impl Iterator<Item = (usize, &str)> {
+    let mut start = Some(0);
+    std::iter::from_fn(move || {
+        let from = start?;
+        let rest = &text[from..];
+        match rest.find(['\n', '\r']) {
+            None => {
+                start = None;
+                Some((from, rest))
+            }
+            Some(end) => {
+                let after = if rest[end..].starts_with("\r\n") {
+                    end + 2
+                } else {
+                    end + 1
+                };
+                start = Some(from + after).filter(|&next| next < text.len());
+                Some((from, &rest[..end]))
+            }
+        }
+    })
+}
+
+/// The Markdown elements of a text, counted from above without parsing:
+/// one per line, one per markup character (each can start an inline
+/// element, a list item, a quote level), and for each line that may be a
+/// row of a table, the cells of the widest delimiter row (`|---|`) above it
+/// since the last blank line (the cells a parser fills a short row up to).
+pub fn markdown_elements(text: &str) -> usize {
+    const MARKUP: &[u8] = b"*_&\\[]<>!`|-+.)";
+    let mut count = 0usize;
+    let mut columns = 0usize;
+    for (_, line) in lines_of(text) {
+        count += 1 + line.bytes().filter(|b| MARKUP.contains(b)).count();
+        let content = line.trim_start_matches([' ', '\t', '>']);
+        if content.bytes().all(|b| b == b' ' || b == b'\t') {
+            columns = 0;
+            continue;
+        }
+        count += columns;
+        let delimiter = content.contains('-')
+            && content
+                .bytes()
+                .all(|b| matches!(b, b'|' | b'-' | b':' | b' ' | b'\t'));
+        if delimiter {
+            columns = columns.max(content.matches('|').count() + 1);
+        }
+    }
+    count
+}
+
 fn write_text(
     sink: &mut Sink,
     sections: &mut [Section],
@@ -253,8 +416,15 @@ fn write_text(
     }
 }
 
-/// Checks a handoff's text: every problem, with its line.
-pub fn check_handoff(text: &str, input: &HandoffInput) -> HandoffReport {
+/// Checks a handoff's text: every problem, with its line. `Err` is no
+/// verdict: a text with more Markdown elements than the bound.
+pub fn check_handoff(text: &str, input: &HandoffInput) -> Result<HandoffReport, String> {
+    let elements = markdown_elements(text);
+    if elements > MAX_MARKDOWN_ELEMENTS {
+        return Err(format!(
+            "it has about {elements} Markdown elements (lines, markup characters and table cells), more than the limit of {MAX_MARKDOWN_ELEMENTS}: a handoff is a summary of a session, which phaselint reads only within that bound"
+        ));
+    }
     let lines = LineIndex::new(text);
     let sections = sections(text, &lines);
     let mut problems: Vec<Problem> = Vec::new();
@@ -397,8 +567,54 @@ pub fn check_handoff(text: &str, input: &HandoffInput) -> HandoffReport {
     let mut tasks = Vec::new();
     let mut partial = false;
     if let Some(section) = found.get("Task States") {
+        if let Some(second) = section.tables.get(1) {
+            problem(
+                second.line,
+                Some("Task States"),
+                format!(
+                    "`## Task States` holds a second table (the first is at line {}); only one task table is read: put every task in it",
+                    section.tables[0].line
+                ),
+            );
+        }
         match section.tables.first() {
-            Some(table) => tasks = task_table(table, &mut problem),
+            Some(table) => {
+                tasks = task_table(table, &mut problem);
+                // A line of the section that looks like a row but is not
+                // one of the table's (after a blank line or an empty row,
+                // in a code block, past where the parser stopped) is no
+                // task: reported, however the parser read it.
+                let source = text.get(section.body.clone()).unwrap_or_default();
+                let mut stray = 0usize;
+                for (offset, line) in lines_of(source) {
+                    let at = lines.line_of(section.body.start + offset) + 1;
+                    let row_like = line.trim_start_matches([' ', '\t', '>']).starts_with('|');
+                    if !row_like
+                        || (table.line..=table.last_line).contains(&at)
+                        || table.cut_at == Some(at)
+                    {
+                        continue;
+                    }
+                    stray += 1;
+                    if stray <= MAX_STRAY_ROWS {
+                        problem(
+                            at,
+                            Some("Task States"),
+                            "this line looks like a row of the task table but is not in it (a blank line, an empty row or other text ends a Markdown table), so it is not read as a task: put it in the table, or remove it".into(),
+                        );
+                    }
+                }
+                if stray > MAX_STRAY_ROWS {
+                    problem(
+                        table.line,
+                        Some("Task States"),
+                        format!(
+                            "{} more lines of `## Task States` look like rows but are not in the task table",
+                            stray - MAX_STRAY_ROWS
+                        ),
+                    );
+                }
+            }
             None if !section.text.trim().is_empty() || !section.items.is_empty() => {
                 partial = true;
                 problem(
@@ -427,7 +643,7 @@ pub fn check_handoff(text: &str, input: &HandoffInput) -> HandoffReport {
 
     problems.sort_by_key(|p| p.line);
     let (passed, strict_decision, decision) = decide(!problems.is_empty(), false, input.mode);
-    HandoffReport {
+    Ok(HandoffReport {
         version: 1,
         kind: "handoff",
         decision,
@@ -439,7 +655,7 @@ pub fn check_handoff(text: &str, input: &HandoffInput) -> HandoffReport {
         partial,
         tasks,
         problems,
-    }
+    })
 }
 
 /// The tasks of the `Task States` table, with its problems.
@@ -479,7 +695,51 @@ fn task_table(table: &Table, problem: &mut impl FnMut(usize, Option<&str>, Strin
     // Where each ID first appears: a table of thousands of rows costs
     // one lookup per row, not a scan of the rows before it.
     let mut first_line_of: HashMap<String, usize> = HashMap::new();
-    for (row, line) in &table.rows {
+    let columns = table.header.len();
+    if let Some(line) = table.cut_at {
+        problem(
+            line,
+            SECTION,
+            format!(
+                "the task table (line {}) goes on at this line, but the Markdown reader stopped reading it before (a table whose rows miss many cells), so its rows from here are not read: give every row one cell per column, and end the table with a blank line",
+                table.line
+            ),
+        );
+    }
+    if table.more_rows > 0 {
+        problem(
+            table.line,
+            SECTION,
+            format!(
+                "the task table has {} rows, more than the limit of {MAX_TASKS}; only the first {MAX_TASKS} are read",
+                MAX_TASKS + table.more_rows
+            ),
+        );
+    }
+    for Row {
+        cells: row,
+        line,
+        written,
+    } in &table.rows
+    {
+        if *written < columns {
+            problem(
+                *line,
+                SECTION,
+                format!(
+                    "the row has {written} cell{} but the header has {columns}: write one cell per column (an empty one as `| |`), as Markdown fills the missing ones in and a table of many such rows is cut short",
+                    if *written == 1 { "" } else { "s" }
+                ),
+            );
+        } else if *written > columns {
+            problem(
+                *line,
+                SECTION,
+                format!(
+                    "the row has {written} cells but the header has {columns}: Markdown drops the cells past the header's, so remove them or name their columns in the header"
+                ),
+            );
+        }
         let task = Task {
             id: cell(row, id),
             subject: cell(row, subject),
@@ -600,7 +860,7 @@ mod tests {
     #[test]
     fn cells_read_as_markdown_means_them() {
         let text = "## Task States\n| **ID** | Subject | Status | Owner |\n|---|---|---|---|\n| 1 | parse `a \\| b` | completed | *worker-1* |\n\n```\n## Reason\n```\n";
-        let report = check_handoff(text, &input());
+        let report = check_handoff(text, &input()).unwrap_or_else(|e| panic!("{e}"));
         assert_eq!(report.tasks[0].subject, "parse a | b");
         assert_eq!(report.tasks[0].owner.as_deref(), Some("worker-1"));
         // The heading in the code block is no section.
@@ -610,5 +870,149 @@ mod tests {
                 .iter()
                 .any(|p| p.message.contains("`## Reason` is missing"))
         );
+    }
+
+    #[test]
+    fn cells_are_counted_as_written() {
+        assert_eq!(row_cells("| 1 | a | b |\n"), 3);
+        assert_eq!(row_cells("1 | a | b"), 3);
+        assert_eq!(row_cells("| 1 | a \\| b |"), 2);
+        assert_eq!(row_cells("| 1 | `a | b` |"), 3);
+        assert_eq!(row_cells("|| x |"), 2);
+        assert_eq!(row_cells("| 1 |   |\r\n"), 2);
+        assert_eq!(row_cells("|"), 0);
+        // Indentation before the first pipe is no cell (found by fuzzing).
+        assert_eq!(row_cells(" | 1 | a | b"), 3);
+        assert_eq!(row_cells("  \t1 | a |"), 2);
+    }
+
+    #[test]
+    fn a_row_with_other_cells_than_the_header_is_a_problem_at_its_line() {
+        let text = "## Task States\n| ID | Subject | Status | Owner |\n|---|---|---|---|\n| 1 | a | completed |\n| 2 | b | pending | - | extra |\n| 3 | c | pending | - |\n";
+        let report = check_handoff(text, &input()).unwrap_or_else(|e| panic!("{e}"));
+        let at = |line: usize| {
+            report
+                .problems
+                .iter()
+                .filter(|p| p.line == line)
+                .map(|p| p.message.as_str())
+                .collect::<Vec<_>>()
+        };
+        assert!(
+            at(4)[0].starts_with("the row has 3 cells but the header has 4"),
+            "{:?}",
+            report.problems
+        );
+        assert!(
+            at(5)[0].starts_with("the row has 5 cells but the header has 4"),
+            "{:?}",
+            report.problems
+        );
+        assert!(at(6).is_empty());
+    }
+
+    #[test]
+    fn a_table_the_parser_cut_short_is_a_problem_where_it_goes_on() {
+        // 2^18 cells filled in, and the parser ends the table: the rows
+        // after it are a paragraph.
+        let extra = 1020;
+        let mut text = format!(
+            "## Task States\n| ID | Subject | Status | Owner |{}\n|---|---|---|---|{}\n",
+            " x |".repeat(extra),
+            "---|".repeat(extra)
+        );
+        let rows = (1 << 18) / extra + 2;
+        for i in 0..rows {
+            text.push_str(&format!("| {i} | s | pending | - |\n"));
+        }
+        text.push_str("| 1 | again | in_progress | |\n");
+        assert!(markdown_elements(&text) > MAX_MARKDOWN_ELEMENTS);
+        assert!(
+            check_handoff(&text, &input())
+                .unwrap_err()
+                .contains("more than the limit of 250000")
+        );
+        let lines = LineIndex::new(&text);
+        let found = sections(&text, &lines);
+        let table = &found[0].tables[0];
+        let cut = table.cut_at.unwrap_or_else(|| panic!("not cut"));
+        assert!(cut < 4 + rows, "{cut}");
+        let mut messages = Vec::new();
+        task_table(table, &mut |line, _, message| {
+            messages.push((line, message))
+        });
+        assert!(
+            messages
+                .iter()
+                .any(|(line, m)| *line == cut && m.contains("goes on at this line"))
+        );
+    }
+
+    #[test]
+    fn a_second_task_table_and_too_many_rows_are_problems() {
+        let head = "## Task States\n| ID | Subject | Status | Owner |\n|---|---|---|---|\n";
+        let text = format!(
+            "{head}| 1 | a | pending | - |\n\n{}| 2 | b | pending | - |\n",
+            &head[15..]
+        );
+        let report = check_handoff(&text, &input()).unwrap_or_else(|e| panic!("{e}"));
+        assert!(
+            report
+                .problems
+                .iter()
+                .any(|p| p.line == 6 && p.message.contains("second table")),
+            "{:?}",
+            report.problems
+        );
+        let mut long = head.to_string();
+        for i in 0..=MAX_TASKS {
+            long.push_str(&format!("| {i} | a | pending | - |\n"));
+        }
+        let report = check_handoff(&long, &input()).unwrap_or_else(|e| panic!("{e}"));
+        assert_eq!(report.tasks.len(), MAX_TASKS);
+        assert!(
+            report
+                .problems
+                .iter()
+                .any(|p| p.message.contains("more than the limit of 10000"))
+        );
+    }
+
+    #[test]
+    fn elements_count_lines_markup_and_the_cells_rows_may_get() {
+        assert_eq!(markdown_elements("abc"), 1);
+        assert_eq!(markdown_elements("[[[\n"), 4);
+        // Header (1 + 4 pipes), delimiter (1 + 4 pipes + 9 dashes), two
+        // rows of 1 + their markup + 5 cells (one per pipe of the
+        // delimiter, and one), a blank line, a line after the table.
+        assert_eq!(
+            markdown_elements("|a|b|c|\n|---|---|---|\n|1|\nx\n\nafter\n"),
+            5 + 14 + (1 + 2 + 5) + (1 + 5) + 1 + 1
+        );
+        assert_eq!(markdown_elements("a\rb\r\nc"), 3);
+    }
+
+    #[test]
+    fn a_row_after_the_table_is_no_hidden_task() {
+        let text = "## Task States\n| ID | Subject | Status | Owner |\n|---|---|---|---|\n| 1 | a | pending | - |\n\n| 1 | b | in_progress | |\n| 3 | c | pending | - |\n";
+        let report = check_handoff(text, &input()).unwrap_or_else(|e| panic!("{e}"));
+        let lines: Vec<usize> = report
+            .problems
+            .iter()
+            .filter(|p| p.message.starts_with("this line looks like a row"))
+            .map(|p| p.line)
+            .collect();
+        assert_eq!(lines, [6, 7], "{:?}", report.problems);
+        // An empty row ends the table; what follows, indented, is a code
+        // block to the parser, and still a row to whoever reads it.
+        let text = "## Task States\n| ID | Subject | Status | Owner |\n|---|---|---|---|\n| 1 | a | pending | - |\n    |\n    | 1 | b | in_progress | |\n\n## Reason\n| x |\n";
+        let report = check_handoff(text, &input()).unwrap_or_else(|e| panic!("{e}"));
+        let lines: Vec<usize> = report
+            .problems
+            .iter()
+            .filter(|p| p.message.starts_with("this line looks like a row"))
+            .map(|p| p.line)
+            .collect();
+        assert_eq!(lines, [5, 6], "{:?}", report.problems);
     }
 }

@@ -3,15 +3,20 @@
 //! that state hashed to. "May the mutation proceed?" is answered by checking
 //! the record, then the live files (and backup copies) against its hash.
 //! Files come in through `ScopeFiles`, so the checks are tested without a
-//! disk; the disk implementation hashes in blocks, never a whole file.
+//! disk; the disk implementation walks each path beneath the root without
+//! following a link out of it (`scope.rs`) and hashes in blocks, never a
+//! whole file, within a bound per file and in total.
 
-use std::path::{Component, Path, PathBuf};
+use std::collections::HashMap;
+use std::path::{Component, Path};
 
 use serde::Serialize;
 use serde_json::Value;
 use sha2::Digest;
 
+use super::document::{DocumentFormat, parse_document};
 use super::report::{Decision, Mode, decide};
+use super::scope::{FileId, Links, Refusal};
 use super::staleness::parse_timestamp;
 use crate::duration::format_seconds;
 use crate::input;
@@ -25,36 +30,112 @@ pub const CHECKPOINT_TYPES: &[&str] = &[
     "database_savepoint",
 ];
 
-/// Reads the files a manifest's scope names.
-pub trait ScopeFiles {
-    /// The lower-case hex SHA-256 of the file at `path`; `Ok(None)` when
-    /// nothing is there; `Err` when something is there that cannot be
-    /// read as a file (a directory, a link loop, no permission).
-    fn sha256(&self, path: &Path) -> Result<Option<String>, String>;
+/// Scope files one manifest (or one `manifest-hash`) may list.
+pub const MAX_SCOPE_FILES: usize = 10_000;
+/// Bytes one scope file (or backup copy) may have to be hashed.
+pub const SCOPE_FILE_BYTES: u64 = 512 * 1024 * 1024;
+/// Bytes the scope files may have in all, and their backup copies in all.
+pub const SCOPE_TOTAL_BYTES: u64 = 2 * 1024 * 1024 * 1024;
+/// The commas, brackets, colons, list dashes and line breaks a manifest's
+/// text may have: at most twice as many values as this can come out of
+/// them, so what the text costs once parsed is bounded before it is.
+pub const MAX_MANIFEST_STRUCTURE: usize = 50_000;
+
+/// What a hashed file is.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Hashed {
+    /// Lower-case hex.
+    pub sha256: String,
+    pub size: u64,
+    /// Device and inode, where the file system has them.
+    pub id: Option<FileId>,
 }
 
-/// The real file system.
-pub struct DiskFiles;
+/// Why a scope file or backup copy was not hashed.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum ScopeError {
+    /// Its path is refused (a link out of the root, a link where none may
+    /// be, a FIFO, a directory): blocks.
+    Refused(Refusal),
+    /// It cannot be read (permission, I/O, it changed while read): blocks.
+    Unreadable(String),
+    /// Larger than the bound asked for: no verdict.
+    TooLarge { size: Option<u64> },
+}
 
-impl ScopeFiles for DiskFiles {
-    fn sha256(&self, path: &Path) -> Result<Option<String>, String> {
-        match std::fs::symlink_metadata(path) {
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
-            Err(e) => return Err(format!("cannot look at `{}`: {e}", path.display())),
-            Ok(_) => {}
+/// Reads the files a manifest's scope names, beneath its root.
+pub trait ScopeFiles {
+    /// The regular file `path` (relative to the root, `/`-separated, already
+    /// checked not to be absolute nor to climb out through `..`) names,
+    /// hashed: `Ok(None)` when nothing is there. `links` says whether a
+    /// link that stays beneath the root is followed; a file of more than
+    /// `max_bytes` is `TooLarge`, and is not read.
+    fn hash(&self, path: &str, links: Links, max_bytes: u64) -> Result<Option<Hashed>, ScopeError>;
+}
+
+/// The real file system, beneath one root held open for the whole check.
+pub struct DiskFiles {
+    #[cfg(unix)]
+    tree: super::scope::DiskTree,
+}
+
+impl DiskFiles {
+    /// Opens the root every path is walked from.
+    pub fn open(root: &Path) -> Result<Self, String> {
+        #[cfg(unix)]
+        {
+            super::scope::DiskTree::open(root)
+                .map(|tree| DiskFiles { tree })
+                .map_err(|e| format!("cannot open the root `{}`: {e}", root.display()))
         }
-        input::sha256_file(path).map(Some).map_err(|e| e.reason())
+        #[cfg(not(unix))]
+        {
+            Err(format!(
+                "cannot check scope files under `{}`: walking a root without following links out of it is implemented for Unix only",
+                root.display()
+            ))
+        }
     }
 }
 
-/// What the check needs besides the manifest.
+impl ScopeFiles for DiskFiles {
+    #[cfg(unix)]
+    fn hash(&self, path: &str, links: Links, max_bytes: u64) -> Result<Option<Hashed>, ScopeError> {
+        use super::scope::{Resolved, resolve};
+        match resolve(&self.tree, path, links) {
+            Resolved::Missing => Ok(None),
+            Resolved::Refused(refusal) => Err(ScopeError::Refused(refusal)),
+            Resolved::File((file, id)) => {
+                match input::sha256_regular(file, Path::new(path), max_bytes) {
+                    Ok((sha256, size)) => Ok(Some(Hashed {
+                        sha256,
+                        size,
+                        id: Some(id),
+                    })),
+                    Err(input::InputError::TooLarge { size, .. }) => {
+                        Err(ScopeError::TooLarge { size })
+                    }
+                    Err(e) => Err(ScopeError::Unreadable(e.reason())),
+                }
+            }
+        }
+    }
+
+    #[cfg(not(unix))]
+    fn hash(&self, _: &str, _: Links, _: u64) -> Result<Option<Hashed>, ScopeError> {
+        Err(ScopeError::Unreadable(
+            "not supported on this system".into(),
+        ))
+    }
+}
+
+/// What the check needs besides the manifest and its files (whose root
+/// the `ScopeFiles` holds).
 #[derive(Clone, Debug)]
 pub struct ManifestInput {
     pub now: Timestamp,
     pub max_clock_skew: u64,
     pub mode: Mode,
-    /// Scope paths are relative to it.
-    pub root: PathBuf,
 }
 
 /// The report of a manifest check, as `--format json` prints it.
@@ -83,6 +164,15 @@ pub struct ScopeFile {
     pub sha256: Option<String>,
 }
 
+/// Why a manifest check gives no verdict (exit 3).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum NoManifestVerdict {
+    /// Every structural problem of the manifest.
+    Malformed(Vec<String>),
+    /// The manifest or its files are over a bound: which, and by what.
+    OverBound(String),
+}
+
 /// The combined hash of scope files: `sha256:` and the hex SHA-256 of, for
 /// each file in listed order, its path as listed, a NUL, the hex SHA-256 of
 /// its bytes, and a newline.
@@ -97,9 +187,16 @@ pub fn combined_hash<'a>(files: impl IntoIterator<Item = (&'a str, &'a str)>) ->
     format!("sha256:{}", input::hex(&hasher.finalize()))
 }
 
-/// Where a listed scope path is under `root`, or why it is refused: an
-/// absolute path, or one that leaves the root through `..`.
-pub fn scoped(root: &Path, listed: &str) -> Result<PathBuf, String> {
+/// Refuses a listed scope path that is absolute, leaves the root through
+/// `..`, names the root itself or holds a NUL byte. What the path then
+/// names on disk is for `ScopeFiles` to find, beneath the root.
+pub fn scoped(listed: &str) -> Result<(), String> {
+    if listed.contains('\0') {
+        return Err(format!(
+            "`{}` contains a NUL byte, which no file name can",
+            listed.escape_debug()
+        ));
+    }
     let path = Path::new(listed);
     let mut depth = 0usize;
     for component in path.components() {
@@ -120,30 +217,148 @@ pub fn scoped(root: &Path, listed: &str) -> Result<PathBuf, String> {
     if depth == 0 {
         return Err(format!("`{listed}` names the root itself, not a file"));
     }
-    Ok(root.join(path))
+    Ok(())
 }
 
-/// `phaselint manifest-hash`: the combined hash of `listed` under `root`.
-/// Every file must be there and readable.
+/// The total bytes left to hash of one set of files (the scope, or its
+/// backup copies).
+struct Budget {
+    left: u64,
+}
+
+impl Budget {
+    fn new() -> Self {
+        Budget {
+            left: SCOPE_TOTAL_BYTES,
+        }
+    }
+
+    /// Hashes `path` within the bound of one file and what is left of the
+    /// total. `Err` is over a bound (no verdict), with the message naming
+    /// `shown` and the bound; `Ok(Err)` is a file that blocks.
+    fn hash(
+        &mut self,
+        files: &dyn ScopeFiles,
+        path: &str,
+        links: Links,
+        shown: &str,
+    ) -> Result<Result<Option<Hashed>, ScopeError>, String> {
+        let max = SCOPE_FILE_BYTES.min(self.left);
+        match files.hash(path, links, max) {
+            Err(ScopeError::TooLarge { size }) => self.over(size, max, shown),
+            // A reader that read past the bound it was given is over it.
+            Ok(Some(hashed)) if hashed.size > max => {
+                let size = Some(hashed.size);
+                self.over(size, max, shown)
+            }
+            Ok(Some(hashed)) => {
+                self.left -= hashed.size;
+                Ok(Ok(Some(hashed)))
+            }
+            other => Ok(other),
+        }
+    }
+
+    /// The message of a file over `max`: the bound of one file, or what
+    /// was left of the total.
+    fn over<T>(&self, size: Option<u64>, max: u64, shown: &str) -> Result<T, String> {
+        let size_text = size.map_or(String::new(), |s| {
+            format!(" is {s} byte{},", if s == 1 { "" } else { "s" })
+        });
+        Err(
+            if size.map_or(max == SCOPE_FILE_BYTES, |s| s > SCOPE_FILE_BYTES) {
+                format!(
+                    "{shown}{size_text} larger than the limit of {} for one file: phaselint hashes no file that large; leave it out of the checkpoint's scope",
+                    input::describe(SCOPE_FILE_BYTES)
+                )
+            } else {
+                format!(
+                    "{shown}{size_text} over what is left of the limit of {} for all of them together: phaselint hashes no more than that in one check; checkpoint fewer or smaller files",
+                    input::describe(SCOPE_TOTAL_BYTES)
+                )
+            },
+        )
+    }
+}
+
+/// `phaselint manifest-hash`: the combined hash of `listed` beneath the
+/// root of `files` (`root` names it in messages). Every file must be
+/// there, beneath the root, readable and within the bounds.
 pub fn manifest_hash(
     files: &dyn ScopeFiles,
     root: &Path,
     listed: &[String],
 ) -> Result<String, String> {
+    if listed.len() > MAX_SCOPE_FILES {
+        return Err(format!(
+            "{} files are more than the limit of {MAX_SCOPE_FILES} for one checkpoint's scope",
+            listed.len()
+        ));
+    }
+    let mut budget = Budget::new();
     let mut hashed = Vec::with_capacity(listed.len());
     for path in listed {
-        let full = scoped(root, path)?;
-        match files.sha256(&full)? {
-            Some(sha) => hashed.push((path.as_str(), sha)),
-            None => {
+        scoped(path)?;
+        match budget.hash(files, path, Links::WithinRoot, &format!("`{path}`"))? {
+            Ok(Some(file)) => hashed.push((path.as_str(), file.sha256)),
+            Ok(None) => {
                 return Err(format!(
                     "`{path}` does not exist under `{}`",
                     root.display()
                 ));
             }
+            Err(error) => {
+                return Err(format!(
+                    "`{path}` cannot be hashed: {}",
+                    scope_reason(&error)
+                ));
+            }
         }
     }
     Ok(combined_hash(hashed.iter().map(|(p, s)| (*p, s.as_str()))))
+}
+
+/// What a `ScopeError` that blocks says.
+fn scope_reason(error: &ScopeError) -> String {
+    match error {
+        ScopeError::Refused(refusal @ (Refusal::Escapes { .. } | Refusal::Link { .. })) => {
+            format!("{refusal}; list a file inside the root instead")
+        }
+        ScopeError::Refused(refusal) => refusal.to_string(),
+        ScopeError::Unreadable(reason) => reason.clone(),
+        ScopeError::TooLarge { .. } => "it is too large".into(),
+    }
+}
+
+/// Reads a manifest's text (JSON or YAML), once its structure is known to
+/// fit the bound: `Err` says why it cannot be read.
+pub fn read_manifest(text: &str, format: DocumentFormat) -> Result<Value, String> {
+    let structure = structure_of(text);
+    if structure > MAX_MANIFEST_STRUCTURE {
+        return Err(format!(
+            "it has {structure} commas, brackets, colons, list dashes and line breaks, more than the limit of {MAX_MANIFEST_STRUCTURE}: a checkpoint manifest lists at most {MAX_SCOPE_FILES} scope files and little else"
+        ));
+    }
+    parse_document(text, format).map_err(|e| e.to_string())
+}
+
+/// The characters that make JSON and YAML values: each value but the
+/// first follows one (`[`, `{`, `,`, `:`, `?`, a `-` list dash, a line
+/// break), and a key and its value share one `:`, so a text with `n` of
+/// them has at most `2n + 1` values and keys.
+fn structure_of(text: &str) -> usize {
+    let bytes = text.as_bytes();
+    let mut count = 0;
+    for (i, &b) in bytes.iter().enumerate() {
+        let next = bytes.get(i + 1).copied();
+        count += match b {
+            b',' | b'[' | b'{' | b':' | b'?' | b'\n' => 1,
+            b'\r' if next != Some(b'\n') => 1,
+            b'-' if matches!(next, None | Some(b' ' | b'\t' | b'\n' | b'\r')) => 1,
+            _ => 0,
+        };
+    }
+    count
 }
 
 /// The manifest's fields, once its structure is known to be right.
@@ -161,13 +376,13 @@ struct Manifest<'a> {
 
 /// Reads the manifest's structure; every structural problem at once (a
 /// malformed manifest is no verdict).
-fn structure(manifest: &Value) -> Result<Manifest<'_>, Vec<String>> {
+fn structure(manifest: &Value) -> Result<Manifest<'_>, NoManifestVerdict> {
     let mut problems = Vec::new();
     let Some(root) = manifest.as_object() else {
-        return Err(vec![format!(
+        return Err(NoManifestVerdict::Malformed(vec![format!(
             "the manifest must be a mapping, found {}",
             kind_of(manifest)
-        )]);
+        )]));
     };
     let created = field(
         &mut problems,
@@ -272,7 +487,23 @@ fn structure(manifest: &Value) -> Result<Manifest<'_>, Vec<String>> {
             "`checkpoint.type` `{kind}` is not one of {known}{guess}"
         ));
     }
+    if let Some(Value::String(id)) = id
+        && let Some(why) = id_refusal(id)
+    {
+        problems.push(format!(
+            "`checkpoint.id` `{}` {why}: a checkpoint id is one name (a `file_backup` keeps its copies in `.checkpoints/<id>/`), so it may hold no `/`, `\\`, `..` or NUL byte",
+            id.escape_debug()
+        ));
+    }
     let mut listed = Vec::new();
+    if let Some(Value::Array(items)) = files
+        && items.len() > MAX_SCOPE_FILES
+    {
+        return Err(NoManifestVerdict::OverBound(format!(
+            "`checkpoint.scope.files` lists {} files, more than the limit of {MAX_SCOPE_FILES}; checkpoint fewer files at a time",
+            items.len()
+        )));
+    }
     if let Some(Value::Array(items)) = files {
         for (i, item) in items.iter().enumerate() {
             match item.as_str() {
@@ -293,7 +524,7 @@ fn structure(manifest: &Value) -> Result<Manifest<'_>, Vec<String>> {
         ));
     }
     if !problems.is_empty() {
-        return Err(problems);
+        return Err(NoManifestVerdict::Malformed(problems));
     }
     Ok(Manifest {
         created: created.and_then(Value::as_bool).unwrap_or(false),
@@ -306,6 +537,21 @@ fn structure(manifest: &Value) -> Result<Manifest<'_>, Vec<String>> {
         hash: text(hash),
         evidence: evidence.and_then(Value::as_array),
     })
+}
+
+/// Why a checkpoint id cannot be one name of a path, if it cannot.
+fn id_refusal(id: &str) -> Option<&'static str> {
+    if id.contains('/') || id.contains('\\') {
+        Some("holds a path separator")
+    } else if id.contains("..") {
+        Some("holds `..`")
+    } else if id.contains('\0') {
+        Some("holds a NUL byte")
+    } else if id == "." {
+        Some("is `.`")
+    } else {
+        None
+    }
 }
 
 /// `key` of `parent`, checked to be a `want`; a missing required key or a
@@ -373,12 +619,13 @@ fn looks_secret(path: &str) -> bool {
         || name.starts_with("id_rsa")
 }
 
-/// Checks a manifest. `Err` lists every structural problem: no verdict.
+/// Checks a manifest against the files beneath its root. `Err` is no
+/// verdict: every structural problem, or the bound a file is over.
 pub fn check_manifest(
     manifest: &Value,
     files: &dyn ScopeFiles,
     input: &ManifestInput,
-) -> Result<ManifestReport, Vec<String>> {
+) -> Result<ManifestReport, NoManifestVerdict> {
     let m = structure(manifest)?;
     let mut problems: Vec<String> = Vec::new();
     let mut warnings: Vec<String> = Vec::new();
@@ -431,28 +678,55 @@ pub fn check_manifest(
         ));
     }
 
-    // The live scope files.
+    // The live scope files, beneath the root; links are followed while
+    // they stay inside it.
     let mut scope = Vec::with_capacity(m.files.len());
+    // Which live file each file identity is, to know a backup that is one.
+    let mut live: HashMap<FileId, &str> = HashMap::new();
     let mut all_hashed = true;
+    let mut budget = Budget::new();
     for listed in &m.files {
         if looks_secret(listed) {
             warnings.push(format!(
                 "scope file `{listed}` looks like it holds secrets; the checkpoint skill says to leave such files out of a checkpoint"
             ));
         }
-        let (exists, sha) = match scoped(&input.root, listed) {
+        let (exists, sha) = match scoped(listed) {
             Err(refused) => {
                 problems.push(format!("scope path {refused}"));
                 (false, None)
             }
-            Ok(full) => match files.sha256(&full) {
-                Ok(Some(sha)) => (true, Some(sha)),
+            Ok(()) => match budget
+                .hash(
+                    files,
+                    listed,
+                    Links::WithinRoot,
+                    &format!("scope file `{listed}`"),
+                )
+                .map_err(NoManifestVerdict::OverBound)?
+            {
+                Ok(Some(hashed)) => {
+                    if let Some(id) = hashed.id {
+                        live.entry(id).or_insert(listed);
+                    }
+                    (true, Some(hashed.sha256))
+                }
                 Ok(None) => {
                     problems.push(format!("scope file `{listed}` no longer exists"));
                     (false, None)
                 }
-                Err(reason) => {
-                    problems.push(format!("scope file `{listed}` cannot be read: {reason}"));
+                Err(error @ ScopeError::Refused(Refusal::Escapes { .. })) => {
+                    problems.push(format!(
+                        "scope file `{listed}` is refused: {}",
+                        scope_reason(&error)
+                    ));
+                    (true, None)
+                }
+                Err(error) => {
+                    problems.push(format!(
+                        "scope file `{listed}` cannot be read: {}",
+                        scope_reason(&error)
+                    ));
                     (true, None)
                 }
             },
@@ -482,7 +756,7 @@ pub fn check_manifest(
     }
 
     if m.kind == "file_backup" && !m.id.trim().is_empty() {
-        backups(&m, files, input, hash_shape, &mut problems);
+        backups(&m, files, &live, hash_shape, &mut problems)?;
     }
 
     let anchored = m.evidence.is_some_and(|anchors| {
@@ -517,47 +791,75 @@ pub fn check_manifest(
 
 /// A `file_backup`'s copies: `.checkpoints/<id>/<path>` or
 /// `.checkpoints/<id>/<base name>` under the root, hashing (under the
-/// listed paths) to the recorded hash.
+/// listed paths) to the recorded hash. No link is followed anywhere on the
+/// way (a link is no copy, and may point at the live file), and a copy
+/// that is a live file itself (the same device and inode: a hard link) is
+/// no backup either. The id is one name (checked with the structure).
 fn backups(
     m: &Manifest<'_>,
     files: &dyn ScopeFiles,
-    input: &ManifestInput,
+    live: &HashMap<FileId, &str>,
     hash_shape: bool,
     problems: &mut Vec<String>,
-) {
-    let Ok(store) = scoped(&input.root, &format!(".checkpoints/{}", m.id)) else {
-        problems.push(format!(
-            "checkpoint id `{}` cannot name a backup folder",
-            m.id
-        ));
-        return;
-    };
+) -> Result<(), NoManifestVerdict> {
+    let folder = format!(".checkpoints/{}", m.id);
+    let mut budget = Budget::new();
     let mut copies = Vec::with_capacity(m.files.len());
     for listed in &m.files {
-        let base = Path::new(listed)
-            .file_name()
-            .map(|b| b.to_string_lossy().into_owned())
-            .unwrap_or_default();
-        let candidates = [store.join(listed), store.join(&base)];
+        // A path refused above has no backup to look for.
+        if scoped(listed).is_err() {
+            continue;
+        }
+        let base = listed
+            .rsplit('/')
+            .find(|name| !matches!(*name, "" | "." | ".."))
+            .unwrap_or(listed);
+        let mut candidates = vec![format!("{folder}/{listed}")];
+        if base != *listed {
+            candidates.push(format!("{folder}/{base}"));
+        }
         let mut found = None;
+        let mut refused = false;
         for candidate in &candidates {
-            match files.sha256(candidate) {
-                Ok(Some(sha)) => {
-                    found = Some(sha);
+            let shown = format!("the backup `{candidate}` of `{listed}`");
+            match budget
+                .hash(files, candidate, Links::Refused, &shown)
+                .map_err(NoManifestVerdict::OverBound)?
+            {
+                Ok(Some(hashed)) => {
+                    found = Some((candidate, hashed));
                     break;
                 }
                 Ok(None) => {}
-                Err(reason) => {
-                    problems.push(format!("the backup of `{listed}` cannot be read: {reason}"));
-                    return;
+                Err(ScopeError::Refused(refusal @ Refusal::Link { .. })) => {
+                    problems.push(format!(
+                        "the backup of `{listed}` is refused: {refusal}, and nothing under `.checkpoints/` may be a link (a backup must be a copy, not a link to a file that can change): replace it with a copy"
+                    ));
+                    refused = true;
+                    break;
+                }
+                Err(error) => {
+                    problems.push(format!(
+                        "the backup `{candidate}` of `{listed}` cannot be read: {}",
+                        scope_reason(&error)
+                    ));
+                    refused = true;
+                    break;
                 }
             }
         }
         match found {
-            Some(sha) => copies.push((listed.to_string(), sha)),
+            Some((candidate, hashed)) => {
+                if let Some(live_path) = hashed.id.and_then(|id| live.get(&id)) {
+                    problems.push(format!(
+                        "the backup `{candidate}` of `{listed}` is the live file `{live_path}` itself (the same device and inode: a hard link), so there is no copy to restore: copy the file into `{folder}/` instead"
+                    ));
+                }
+                copies.push((listed.to_string(), hashed.sha256));
+            }
+            None if refused => {}
             None => problems.push(format!(
-                "the backup of `{listed}` is missing: neither `.checkpoints/{id}/{listed}` nor `.checkpoints/{id}/{base}` exists",
-                id = m.id
+                "the backup of `{listed}` is missing: neither `{folder}/{listed}` nor `{folder}/{base}` exists"
             )),
         }
     }
@@ -570,6 +872,7 @@ fn backups(
             ));
         }
     }
+    Ok(())
 }
 
 /// When a checkpoint expires: never (`never`), a duration after
@@ -606,19 +909,93 @@ fn expires_at(expiry: &Value, created_at: Timestamp) -> Result<Option<Timestamp>
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::resume::scope::{Entry, Resolved, Tree, resolve};
     use std::collections::HashMap;
 
-    /// Files in memory: path → content hash, or an error.
-    struct Memory(HashMap<PathBuf, Result<String, String>>);
+    /// Files in memory: path from the root → what is there.
+    #[derive(Default)]
+    struct Memory(HashMap<String, Node>);
+
+    #[derive(Clone)]
+    enum Node {
+        Dir,
+        /// Content, and an inode (two paths with one are one file).
+        File(&'static str, u64),
+        Link(&'static str),
+        Unreadable(&'static str),
+    }
+
+    impl Tree for Memory {
+        type Dir = String;
+        type File = (&'static str, u64);
+        fn entry(
+            &self,
+            dir: Option<&String>,
+            name: &[u8],
+            _last: bool,
+        ) -> Result<Entry<String, Self::File>, String> {
+            let name = String::from_utf8_lossy(name);
+            let path = dir.map_or(name.to_string(), |d| format!("{d}/{name}"));
+            match self.0.get(&path) {
+                None => Ok(Entry::Missing),
+                Some(Node::Dir) => Ok(Entry::Dir(path)),
+                Some(Node::File(text, inode)) => Ok(Entry::File((text, *inode))),
+                Some(Node::Link(target)) => Ok(Entry::Link(target.as_bytes().to_vec())),
+                Some(Node::Unreadable(reason)) => Err(reason.to_string()),
+            }
+        }
+    }
 
     impl ScopeFiles for Memory {
-        fn sha256(&self, path: &Path) -> Result<Option<String>, String> {
-            self.0.get(path).cloned().transpose()
+        fn hash(&self, path: &str, links: Links, max: u64) -> Result<Option<Hashed>, ScopeError> {
+            match resolve(self, path, links) {
+                Resolved::Missing => Ok(None),
+                Resolved::Refused(r) => Err(ScopeError::Refused(r)),
+                Resolved::File((_, _)) if max < 4 => Err(ScopeError::TooLarge { size: Some(4) }),
+                Resolved::File((text, inode)) => Ok(Some(Hashed {
+                    sha256: sha(text),
+                    size: text.len() as u64,
+                    id: Some(FileId { device: 1, inode }),
+                })),
+            }
         }
+    }
+
+    fn memory(nodes: &[(&str, Node)]) -> Memory {
+        Memory(
+            nodes
+                .iter()
+                .map(|(p, n)| (p.to_string(), n.clone()))
+                .collect(),
+        )
     }
 
     fn sha(text: &str) -> String {
         input::hex(&sha2::Sha256::digest(text.as_bytes()))
+    }
+
+    fn manifest(kind: &str, id: &str, files: &[&str], hash: &str) -> Value {
+        serde_json::json!({
+            "checkpoint_created": true,
+            "checkpoint": {"id": id, "type": kind, "created_at": "2026-03-01T11:00:00Z",
+                           "scope": {"files": files}, "restore_command": "restore"},
+            "pre_mutation_state": {"hash": hash},
+            "evidence_anchors": [id]
+        })
+    }
+
+    fn input() -> ManifestInput {
+        ManifestInput {
+            now: "2026-03-01T12:00:00Z"
+                .parse()
+                .unwrap_or_else(|e| panic!("{e}")),
+            max_clock_skew: 300,
+            mode: Mode::Strict,
+        }
+    }
+
+    fn report(files: &Memory, manifest: &Value) -> ManifestReport {
+        check_manifest(manifest, files, &input()).unwrap_or_else(|e| panic!("{e:?}"))
     }
 
     #[test]
@@ -640,55 +1017,135 @@ mod tests {
 
     #[test]
     fn scope_paths_stay_under_the_root() {
-        let root = Path::new("/r");
-        assert_eq!(scoped(root, "a/b.txt"), Ok(PathBuf::from("/r/a/b.txt")));
-        assert!(scoped(root, "a/../b.txt").is_ok());
-        assert!(
-            scoped(root, "../x")
-                .unwrap_err()
-                .contains("leaves the root")
-        );
-        assert!(
-            scoped(root, "a/../../x")
-                .unwrap_err()
-                .contains("leaves the root")
-        );
-        assert!(
-            scoped(root, "/etc/passwd")
-                .unwrap_err()
-                .contains("absolute")
-        );
-        assert!(scoped(root, ".").is_err());
+        assert_eq!(scoped("a/b.txt"), Ok(()));
+        assert!(scoped("a/../b.txt").is_ok());
+        assert!(scoped("../x").unwrap_err().contains("leaves the root"));
+        assert!(scoped("a/../../x").unwrap_err().contains("leaves the root"));
+        assert!(scoped("/etc/passwd").unwrap_err().contains("absolute"));
+        assert!(scoped(".").is_err());
+        assert!(scoped("a\0b").unwrap_err().contains("NUL"));
     }
 
     #[test]
     fn a_file_that_cannot_be_read_fails_closed() {
-        let files = Memory(HashMap::from([(
-            PathBuf::from("/r/loop"),
-            Err("too many levels of symbolic links".to_string()),
-        )]));
-        let manifest = serde_json::json!({
-            "checkpoint_created": true,
-            "checkpoint": {"id": "c1", "type": "git_stash", "created_at": "2026-03-01T11:00:00Z",
-                           "scope": {"files": ["loop"]}, "restore_command": "git stash pop"},
-            "pre_mutation_state": {"hash": format!("sha256:{}", "0".repeat(64))},
-            "evidence_anchors": ["c1"]
-        });
-        let input = ManifestInput {
-            now: "2026-03-01T12:00:00Z"
-                .parse()
-                .unwrap_or_else(|e| panic!("{e}")),
-            max_clock_skew: 300,
-            mode: Mode::Strict,
-            root: PathBuf::from("/r"),
-        };
-        let report = check_manifest(&manifest, &files, &input).unwrap_or_else(|p| panic!("{p:?}"));
+        let files = memory(&[(
+            "loop",
+            Node::Unreadable("too many levels of symbolic links"),
+        )]);
+        let manifest = manifest(
+            "git_stash",
+            "c1",
+            &["loop"],
+            &format!("sha256:{}", "0".repeat(64)),
+        );
+        let report = report(&files, &manifest);
         assert_eq!(report.decision, Decision::Blocked);
         assert_eq!(report.actual_hash, None);
         assert!(
             report.problems[0].contains("too many levels"),
             "{:?}",
             report.problems
+        );
+    }
+
+    #[test]
+    fn a_link_out_of_the_root_is_refused_by_name() {
+        let files = memory(&[("leak.txt", Node::Link("/etc/passwd"))]);
+        let manifest = manifest(
+            "git_stash",
+            "c1",
+            &["leak.txt"],
+            &format!("sha256:{}", "0".repeat(64)),
+        );
+        let report = report(&files, &manifest);
+        assert_eq!(report.decision, Decision::Blocked);
+        assert_eq!(
+            report.problems,
+            [
+                "scope file `leak.txt` is refused: `leak.txt` is a symbolic link to `/etc/passwd`, which leaves the root (links are followed only while they stay inside it); list a file inside the root instead"
+            ]
+        );
+    }
+
+    #[test]
+    fn backups_are_copies_not_links_nor_the_live_files() {
+        let hash = combined_hash([("a.txt", sha("v1").as_str())]);
+        let live = ("a.txt", Node::File("v1", 1));
+        // A real copy.
+        let copy = memory(&[
+            live.clone(),
+            (".checkpoints", Node::Dir),
+            (".checkpoints/c1", Node::Dir),
+            (".checkpoints/c1/a.txt", Node::File("v1", 2)),
+        ]);
+        assert_eq!(
+            report(&copy, &manifest("file_backup", "c1", &["a.txt"], &hash)).problems,
+            Vec::<String>::new()
+        );
+        // The folder a link to the root.
+        let linked = memory(&[
+            live.clone(),
+            (".checkpoints", Node::Dir),
+            (".checkpoints/c1", Node::Link("..")),
+        ]);
+        let problems = report(&linked, &manifest("file_backup", "c1", &["a.txt"], &hash)).problems;
+        assert!(
+            problems[0].starts_with(
+                "the backup of `a.txt` is refused: `.checkpoints/c1` is a symbolic link (to `..`)"
+            ),
+            "{problems:?}"
+        );
+        // The copy a hard link to the live file.
+        let hard = memory(&[
+            live,
+            (".checkpoints", Node::Dir),
+            (".checkpoints/c1", Node::Dir),
+            (".checkpoints/c1/a.txt", Node::File("v1", 1)),
+        ]);
+        let problems = report(&hard, &manifest("file_backup", "c1", &["a.txt"], &hash)).problems;
+        assert!(
+            problems[0].contains("is the live file `a.txt` itself"),
+            "{problems:?}"
+        );
+    }
+
+    #[test]
+    fn an_id_that_is_not_one_name_is_malformed() {
+        for id in ["../src", "a/b", "a\\b", "..", ".", "a\0b"] {
+            let manifest = manifest(
+                "file_backup",
+                id,
+                &["a.txt"],
+                &format!("sha256:{}", "0".repeat(64)),
+            );
+            match check_manifest(&manifest, &Memory::default(), &input()) {
+                Err(NoManifestVerdict::Malformed(problems)) => {
+                    assert!(problems[0].starts_with("`checkpoint.id`"), "{problems:?}")
+                }
+                other => panic!("{id}: {other:?}"),
+            }
+        }
+    }
+
+    #[test]
+    fn bounds_give_no_verdict_naming_the_file() {
+        let files = memory(&[("a.txt", Node::File("v1", 1))]);
+        let listed: Vec<String> = vec!["a.txt".into(); MAX_SCOPE_FILES + 1];
+        assert!(
+            manifest_hash(&files, Path::new("/r"), &listed)
+                .unwrap_err()
+                .contains("more than the limit of 10000")
+        );
+        let many: Vec<&str> = vec!["a.txt"; MAX_SCOPE_FILES + 1];
+        assert!(matches!(
+            check_manifest(&manifest("git_stash", "c1", &many, "x"), &files, &input()),
+            Err(NoManifestVerdict::OverBound(_))
+        ));
+        assert_eq!(structure_of("[1, 2]\n- a\nb: -1\n"), 7);
+        assert!(
+            read_manifest(&"[0,".repeat(MAX_MANIFEST_STRUCTURE), DocumentFormat::Json)
+                .unwrap_err()
+                .contains("more than the limit of 50000")
         );
     }
 }

@@ -19,6 +19,7 @@ mod harness;
 mod manifest;
 mod next;
 mod report;
+mod scope;
 mod staleness;
 mod target;
 
@@ -34,14 +35,15 @@ pub use document::{
 };
 pub use entry::{FieldResult, FieldStatus};
 pub use handoff::{
-    HandoffInput, HandoffReport, Problem as HandoffProblem, Task as HandoffTask, check_handoff,
-    unfinished_signal_for,
+    HandoffInput, HandoffReport, MAX_MARKDOWN_ELEMENTS, MAX_TASKS, Problem as HandoffProblem,
+    Task as HandoffTask, check_handoff, markdown_elements, row_cells, unfinished_signal_for,
 };
 pub use harness::{DiskSentinels, SentinelFiles, harness_sources};
 pub use jiff::Timestamp;
 pub use manifest::{
-    CHECKPOINT_TYPES, DiskFiles, ManifestInput, ManifestReport, ScopeFile, ScopeFiles,
-    check_manifest, combined_hash, manifest_hash, scoped,
+    CHECKPOINT_TYPES, DiskFiles, Hashed, MAX_MANIFEST_STRUCTURE, MAX_SCOPE_FILES, ManifestInput,
+    ManifestReport, NoManifestVerdict, SCOPE_FILE_BYTES, SCOPE_TOTAL_BYTES, ScopeError, ScopeFile,
+    ScopeFiles, check_manifest, combined_hash, manifest_hash, read_manifest, scoped,
 };
 pub use next::{Approver, NextStep, next_steps};
 pub use report::{
@@ -50,6 +52,7 @@ pub use report::{
     NO_VERDICT_EXIT, NextPhaseSource, RecoveryAttempt, ResumeReport, ScopeDelta, StaleField,
     TrustState,
 };
+pub use scope::{Entry, FileId, Links, MAX_LINKS, MAX_STEPS, Refusal, Resolved, Tree, resolve};
 pub use staleness::{PROVENANCE_KEY, parse_timestamp};
 pub use target::{
     ContractError, SUPPRESSED_ERROR_NOTE, Target, contract_errors, target_digest, target_digests,
