@@ -371,6 +371,159 @@ fn a_context_that_would_exhaust_memory_once_read_is_refused_within_its_bound() {
     }
 }
 
+/// Contracts at the 32 MiB bound in the shapes that cost most per byte: a
+/// finding on each of 199,000 phases, two million empty phases, a JSON
+/// contract (one flow mapping the YAML scanner once held whole as tokens),
+/// and a next phase whose entry fields are one flow list. `lint`, `graph`,
+/// `resume-check` and `approve` each load them, or refuse them naming the
+/// bound, under an address-space cap of 8 times the bound plus what the
+/// program itself maps (before the contract bounds they took 0.4 to 2 GB).
+#[cfg(unix)]
+#[test]
+fn contracts_at_their_bound_are_read_within_eight_times_it() {
+    let dir = temp();
+    let d = dir.path();
+    let bound = 32 * MIB as usize;
+    let fill = |head: &str, count: usize, item: &dyn Fn(usize) -> String, tail: &str| {
+        let mut text = String::with_capacity(bound);
+        text.push_str(head);
+        for i in 0..count {
+            let next = item(i);
+            if text.len() + next.len() + tail.len() > bound {
+                break;
+            }
+            text.push_str(&next);
+        }
+        text.push_str(tail);
+        while text.len() + 80 <= bound {
+            text.push_str(&format!("# {}\n", "x".repeat(77)));
+        }
+        text
+    };
+    let checkpoint = "checkpoint_integrity:\n  - {checkpoint_id: c0, phase: p0}\n";
+    let findings = fill(
+        "schema_version: '1'\npipeline_id: big\nphases:\n",
+        199_000,
+        &|i| format!("  p{i:06}: {{entry: {{required: [{{name: m{i:06}}}]}}}}\n"),
+        "",
+    );
+    let empty = fill(
+        "schema_version: '1'\npipeline_id: big\nphases:\n",
+        usize::MAX,
+        &|i| format!("  p{i:07}: {{}}\n"),
+        "",
+    );
+    let json = {
+        let mut text = fill(
+            "{\"schema_version\": \"1\", \"pipeline_id\": \"big\", \"checkpoint_integrity\": [{\"checkpoint_id\": \"c0\", \"phase\": \"p0\"}], \"phases\": {\"p0\": {}",
+            usize::MAX,
+            &|i| {
+                format!(
+                    ", \"q{i:07}\": {{\"entry\": {{\"required\": [{{\"name\": \"f{i:07}\"}}]}}}}"
+                )
+            },
+            "}}",
+        );
+        // No comments in JSON: the padding is spaces.
+        text.truncate(text.find("}}\n#").map_or(text.len(), |at| at + 2));
+        text
+    };
+    let flow_fields = fill(
+        &format!(
+            "schema_version: '1'\npipeline_id: big\n{checkpoint}phases:\n  p0: {{}}\n  p1:\n    entry:\n      required: ["
+        ),
+        usize::MAX,
+        &|i| {
+            if i < 900_000 {
+                format!("{{name: f{i:07}}}, ")
+            } else {
+                " ".into()
+            }
+        },
+        "{name: f}]\n",
+    );
+    std::fs::write(d.join("findings.yaml"), &findings).unwrap();
+    std::fs::write(d.join("empty.yaml"), &empty).unwrap();
+    std::fs::write(d.join("contract.json"), &json).unwrap();
+    std::fs::write(d.join("flow.yaml"), &flow_fields).unwrap();
+    std::fs::write(d.join("ctx.json"), "{}").unwrap();
+    let cap = Some(8 * 32 * 1024 + 64 * 1024);
+    let resume = |contract: &str| -> Vec<String> {
+        [
+            "resume-check",
+            "--no-config",
+            "--contract",
+            contract,
+            "--checkpoint",
+            "c0",
+            "--context",
+            "ctx.json",
+        ]
+        .map(String::from)
+        .to_vec()
+    };
+    let approve = |contract: &str| -> Vec<String> {
+        [
+            "approve",
+            "--no-config",
+            "--contract",
+            contract,
+            "--checkpoint",
+            "c0",
+            "--by",
+            "x",
+            "--policy",
+            "human",
+        ]
+        .map(String::from)
+        .to_vec()
+    };
+    let words = |args: &[&str]| args.iter().map(|a| a.to_string()).collect::<Vec<_>>();
+    let cases: Vec<(Vec<String>, i32, &str)> = vec![
+        (
+            words(&["lint", "--no-config", "--format", "sarif", "findings.yaml"]),
+            1,
+            "",
+        ),
+        (
+            words(&["graph", "--no-config", "--findings", "findings.yaml"]),
+            0,
+            "",
+        ),
+        (
+            words(&["graph", "--no-config", "empty.yaml"]),
+            3,
+            "more than 3000000 YAML nodes",
+        ),
+        (resume("empty.yaml"), 3, "more than 3000000 YAML nodes"),
+        (
+            words(&["graph", "--no-config", "contract.json"]),
+            3,
+            "cannot load this file as a contract",
+        ),
+        (
+            approve("contract.json"),
+            3,
+            "cannot load this file as a contract",
+        ),
+        (resume("flow.yaml"), 3, "in memory once read"),
+        (approve("flow.yaml"), 3, "in memory once read"),
+    ];
+    for text in [&findings, &empty, &json, &flow_fields] {
+        assert!(
+            text.len() <= bound && text.len() + 100 > bound,
+            "{}",
+            text.len()
+        );
+    }
+    for (args, expected, says) in cases {
+        let args: Vec<&str> = args.iter().map(String::as_str).collect();
+        let out = run(d, &args, None, QUICK, cap);
+        assert_eq!(code(&out), expected, "{args:?}: {}", stderr(&out));
+        assert!(stderr(&out).contains(says), "{args:?}: {}", stderr(&out));
+    }
+}
+
 #[cfg(unix)]
 #[test]
 fn what_is_not_a_regular_file_is_refused_without_waiting() {
