@@ -146,6 +146,10 @@ fn fifo(dir: &Path, name: &str) -> String {
 
 const MIB: u64 = 1024 * 1024;
 
+/// An address-space cap (ulimit -v, KiB) of 8 times the 32 MiB input bound
+/// plus 64 MiB for what the program itself maps (code, libraries, stacks).
+const EIGHT_TIMES_THE_BOUND_KIB: u64 = 8 * 32 * 1024 + 64 * 1024;
+
 #[test]
 fn a_cycle_through_thousands_of_phases_and_fields_lints_in_bounded_memory() {
     // 20,000 phases in one cycle reading 100,000 fields: the old fixpoint
@@ -360,7 +364,7 @@ fn a_context_that_would_exhaust_memory_once_read_is_refused_within_its_bound() {
             ],
             None,
             QUICK,
-            Some(8 * 32 * 1024 + 64 * 1024),
+            Some(EIGHT_TIMES_THE_BOUND_KIB),
         );
         assert_eq!(code(&out), 3, "{name}: {}", stderr(&out));
         assert!(
@@ -447,7 +451,7 @@ fn contracts_at_their_bound_are_read_within_eight_times_it() {
     std::fs::write(d.join("contract.json"), &json).unwrap();
     std::fs::write(d.join("flow.yaml"), &flow_fields).unwrap();
     std::fs::write(d.join("ctx.json"), "{}").unwrap();
-    let cap = Some(8 * 32 * 1024 + 64 * 1024);
+    let cap = Some(EIGHT_TIMES_THE_BOUND_KIB);
     let resume = |contract: &str| -> Vec<String> {
         [
             "resume-check",

@@ -296,27 +296,9 @@ fn check_manifest(
 ) -> Result<resume::ManifestReport, NoVerdict> {
     let now = parse_now(args.clock.now.as_deref())?;
     let settings = settings_here(&args.configuration)?;
-    let stdin = path.as_os_str() == "-";
-    let shown = if stdin {
-        "standard input".to_string()
-    } else {
-        format!("`{}`", path.display())
-    };
-    let bytes = if stdin {
-        input::read_stream(std::io::stdin().lock(), path, Bound::Document)
-    } else {
-        input::read_file(path, Bound::Document)
-    }
-    .map_err(|e| format!("cannot read the manifest {shown}: {}", e.reason()))?;
-    let text = std::str::from_utf8(&bytes)
-        .map_err(|e| format!("cannot read the manifest {shown}: it is not UTF-8 ({e})"))?;
-    let format = if stdin {
-        DocumentFormat::Detect
-    } else {
-        DocumentFormat::from_file_name(&path.to_string_lossy())
-    };
-    let manifest = resume::read_manifest(text, format)
-        .map_err(|e| format!("cannot read the manifest {shown}: {e}"))?;
+    let document = read_text(path, "manifest", Bound::Document)?;
+    let manifest = resume::read_manifest(&document.text, document.format)
+        .map_err(|e| format!("cannot read the manifest {}: {e}", document.shown))?;
     let root = args.root.clone().unwrap_or_else(|| PathBuf::from("."));
     if !root.is_dir() {
         return Err(NoVerdict(format!(
@@ -333,16 +315,18 @@ fn check_manifest(
     };
     resume::check_manifest(&manifest, &files, &input).map_err(|error| match error {
         resume::NoManifestVerdict::Malformed(problems) => NoVerdict(format!(
-            "the manifest {shown} is malformed:\n{}",
+            "the manifest {} is malformed:\n{}",
+            document.shown,
             problems
                 .iter()
                 .map(|p| format!("  - {p}"))
                 .collect::<Vec<_>>()
                 .join("\n")
         )),
-        resume::NoManifestVerdict::OverBound(message) => {
-            NoVerdict(format!("the manifest {shown} cannot be checked: {message}"))
-        }
+        resume::NoManifestVerdict::OverBound(message) => NoVerdict(format!(
+            "the manifest {} cannot be checked: {message}",
+            document.shown
+        )),
     })
 }
 
@@ -568,12 +552,15 @@ pub(crate) fn load_contract(
     Ok((analysis, settings))
 }
 
-/// Reads a JSON or YAML document from a file or, for `-`, standard input.
-pub(crate) fn read_document(
-    path: &Path,
-    what: &str,
-    bound: Bound,
-) -> Result<serde_json::Value, NoVerdict> {
+/// The text of a JSON or YAML document read from a file or, for `-`,
+/// standard input, with its format and how messages name it.
+struct DocumentText {
+    text: String,
+    format: DocumentFormat,
+    shown: String,
+}
+
+fn read_text(path: &Path, what: &str, bound: Bound) -> Result<DocumentText, NoVerdict> {
     let stdin = path.as_os_str() == "-";
     let shown = if stdin {
         "standard input".to_string()
@@ -586,16 +573,34 @@ pub(crate) fn read_document(
         input::read_file(path, bound)
     }
     .map_err(|e| format!("cannot read the {what} {shown}: {}", e.reason()))?;
-    let text = std::str::from_utf8(&bytes)
-        .map_err(|e| format!("cannot read the {what} {shown}: it is not UTF-8 ({e})"))?;
+    let text = String::from_utf8(bytes).map_err(|e| {
+        format!(
+            "cannot read the {what} {shown}: it is not UTF-8 ({})",
+            e.utf8_error()
+        )
+    })?;
     let format = if stdin {
         DocumentFormat::Detect
     } else {
         DocumentFormat::from_file_name(&path.to_string_lossy())
     };
+    Ok(DocumentText {
+        text,
+        format,
+        shown,
+    })
+}
+
+/// Reads a JSON or YAML document from a file or, for `-`, standard input.
+pub(crate) fn read_document(
+    path: &Path,
+    what: &str,
+    bound: Bound,
+) -> Result<serde_json::Value, NoVerdict> {
+    let document = read_text(path, what, bound)?;
     let budget = resume::MEMORY_PER_INPUT_BYTE * bound.bytes();
-    resume::parse_document_within(text, format, budget)
-        .map_err(|e| NoVerdict(format!("cannot read the {what} {shown}: {e}")))
+    resume::parse_document_within(&document.text, document.format, budget)
+        .map_err(|e| NoVerdict(format!("cannot read the {what} {}: {e}", document.shown)))
 }
 
 /// The `--recover-with` hook.
