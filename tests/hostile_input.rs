@@ -282,8 +282,10 @@ fn inputs_over_their_bounds_are_refused_naming_the_bound() {
         None,
     );
     assert_eq!(code(&out), 3);
+    // Named for its own bound, not for what all of them hold together.
     assert!(
-        stderr(&out).contains("cannot read the approvals file `"),
+        stderr(&out).contains("cannot read the approvals file `")
+            && stderr(&out).contains("larger than the limit of 1048576 bytes (1 MiB)"),
         "{}",
         stderr(&out)
     );
@@ -314,6 +316,81 @@ fn inputs_over_their_bounds_are_refused_naming_the_bound() {
     assert!(
         stderr(&out).contains("cannot read the harness grant")
             && stderr(&out).contains("larger than the limit of 1048576 bytes (1 MiB)"),
+        "{}",
+        stderr(&out)
+    );
+}
+
+/// Every `--approvals` file within its 1 MiB, but all of them together
+/// over 4 MiB, or over 1,000 records: no verdict, naming the file that
+/// crosses the bound (each record is judged and reported, so they are
+/// bounded in number as well as in bytes).
+#[test]
+fn approvals_are_bounded_together_in_bytes_and_records() {
+    let dir = temp();
+    let d = dir.path();
+    std::fs::write(d.join("ctx.json"), "{}").unwrap();
+    let record = r#"{"approved_by": "ana", "approved_at": "2026-03-01T11:00:00Z", "policy": "human", "checkpoint_id": "after_generate"}"#;
+    let records = |n: usize| format!("[{}]", vec![record; n].join(","));
+    let check = |approvals: &[&str]| {
+        let mut args = vec![
+            "resume-check".to_string(),
+            "--no-config".into(),
+            "--contract".into(),
+            pipeline(),
+            "--checkpoint".into(),
+            "after_generate".into(),
+            "--context".into(),
+            "ctx.json".into(),
+            "--now".into(),
+            "2026-03-01T12:00:00Z".into(),
+        ];
+        for file in approvals {
+            args.extend(["--approvals".to_string(), file.to_string()]);
+        }
+        let args: Vec<&str> = args.iter().map(String::as_str).collect();
+        run(d, &args, None, QUICK, None)
+    };
+    // Five files of 0.9 MiB: 4.5 MiB together.
+    let padded = format!("{}{}", records(1), " ".repeat(900 * 1024));
+    let files: Vec<String> = (1..=5).map(|i| format!("padded{i}.json")).collect();
+    for file in &files {
+        std::fs::write(d.join(file), &padded).unwrap();
+    }
+    let names: Vec<&str> = files.iter().map(String::as_str).collect();
+    let out = check(&names[..4]);
+    assert_ne!(
+        code(&out),
+        3,
+        "four files are within the bound: {}",
+        stderr(&out)
+    );
+    let out = check(&names);
+    assert_eq!(code(&out), 3, "{}", stderr(&out));
+    assert!(
+        stderr(&out).contains(
+            "cannot read the approvals file `padded5.json`: the --approvals files hold more than 4194304 bytes (4 MiB) together"
+        ),
+        "{}",
+        stderr(&out)
+    );
+    // 600 and 401 records: 1,001 together.
+    std::fs::write(d.join("six-hundred.json"), records(600)).unwrap();
+    std::fs::write(d.join("four-hundred-one.json"), records(401)).unwrap();
+    std::fs::write(d.join("four-hundred.json"), records(400)).unwrap();
+    let out = check(&["six-hundred.json", "four-hundred.json"]);
+    assert_ne!(
+        code(&out),
+        3,
+        "1,000 records are within the bound: {}",
+        stderr(&out)
+    );
+    let out = check(&["six-hundred.json", "four-hundred-one.json"]);
+    assert_eq!(code(&out), 3, "{}", stderr(&out));
+    assert!(
+        stderr(&out).contains(
+            "cannot read the approvals file `four-hundred-one.json`: the --approvals files hold more than 1000 approval records together"
+        ),
         "{}",
         stderr(&out)
     );

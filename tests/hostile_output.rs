@@ -553,6 +553,60 @@ checkpoint_integrity:
     );
 }
 
+/// `approve` asks on a terminal before approving a resume into an
+/// irreversible phase, naming it: a name holding a hyperlink and an
+/// erase-the-line-above is shown escaped in the question. Driven on a
+/// pseudo-terminal by script(1) (util-linux), answering "n".
+#[cfg(unix)]
+#[test]
+fn the_approve_prompt_shows_a_hostile_phase_name_escaped() {
+    let dir = tempfile::tempdir().unwrap();
+    let contract = r#"schema_version: '1'
+pipeline_id: demo
+phases:
+  plan:
+    exit:
+      required: [{name: doc}]
+  "drop\e]8;;https://evil/x\aclick\e]8;;\a\e[1A\e[2K":
+    side_effects: irreversible
+    entry:
+      required: [{name: doc}]
+checkpoint_integrity:
+  - checkpoint_id: gate
+    phase: plan
+    on_resume:
+      approval_required: true
+      approval_policy: human
+"#;
+    std::fs::write(dir.path().join("c.contract.yaml"), contract).unwrap();
+    std::fs::write(dir.path().join("ctx.json"), r#"{"doc": "x"}"#).unwrap();
+    let command = format!(
+        "'{}' approve --no-config --contract c.contract.yaml --checkpoint gate --by ana --policy human --context ctx.json --now 2026-03-01T11:00:00Z",
+        env!("CARGO_BIN_EXE_phaselint")
+    );
+    let mut script = Command::new("script");
+    script
+        .args(["-qec", &command, "/dev/null"])
+        .current_dir(dir.path());
+    let Some(run) = pipe(&mut script, "n\n") else {
+        missing("script (util-linux) is not installed");
+        return;
+    };
+    // The terminal ends its lines with CR LF.
+    let shown = run.stdout.replace("\r\n", "\n");
+    assert!(
+        shown.contains("whose side effects cannot be undone. Approve it? [y/N]")
+            && shown.contains("not confirmed: no approval written"),
+        "{shown}"
+    );
+    assert_for_people(
+        "approve's prompt",
+        &shown,
+        &[r"runs `drop\u{1b}]8;;https://evil/x\u{7}click\u{1b}]8;;\u{7}\u{1b}[1A\u{1b}[2K`"],
+    );
+    assert!(!dir.path().join("approval.json").exists());
+}
+
 #[test]
 fn the_handoff_report_shows_hostile_tasks_escaped() {
     let dir = tempfile::tempdir().unwrap();

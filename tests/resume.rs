@@ -359,6 +359,44 @@ fn suppression_comments_cannot_hide_an_e_code_from_the_resume_check() {
     );
 }
 
+/// An approval written with `--output` is a new file: it is created 0600,
+/// readable by its owner only, whatever the umask would have given it
+/// (0644 under the usual 022).
+#[cfg(unix)]
+#[test]
+fn an_approval_written_to_a_new_file_is_readable_by_its_owner_only() {
+    use std::os::unix::fs::PermissionsExt;
+    let dir = temp();
+    let contract = pipeline();
+    let status = Command::new("sh")
+        .arg("-c")
+        .arg("umask 022 && exec \"$0\" \"$@\"")
+        .arg(env!("CARGO_BIN_EXE_phaselint"))
+        .args([
+            "approve",
+            "--no-config",
+            "--contract",
+            &contract,
+            "--checkpoint",
+            "after_generate",
+            "--by",
+            "ana",
+            "--policy",
+            "human",
+            "--now",
+            "2026-03-01T11:00:00Z",
+            "--output",
+            "approval.json",
+        ])
+        .current_dir(dir.path())
+        .status()
+        .unwrap();
+    assert_eq!(status.code(), Some(0), "{status}");
+    let metadata = std::fs::metadata(dir.path().join("approval.json")).unwrap();
+    let mode = metadata.permissions().mode() & 0o7777;
+    assert_eq!(mode, 0o600, "the approval's mode is {mode:o}");
+}
+
 #[test]
 fn editing_the_checkpoint_voids_its_approvals_but_editing_another_does_not() {
     let dir = temp();
@@ -570,6 +608,14 @@ fn an_approval_binds_the_phases_the_run_resumes_into() {
             first_problem(&run).contains("or a resume into different phases"),
             "{what}: {}",
             first_problem(&run)
+        );
+        // The context did not change: bound to other phases, the record
+        // says nothing about this context, and the report does not claim
+        // it changed.
+        let problems = &run.json()["approval_status"]["candidates"][0]["problems"];
+        assert!(
+            !problems.to_string().contains("the context changed"),
+            "{what}: {problems}"
         );
     }
     write(dir.path(), "deploy.contract.yaml", DEPLOY);

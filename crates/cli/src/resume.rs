@@ -439,7 +439,10 @@ fn read_approvals(paths: &[PathBuf]) -> Result<Vec<ApprovalSource>, NoVerdict> {
     let mut approvals = Vec::with_capacity(paths.len());
     let (mut bytes, mut records_read) = (0u64, 0usize);
     for path in paths {
-        bytes += std::fs::metadata(path).map_or(0, |m| m.len());
+        // Each file within its own bound first, so a file over it is named
+        // for that bound; then all of them together.
+        let document = read_text(path, "approvals file", Bound::Approvals)?;
+        bytes += document.text.len() as u64;
         if bytes > resume::APPROVALS_TOTAL_BYTES {
             return Err(NoVerdict(format!(
                 "cannot read the approvals file `{}`: the --approvals files hold more than {} together",
@@ -447,7 +450,7 @@ fn read_approvals(paths: &[PathBuf]) -> Result<Vec<ApprovalSource>, NoVerdict> {
                 input::describe(resume::APPROVALS_TOTAL_BYTES)
             )));
         }
-        let value = read_document(path, "approvals file", Bound::Approvals)?;
+        let value = parse_document(document, "approvals file", Bound::Approvals)?;
         let records = resume::parse_records(&value)
             .map_err(|e| format!("cannot read the approvals file `{}`: {e}", path.display()))?;
         records_read += records.len();
@@ -597,7 +600,15 @@ pub(crate) fn read_document(
     what: &str,
     bound: Bound,
 ) -> Result<serde_json::Value, NoVerdict> {
-    let document = read_text(path, what, bound)?;
+    parse_document(read_text(path, what, bound)?, what, bound)
+}
+
+/// Parses a document's text within what it may take in memory.
+fn parse_document(
+    document: DocumentText,
+    what: &str,
+    bound: Bound,
+) -> Result<serde_json::Value, NoVerdict> {
     let budget = resume::MEMORY_PER_INPUT_BYTE * bound.bytes();
     resume::parse_document_within(&document.text, document.format, budget)
         .map_err(|e| NoVerdict(format!("cannot read the {what} {}: {e}", document.shown)))

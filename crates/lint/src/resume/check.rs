@@ -818,7 +818,7 @@ fn approve(
                     record: None,
                     valid: false,
                     problems: vec![format!(
-                        "the harness request `{location}` is pending: it has no `.granted` sentinel"
+                        "the harness request `{location}` is pending: no `.granted` sentinel was written after it"
                     )],
                 });
                 pending.get_or_insert_with(|| location.clone());
@@ -897,7 +897,7 @@ fn approve(
     let (reason, trust_state) = if let Some(location) = &pending {
         (
             format!(
-                "harness approval pending: `{location}` has no `.granted` sentinel, so the resume is denied"
+                "harness approval pending: no `.granted` sentinel was written after `{location}`, so the resume is denied"
             ),
             TrustState::Pending,
         )

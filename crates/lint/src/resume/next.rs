@@ -152,7 +152,7 @@ impl NextStep {
                 format!("put a valid `{field}` into the context before resuming phase `{phase}`")
             }
             NextStep::GrantHarnessRequest { checkpoint_id } => format!(
-                "grant the harness request: create an empty `checkpoint-{checkpoint_id}.md.granted` beside `checkpoint-{checkpoint_id}.md`"
+                "grant the harness request: create an empty `checkpoint-{checkpoint_id}.md.granted` beside `checkpoint-{checkpoint_id}.md`, after it (one older than the request answered an earlier one)"
             ),
             NextStep::Approve {
                 checkpoint_id,
