@@ -394,6 +394,26 @@ fn approvals_are_bounded_together_in_bytes_and_records() {
         "{}",
         stderr(&out)
     );
+    // The context's records count with the files': 600 and 401 again.
+    let context = format!(
+        r#"{{"_cc_checkpoint_approvals": {{"after_generate": {}}}}}"#,
+        records(600)
+    );
+    std::fs::write(d.join("ctx.json"), context).unwrap();
+    let out = check(&["four-hundred.json"]);
+    assert_ne!(
+        code(&out),
+        3,
+        "1,000 records are within the bound: {}",
+        stderr(&out)
+    );
+    let out = check(&["four-hundred-one.json"]);
+    assert_eq!(code(&out), 3, "{}", stderr(&out));
+    assert!(
+        stderr(&out).contains("more than 1000 approval records were presented for one checkpoint (the context's and every --approvals file's together)"),
+        "{}",
+        stderr(&out)
+    );
 }
 
 /// Contexts within their 32 MiB whose values would take 50 to 100 times
