@@ -34,6 +34,7 @@ pub const TARGETS: &[(&str, Check)] = &[
     ("lsp_framing", lsp_framing),
     ("manifest_scope", manifest_scope::manifest_scope),
     ("handoff_tables", handoff_tables::handoff_tables),
+    ("fixes", fixes::fixes),
 ];
 
 /// Offsets at which positions, completion and hover are exercised: every

@@ -134,10 +134,29 @@ fn style(source: &str, span: Span) -> Style {
     match source.as_bytes()[span.start] {
         b'"' => Style::DoubleQuoted,
         b'\'' => Style::SingleQuoted,
-        // Otherwise only a header starts with `|` or `>`.
-        b'|' | b'>' => block_from_header(source, span),
+        // Otherwise only a header starts with `|` or `>`, with nothing
+        // but indicators, blanks and a comment after it on its line: the
+        // parser also reads `|ield` in a flow mapping as a plain scalar.
+        b'|' | b'>' if is_block_header(source, span) => block_from_header(source, span),
         _ => Style::Plain,
     }
+}
+
+/// Whether the scalar at `span` starts with a block scalar header: `|` or
+/// `>`, at most two indicators (`1`–`9`, `+`, `-`), then only blanks or a
+/// comment up to the line break.
+fn is_block_header(source: &str, span: Span) -> bool {
+    let text = &source[span.start..span.end];
+    let line = text.split(['\n', '\r']).next().unwrap_or_default();
+    let rest = line.get(1..).unwrap_or_default();
+    let indicators = rest
+        .bytes()
+        .take(2)
+        .take_while(|b| matches!(b, b'1'..=b'9' | b'+' | b'-'))
+        .count();
+    let after = &rest[indicators..];
+    let blank = after.trim_start_matches([' ', '\t']);
+    blank.is_empty() || (blank.starts_with('#') && blank.len() < after.len())
 }
 
 /// A block scalar spanned from its header.
@@ -639,6 +658,24 @@ mod tests {
             assert_eq!(scalar.unwrap().0, "");
             assert_eq!(edits(source, span, "retrieve"), None, "{source:?}");
         }
+    }
+
+    /// The parser reads `|ield` in a flow mapping as a plain scalar: it is
+    /// rewritten as one, not as a block header that runs to the line's end
+    /// (found by fuzzing `fixes`).
+    #[test]
+    fn a_plain_scalar_starting_with_a_block_indicator_is_rewritten_as_plain() {
+        let source = "a: {|ield: x, >b: y}\n";
+        let at = source.find("|ield").unwrap();
+        let text = rewrite(source, Span::new(at, at + 5), "field");
+        assert_eq!(text, "a: {field: x, >b: y}\n");
+        let at = source.find(">b").unwrap();
+        let text = rewrite(source, Span::new(at, at + 2), "b");
+        assert_eq!(text, "a: {|ield: x, b: y}\n");
+        assert!(is_block_header("a: |-  # note\n  x\n", Span::new(3, 16)));
+        assert!(is_block_header("a: >2\n  x\n", Span::new(3, 9)));
+        assert!(!is_block_header("a: |x\n", Span::new(3, 5)));
+        assert!(!is_block_header("a: |#x\n", Span::new(3, 6)));
     }
 
     #[test]
