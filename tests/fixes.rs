@@ -71,21 +71,6 @@ fn every_fix_of_every_fixture_reads_back_as_promised() {
     }
 }
 
-/// The replay of `fuzz/regressions/fixes/`, inputs the `fixes` fuzz
-/// target once failed on.
-#[test]
-fn inputs_the_fixes_fuzz_target_found_stay_fixed() {
-    let dir = repo().join("fuzz/regressions/fixes");
-    let Ok(entries) = std::fs::read_dir(&dir) else {
-        return;
-    };
-    for entry in entries {
-        let path = entry.unwrap().path();
-        eprintln!("replaying {}", path.display());
-        phaselint_fuzzing::fixes::fixes(&std::fs::read(&path).unwrap());
-    }
-}
-
 /// A small deterministic generator (xorshift64*): the same cases on every
 /// run, no dependency.
 struct Rng(u64);
