@@ -867,6 +867,47 @@ fn a_hundred_thousand_findings_on_one_line_do_not_make_output_quadratic() {
     }
 }
 
+/// Past 200,000 findings a file's findings are no longer kept: the first
+/// 200,000 in file order are listed, then one E007 says how many more
+/// there are and where the first of them is (202,000 G303s: two entry
+/// fields no phase produces on each of 101,000 phases).
+#[test]
+fn findings_past_the_bound_are_counted_not_kept() {
+    let dir = temp();
+    let phases: String = (0..101_000)
+        .map(|i| format!("  p{i}: {{entry: {{required: [{{name: a{i}}}, {{name: b{i}}}]}}}}\n"))
+        .collect();
+    let file = dir.path().join("many.contract.yaml");
+    std::fs::write(
+        &file,
+        format!("schema_version: '1'\npipeline_id: p\nphases:\n{phases}"),
+    )
+    .unwrap();
+    let out = run(
+        dir.path(),
+        &[
+            "lint",
+            "--no-config",
+            "--format",
+            "concise",
+            file.to_str().unwrap(),
+        ],
+        None,
+        Duration::from_secs(120),
+        None,
+    );
+    assert_eq!(code(&out), 1, "{}", stderr(&out));
+    let text = stdout(&out);
+    assert_eq!(text.matches(" G303 ").count(), 200_000);
+    let note: Vec<&str> = text.lines().filter(|l| l.contains(" E007 ")).collect();
+    assert_eq!(note.len(), 1, "{note:?}");
+    assert!(
+        note[0].contains("many.contract.yaml:100005:39: E007 [error] the file has more findings than phaselint keeps per file (200000, or 64 MiB of their text): 1998 more from here on are not listed; help: fix the findings listed first"),
+        "{}",
+        note[0]
+    );
+}
+
 #[test]
 fn wildcard_entry_fields_over_a_large_context_stay_bounded() {
     // `big.*.*` listed five times against 2,000,000 values under 50,000

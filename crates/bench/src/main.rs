@@ -816,7 +816,7 @@ fn stages(text: &str, runs: usize) -> Result<String, String> {
             let time = time_median(runs, || {
                 let mut found = phaselint_lint::findings::Findings::new(text, &lines, &settings);
                 check(&context, &mut found);
-                found.finish("a contract")
+                found.finish()
             });
             Some((rule.code, time))
         })

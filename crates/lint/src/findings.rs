@@ -272,7 +272,7 @@ impl<'a> Findings<'a> {
     /// The findings in file order (S001 for unused suppression comments
     /// among them, and one E007 when some were left out), and the E-codes
     /// levels and suppression comments hid.
-    pub fn finish(mut self, noun: &str) -> (Vec<Diagnostic>, Vec<Diagnostic>) {
+    pub fn finish(mut self) -> (Vec<Diagnostic>, Vec<Diagnostic>) {
         if let Some(suppressions) = self.suppressions.take() {
             for d in suppressions.unused(self.settings) {
                 self.seq += 1;
@@ -282,14 +282,17 @@ impl<'a> Findings<'a> {
         }
         let (mut kept, over) = self.kept.finish();
         if let Some((at, more)) = over {
-            let mut note = e007_unloadable_document::diagnostic(
-                Span::empty(at),
-                &format!(
-                    "it has more findings than phaselint keeps per file ({MAX_FINDINGS}, or {} MiB of their text): {more} more from here on are not listed",
-                    MAX_FINDING_BYTES / (1024 * 1024)
-                ),
-                noun,
-            );
+            // The file loaded: E007 only says where phaselint stopped
+            // listing, so its message is not "cannot load".
+            let mut note = e007_unloadable_document::RULE
+                .diagnostic(
+                    Span::empty(at),
+                    format!(
+                        "the file has more findings than phaselint keeps per file ({MAX_FINDINGS}, or {} MiB of their text): {more} more from here on are not listed",
+                        MAX_FINDING_BYTES / (1024 * 1024)
+                    ),
+                )
+            .with_help("fix the findings listed first, or leave out a rule that reports thousands with --ignore CODE (or `ignore` in phaselint.toml), and run again");
             if let Some(c) = self.source.get(at..).and_then(|rest| rest.chars().next()) {
                 note.span.end = at + c.len_utf8();
             }

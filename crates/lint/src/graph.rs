@@ -1050,7 +1050,7 @@ mod tests {
         let mut findings = crate::findings::Findings::new(src, &lines, &settings);
         let (contract, _) =
             crate::schema::build(tree.root(), src, Dialect::Phaselint, &mut findings);
-        let (diagnostics, _) = findings.finish("a contract");
+        let (diagnostics, _) = findings.finish();
         assert!(diagnostics.is_empty(), "{diagnostics:#?}");
         Arc::new(contract)
     }

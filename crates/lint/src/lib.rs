@@ -434,7 +434,7 @@ pub fn analyze_document(source: String, kind: DocumentKind, settings: &Settings)
             }
         }
     }
-    let (diagnostics, hidden) = findings.finish(kind.noun());
+    let (diagnostics, hidden) = findings.finish();
     analysis.contract = contract;
     analysis.graph = graph;
     analysis.diagnostics = diagnostics;

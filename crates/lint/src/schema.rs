@@ -218,7 +218,8 @@ impl Walker<'_, '_> {
                 crate::MAX_MODEL_BYTES / (1024 * 1024)
             ),
             crate::DocumentKind::Contract.noun(),
-        ));
+        )
+        .with_help("split the pipeline into several contracts, or keep long texts (descriptions) out of it"));
         false
     }
 
@@ -739,7 +740,8 @@ impl Walker<'_, '_> {
                     crate::MAX_PHASES
                 ),
                 crate::DocumentKind::Contract.noun(),
-            ));
+            )
+            .with_help("split the pipeline into several contracts"));
             return None;
         }
         self.report_duplicates(entries, path);
