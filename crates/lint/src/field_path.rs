@@ -97,6 +97,10 @@ pub(crate) struct FieldIndex<'a> {
     /// Byte offsets of every fact's segments, fact after fact.
     segment_starts: Vec<u32>,
     ids: IdTable,
+    /// Whether a fact has a `*` segment: only then does a walk look for a
+    /// `*` child beside the named one (half the searches of a contract
+    /// without wildcards).
+    wildcard_facts: bool,
 }
 
 /// Fact ids by name: an open-addressing table of ids (4 bytes a slot)
@@ -174,12 +178,14 @@ impl<'a> FieldIndex<'a> {
         }
         first_segment.push(segment_starts.len() as u32);
         segment_starts.shrink_to_fit();
+        let wildcard_facts = facts.iter().any(|f| f.segments().any(|s| s == "*"));
         FieldIndex {
             facts,
             wildcard_walks: RefCell::default(),
             first_segment,
             segment_starts,
             ids,
+            wildcard_facts,
         }
     }
 
@@ -198,18 +204,23 @@ impl<'a> FieldIndex<'a> {
 
     /// Segment `depth` of a fact, if it has that many.
     fn segment(&self, fact: u32, depth: usize) -> Option<&'a str> {
-        if depth >= self.segment_count(fact) {
+        let fact = fact as usize;
+        let (first, next) = (
+            self.first_segment[fact] as usize,
+            self.first_segment[fact + 1] as usize,
+        );
+        let at = first + depth;
+        if at >= next {
             return None;
         }
-        let text = self.facts[fact as usize].as_str();
-        let at = self.first_segment[fact as usize] as usize + depth;
+        let text = self.facts[fact].as_str();
         let start = self.segment_starts[at] as usize;
-        let end = if depth + 1 < self.segment_count(fact) {
+        let end = if at + 1 < next {
             self.segment_starts[at + 1] as usize - 1
         } else {
             text.len()
         };
-        Some(&text[start..end])
+        text.get(start..end)
     }
 
     /// The whole trie.
@@ -305,7 +316,9 @@ impl<'a> FieldIndex<'a> {
                 self.children(&node, |child| stack.push(child));
             } else {
                 stack.extend(self.child(&node, segment));
-                stack.extend(self.child(&node, "*"));
+                if self.wildcard_facts {
+                    stack.extend(self.child(&node, "*"));
+                }
             }
         }
     }
