@@ -142,21 +142,12 @@ fn style(source: &str, span: Span) -> Style {
     }
 }
 
-/// Whether the scalar at `span` starts with a block scalar header: `|` or
-/// `>`, at most two indicators (`1`–`9`, `+`, `-`), then only blanks or a
-/// comment up to the line break.
+/// Whether the scalar at `span` starts with a block scalar header: its
+/// first line is a header (`|`, `>-`, `|2+`) and at most a comment.
 fn is_block_header(source: &str, span: Span) -> bool {
     let text = &source[span.start..span.end];
     let line = text.split(['\n', '\r']).next().unwrap_or_default();
-    let rest = line.get(1..).unwrap_or_default();
-    let indicators = rest
-        .bytes()
-        .take(2)
-        .take_while(|b| matches!(b, b'1'..=b'9' | b'+' | b'-'))
-        .count();
-    let after = &rest[indicators..];
-    let blank = after.trim_start_matches([' ', '\t']);
-    blank.is_empty() || (blank.starts_with('#') && blank.len() < after.len())
+    header_on_line(line).is_some_and(|header| header.start == 0)
 }
 
 /// A block scalar spanned from its header.
