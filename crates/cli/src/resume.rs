@@ -277,12 +277,17 @@ fn check_handoff(args: &ResumeCheckArgs, path: &Path) -> Result<resume::HandoffR
         .filter_map(resume::unfinished_signal_for)
         .find(|signal| signal.symlink_metadata().is_ok())
         .map(|signal| signal.display().to_string());
+    let folder_phase = [path, resolved.as_path()]
+        .into_iter()
+        .find_map(resume::tina_phase_of)
+        .map(|(_, phase)| phase);
     let input = resume::HandoffInput {
         now,
         max_age,
         max_clock_skew: settings.max_clock_skew,
         mode: mode(args.mode),
         unfinished_signal,
+        folder_phase,
     };
     resume::check_handoff(&text, &input)
         .map_err(|e| NoVerdict(format!("cannot read the handoff `{}`: {e}", path.display())))

@@ -86,6 +86,7 @@ pub fn handoff_tables(data: &[u8]) {
         max_clock_skew: 300,
         mode: Mode::Strict,
         unfinished_signal: None,
+        folder_phase: None,
     };
     let Ok(report) = resume::check_handoff(&handoff, &input) else {
         return;

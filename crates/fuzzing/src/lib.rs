@@ -325,6 +325,7 @@ fn handoff_input() -> resume::HandoffInput {
         max_clock_skew: 300,
         mode: resume::Mode::Strict,
         unfinished_signal: None,
+        folder_phase: None,
     }
 }
 

@@ -319,22 +319,28 @@ pub fn handoff_human(report: &HandoffReport, path: &str, out: &mut impl Write) -
             )?;
         }
     }
-    let failures: Vec<String> = report
-        .problems
-        .iter()
-        .map(|p| match &p.section {
-            Some(section) => format!("line {} ({section}): {}", p.line, p.message),
-            None => format!("line {}: {}", p.line, p.message),
-        })
-        .collect();
+    let at_line = |p: &phaselint_lint::resume::HandoffProblem| match &p.section {
+        Some(section) => format!("line {} ({section}): {}", p.line, p.message),
+        None => format!("line {}: {}", p.line, p.message),
+    };
+    let failures: Vec<String> = report.problems.iter().map(at_line).collect();
+    let warnings: Vec<String> = report.warnings.iter().map(at_line).collect();
     let next = match (report.problems.is_empty(), report.decision) {
+        (true, _) if report.partial => "a new session may rehydrate from this handoff; the task states are not in it, so ask the team (or the task list) who was doing what before work restarts".to_string(),
         (true, _) => "a new session may rehydrate from this handoff".to_string(),
         (false, Decision::Resume) => {
             despite(report.mode, report.strict_decision, "a new session may rehydrate")
         }
         (false, _) => "fix each problem above in the handoff (or checkpoint again, which writes a new one), then check it again".to_string(),
     };
-    verdict(out, report.decision, report.mode, &failures, &[], &[next])
+    verdict(
+        out,
+        report.decision,
+        report.mode,
+        &failures,
+        &warnings,
+        &[next],
+    )
 }
 
 /// A checkpoint manifest's report for a person (`resume-check
@@ -447,6 +453,7 @@ mod tests {
             max_clock_skew: 300,
             mode: Mode::Strict,
             unfinished_signal: None,
+            folder_phase: None,
         };
         let report = phaselint_lint::resume::check_handoff(handoff, &input).unwrap();
         let mut out = Vec::new();

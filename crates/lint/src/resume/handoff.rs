@@ -56,6 +56,9 @@ pub struct HandoffInput {
     /// exists beside a `.tina/phase-N/handoff.md`: the checkpoint did not
     /// complete.
     pub unfinished_signal: Option<String>,
+    /// N of the `phase-N` folder the handoff is in (`.tina/phase-N/` or
+    /// `.claude/tina/phase-N/`), to compare with the phase its heading names.
+    pub folder_phase: Option<u64>,
 }
 
 /// The report of a handoff check, as `--format json` prints it.
@@ -75,6 +78,9 @@ pub struct HandoffReport {
     pub partial: bool,
     pub tasks: Vec<Task>,
     pub problems: Vec<Problem>,
+    /// Reported, never blocking: a partial handoff, an owner who is not in
+    /// the team, a heading that names another phase than its folder.
+    pub warnings: Vec<Problem>,
 }
 
 #[derive(Clone, Debug, PartialEq, Serialize)]
@@ -85,6 +91,9 @@ pub struct Task {
     /// `None` for `-` or an empty cell.
     pub owner: Option<String>,
     pub blocked_by: Vec<String>,
+    /// Where its row is (1-based), for what is said about it.
+    #[serde(skip)]
+    pub line: usize,
 }
 
 #[derive(Clone, Debug, PartialEq, Serialize)]
@@ -97,23 +106,35 @@ pub struct Problem {
     pub message: String,
 }
 
-/// The checkpoint signal whose presence beside `handoff` means the
-/// checkpoint did not complete: `.tina/checkpoint-needed` for a handoff at
-/// `.tina/phase-N/handoff.md`.
-pub fn unfinished_signal_for(handoff: &Path) -> Option<PathBuf> {
+/// Where tina keeps a phase's handoff: `<tina>/phase-N/handoff.md`, with
+/// `<tina>` a `.tina` folder or the `.claude/tina` folder of the skill's
+/// Claude Code edition. The tina folder and N, for a handoff there.
+pub fn tina_phase_of(handoff: &Path) -> Option<(PathBuf, u64)> {
     let mut parts = handoff.components().rev();
     let file = parts.next()?;
     let phase = parts.next()?;
     let tina = parts.next()?;
     let is = |c: Component<'_>, name: &str| c.as_os_str() == name;
-    let phase_name = phase.as_os_str().to_str()?;
-    let numbered = phase_name
+    let number = phase
+        .as_os_str()
+        .to_str()?
         .strip_prefix("phase-")
-        .is_some_and(|n| !n.is_empty() && n.bytes().all(|b| b.is_ascii_digit()));
-    if !is(file, "handoff.md") || !numbered || !is(tina, ".tina") {
+        .filter(|n| !n.is_empty() && n.bytes().all(|b| b.is_ascii_digit()))?
+        .parse::<u64>()
+        .ok()?;
+    let tina_folder =
+        is(tina, ".tina") || (is(tina, "tina") && parts.next().is_some_and(|c| is(c, ".claude")));
+    if !is(file, "handoff.md") || !tina_folder {
         return None;
     }
-    Some(handoff.parent()?.parent()?.join("checkpoint-needed"))
+    Some((handoff.parent()?.parent()?.to_path_buf(), number))
+}
+
+/// The checkpoint signal whose presence beside `handoff` means the
+/// checkpoint did not complete: `<tina>/checkpoint-needed` for a handoff
+/// at `<tina>/phase-N/handoff.md`.
+pub fn unfinished_signal_for(handoff: &Path) -> Option<PathBuf> {
+    tina_phase_of(handoff).map(|(tina, _)| tina.join("checkpoint-needed"))
 }
 
 /// One `## ` section and what it holds.
@@ -164,8 +185,11 @@ enum Sink {
     Body,
 }
 
-fn sections(text: &str, lines: &LineIndex) -> Vec<Section> {
+/// The document's title (its first `# ` heading, with its line) and its
+/// `## ` sections.
+fn sections(text: &str, lines: &LineIndex) -> (Option<(String, usize)>, Vec<Section>) {
     let line_of = |offset: usize| lines.line_of(offset) + 1;
+    let mut title: Option<(String, usize)> = None;
     let mut sections: Vec<Section> = Vec::new();
     let mut sink = Sink::Body;
     let mut list_depth = 0usize;
@@ -195,6 +219,21 @@ fn sections(text: &str, lines: &LineIndex) -> Vec<Section> {
             }
         }
         match event {
+            Event::Start(Tag::Heading {
+                level: HeadingLevel::H1,
+                ..
+            }) if title.is_none() => {
+                sink = Sink::Heading(String::new());
+                title = Some((String::new(), line_of(range.start)));
+            }
+            Event::End(TagEnd::Heading(HeadingLevel::H1)) => {
+                if let (Sink::Heading(text), Some((written, _))) =
+                    (std::mem::replace(&mut sink, Sink::Body), title.as_mut())
+                    && written.is_empty()
+                {
+                    *written = text.trim().to_string();
+                }
+            }
             Event::Start(Tag::Heading {
                 level: HeadingLevel::H2,
                 ..
@@ -300,7 +339,7 @@ fn sections(text: &str, lines: &LineIndex) -> Vec<Section> {
             _ => {}
         }
     }
-    sections
+    (title, sections)
 }
 
 /// The cells a table row's text has, as GitHub Flavored Markdown splits
@@ -426,10 +465,18 @@ pub fn check_handoff(text: &str, input: &HandoffInput) -> Result<HandoffReport, 
         ));
     }
     let lines = LineIndex::new(text);
-    let sections = sections(text, &lines);
+    let (title, sections) = sections(text, &lines);
     let mut problems: Vec<Problem> = Vec::new();
     let mut problem = |line: usize, section: Option<&str>, message: String| {
         problems.push(Problem {
+            line,
+            section: section.map(str::to_string),
+            message,
+        });
+    };
+    let mut warnings: Vec<Problem> = Vec::new();
+    let mut warning = |line: usize, section: Option<&str>, message: String| {
+        warnings.push(Problem {
             line,
             section: section.map(str::to_string),
             message,
@@ -475,58 +522,70 @@ pub fn check_handoff(text: &str, input: &HandoffInput) -> Result<HandoffReport, 
         let written = section.text.trim();
         let text_line = section.text_line.unwrap_or(section.line);
         let words: Vec<&str> = written.split_whitespace().collect();
-        match words.as_slice() {
-            [] => problem(
+        // Two date-times side by side are two values; anything else that
+        // does not read as one date-time is a date-time written wrongly.
+        let several =
+            words.len() > 1 && words.iter().filter(|w| parse_timestamp(w).is_ok()).count() > 1;
+        let value = words.join(" ");
+        if words.is_empty() {
+            problem(
                 section.line,
                 Some("Timestamp"),
                 "`## Timestamp` holds no timestamp".into(),
-            ),
-            [one] => {
-                timestamp = Some(one.to_string());
-                match parse_timestamp(one) {
-                    Err(_) => problem(
-                        text_line,
-                        Some("Timestamp"),
-                        format!(
-                            "`{one}` is not an ISO 8601 date-time with `Z` or an offset, such as `2026-01-26T10:30:00Z`"
-                        ),
-                    ),
-                    Ok(at) => {
-                        let age = input.now.as_second() - at.as_second();
-                        age_seconds = Some(age);
-                        if -age > input.max_clock_skew as i64 {
-                            problem(
-                                text_line,
-                                Some("Timestamp"),
-                                format!(
-                                    "`{one}` is {} in the future, more than max_clock_skew {}: the handoff cannot have been written yet",
-                                    format_seconds(age.unsigned_abs()),
-                                    format_seconds(input.max_clock_skew)
-                                ),
-                            );
-                        } else if let Some(limit) = input.max_age
-                            && age > limit as i64
-                        {
-                            problem(
-                                text_line,
-                                Some("Timestamp"),
-                                format!(
-                                    "the handoff is {} old, older than --max-handoff-age {}: it is stale",
-                                    format_seconds(age as u64),
-                                    format_seconds(limit)
-                                ),
-                            );
-                        }
-                    }
-                }
-            }
-            _ => problem(
+            );
+        } else if several {
+            problem(
                 text_line,
                 Some("Timestamp"),
                 format!(
-                    "`## Timestamp` holds more than one value (`{written}`); write one ISO 8601 date-time"
+                    "`## Timestamp` holds more than one date-time (`{written}`); write the one the checkpoint was taken at"
                 ),
-            ),
+            );
+        } else {
+            match parse_timestamp(&value) {
+                Err(_) if value.parse::<jiff::civil::DateTime>().is_ok() => problem(
+                    text_line,
+                    Some("Timestamp"),
+                    format!(
+                        "`{value}` has no `Z` or offset, so the moment it names is unknown: write `{value}Z` if it is UTC, or add its offset such as `+02:00`"
+                    ),
+                ),
+                Err(_) => problem(
+                    text_line,
+                    Some("Timestamp"),
+                    format!(
+                        "`{value}` cannot be read as a date-time: write it in ISO 8601 with `Z` or an offset, such as `2026-01-26T10:30:00Z`"
+                    ),
+                ),
+                Ok(at) => {
+                    let age = input.now.as_second() - at.as_second();
+                    age_seconds = Some(age);
+                    if -age > input.max_clock_skew as i64 {
+                        problem(
+                            text_line,
+                            Some("Timestamp"),
+                            format!(
+                                "`{value}` is {} in the future, more than max_clock_skew {}: the handoff cannot have been written yet",
+                                format_seconds(age.unsigned_abs()),
+                                format_seconds(input.max_clock_skew)
+                            ),
+                        );
+                    } else if let Some(limit) = input.max_age
+                        && age > limit as i64
+                    {
+                        problem(
+                            text_line,
+                            Some("Timestamp"),
+                            format!(
+                                "the handoff is {} old, older than --max-handoff-age {}: it is stale",
+                                format_seconds(age as u64),
+                                format_seconds(limit)
+                            ),
+                        );
+                    }
+                }
+            }
+            timestamp = Some(value);
         }
     }
 
@@ -541,12 +600,12 @@ pub fn check_handoff(text: &str, input: &HandoffInput) -> Result<HandoffReport, 
         );
     }
 
+    let mut members: Vec<String> = Vec::new();
     if let Some(section) = found.get("Team Composition") {
-        let mut members = 0;
         for (item, line) in &section.items {
             match item.split_once(':') {
                 Some((member, role)) if !member.trim().is_empty() && !role.trim().is_empty() => {
-                    members += 1;
+                    members.push(member.trim().to_string());
                 }
                 _ => problem(
                     *line,
@@ -555,7 +614,7 @@ pub fn check_handoff(text: &str, input: &HandoffInput) -> Result<HandoffReport, 
                 ),
             }
         }
-        if members == 0 {
+        if members.is_empty() {
             problem(
                 section.line,
                 Some("Team Composition"),
@@ -615,12 +674,22 @@ pub fn check_handoff(text: &str, input: &HandoffInput) -> Result<HandoffReport, 
                     );
                 }
             }
+            None if section_has_row_like_line(text, section) => problem(
+                section.line,
+                Some("Task States"),
+                "`## Task States` has lines that look like table rows but no table: a task table needs its header, then a delimiter row (`|----|---------|--------|-------|`), then one row per task".into(),
+            ),
             None if !section.text.trim().is_empty() || !section.items.is_empty() => {
+                // The skill writes this when `TaskList` fails, and still
+                // signals completion: a partial handoff is better than none.
                 partial = true;
-                problem(
+                warning(
                     section.line,
                     Some("Task States"),
-                    "the task states were not captured (no table, only a note): the handoff is partial, and a new session cannot restore who was doing what".into(),
+                    format!(
+                        "partial handoff: task states missing ({}); the new session has to ask the team who was doing what",
+                        note_of(section)
+                    ),
                 );
             }
             None => problem(
@@ -629,6 +698,37 @@ pub fn check_handoff(text: &str, input: &HandoffInput) -> Result<HandoffReport, 
                 "`## Task States` has no task table (`| ID | Subject | Status | Owner |`)".into(),
             ),
         }
+    }
+
+    if !members.is_empty() {
+        for task in &tasks {
+            if let Some(owner) = &task.owner
+                && !members.iter().any(|m| m.eq_ignore_ascii_case(owner))
+            {
+                warning(
+                    task.line,
+                    Some("Task States"),
+                    format!(
+                        "task `{}` is owned by `{owner}`, who is not in `## Team Composition` ({}): no teammate of that name comes back when the team is restored, so the task has no owner",
+                        task.id,
+                        members.join(", ")
+                    ),
+                );
+            }
+        }
+    }
+
+    if let (Some(folder), Some((title, line))) = (input.folder_phase, &title)
+        && let Some(named) = phase_named_in(title)
+        && named != folder
+    {
+        warning(
+            *line,
+            None,
+            format!(
+                "the heading names phase {named} but the handoff is in `phase-{folder}/`: a session resuming phase {folder} would read it; check which phase it belongs to"
+            ),
+        );
     }
 
     if let Some(signal) = &input.unfinished_signal {
@@ -642,6 +742,7 @@ pub fn check_handoff(text: &str, input: &HandoffInput) -> Result<HandoffReport, 
     }
 
     problems.sort_by_key(|p| p.line);
+    warnings.sort_by_key(|w| w.line);
     let (passed, strict_decision, decision) = decide(!problems.is_empty(), false, input.mode);
     Ok(HandoffReport {
         version: 1,
@@ -655,6 +756,43 @@ pub fn check_handoff(text: &str, input: &HandoffInput) -> Result<HandoffReport, 
         partial,
         tasks,
         problems,
+        warnings,
+    })
+}
+
+/// Whether a line of the section starts like a table row: a task table
+/// written wrongly is not the note of a partial handoff.
+fn section_has_row_like_line(text: &str, section: &Section) -> bool {
+    let source = text.get(section.body.clone()).unwrap_or_default();
+    lines_of(source).any(|(_, line)| line.trim_start_matches([' ', '\t', '>']).starts_with('|'))
+}
+
+/// What a section says in place of a table, on one line and cut short.
+fn note_of(section: &Section) -> String {
+    const SHOWN: usize = 200;
+    let mut words: Vec<&str> = section.text.split_whitespace().collect();
+    for (item, _) in &section.items {
+        words.extend(item.split_whitespace());
+    }
+    let note = words.join(" ");
+    match note.char_indices().nth(SHOWN) {
+        Some((cut, _)) => format!("{}…", &note[..cut]),
+        None => note,
+    }
+}
+
+/// The phase number a title names: the number after the word "phase"
+/// (`# Phase 3 Checkpoint Handoff`); `None` for the skill's template
+/// (`# Phase N …`) or a title without one.
+fn phase_named_in(title: &str) -> Option<u64> {
+    let words: Vec<&str> = title.split_whitespace().collect();
+    words.windows(2).find_map(|pair| {
+        let number = pair[1].trim_end_matches([':', ',', '.']);
+        (pair[0].eq_ignore_ascii_case("phase")
+            && !number.is_empty()
+            && number.bytes().all(|b| b.is_ascii_digit()))
+        .then(|| number.parse().ok())
+        .flatten()
     })
 }
 
@@ -753,6 +891,7 @@ fn task_table(table: &Table, problem: &mut impl FnMut(usize, Option<&str>, Strin
                     .map(str::to_string)
                     .collect()
             }),
+            line: *line,
         };
         if task.id.is_empty() {
             problem(*line, SECTION, "a task has no ID".into());
@@ -837,6 +976,7 @@ mod tests {
             max_clock_skew: 300,
             mode: Mode::Strict,
             unfinished_signal: None,
+            folder_phase: None,
         }
     }
 
@@ -933,7 +1073,7 @@ mod tests {
                 .contains("more than the limit of 250000")
         );
         let lines = LineIndex::new(&text);
-        let found = sections(&text, &lines);
+        let (_, found) = sections(&text, &lines);
         let table = &found[0].tables[0];
         let cut = table.cut_at.unwrap_or_else(|| panic!("not cut"));
         assert!(cut < 4 + rows, "{cut}");

@@ -36,7 +36,8 @@ pub use document::{
 pub use entry::{FieldResult, FieldStatus};
 pub use handoff::{
     HandoffInput, HandoffReport, MAX_MARKDOWN_ELEMENTS, MAX_TASKS, Problem as HandoffProblem,
-    Task as HandoffTask, check_handoff, markdown_elements, row_cells, unfinished_signal_for,
+    Task as HandoffTask, check_handoff, markdown_elements, row_cells, tina_phase_of,
+    unfinished_signal_for,
 };
 pub use harness::{DiskSentinels, SentinelFiles, harness_sources};
 pub use jiff::Timestamp;
