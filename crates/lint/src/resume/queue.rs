@@ -416,3 +416,246 @@ pub fn approval_question(
         context,
     )
 }
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    use super::*;
+    use crate::config::Settings;
+    use crate::resume::{ApprovalRecord, Timestamp};
+
+    /// Declared out of graph order: `graph_topology` runs plan -> build
+    /// -> ship, the file lists ship first.
+    const CONTRACT: &str = r#"
+schema_version: "1"
+pipeline_id: unit
+phases:
+  ship:
+    side_effects: irreversible
+    risk_class: critical
+    entry:
+      required:
+        - name: artifact
+  build:
+    risk_class: high
+    entry:
+      required:
+        - name: plan
+    exit:
+      required:
+        - name: artifact
+  plan:
+    exit:
+      required:
+        - name: plan
+graph_topology:
+  graph_id: unit
+  nodes:
+    plan: {}
+    build: {}
+    ship: {}
+  edges:
+    - from: plan
+      to: build
+    - from: build
+      to: ship
+checkpoint_integrity:
+  - checkpoint_id: before_ship
+    phase: build
+    on_resume:
+      approval_required: true
+      approval_policy: human
+  - checkpoint_id: after_plan
+    phase: plan
+    on_resume:
+      approval_required: true
+      approval_policy: human
+  - checkpoint_id: after_ship
+    phase: ship
+"#;
+
+    fn now() -> Timestamp {
+        "2026-03-01T12:00:00Z".parse().unwrap()
+    }
+
+    fn request(context: Option<Value>, records: Vec<ApprovalRecord>) -> QueueRequest {
+        QueueRequest {
+            context,
+            approvals: vec![ApprovalSource::File {
+                location: "approvals.json".into(),
+                records,
+            }],
+            now: now(),
+            max_clock_skew: 300,
+            trust_context_approvals: false,
+        }
+    }
+
+    fn record(analysis: &Analysis, id: &str, context: Option<&Value>) -> ApprovalRecord {
+        let target = Target::find(analysis, id).unwrap();
+        let binding = context.map(|c| ContextBinding::of(&target.successor_phases(), c));
+        ApprovalRecord {
+            approved_by: "ana".into(),
+            approved_at: "2026-03-01T11:00:00Z".into(),
+            policy: "human".into(),
+            checkpoint_id: id.into(),
+            stale_fields_acknowledged: Vec::new(),
+            notes: None,
+            target_digest: Some(target.digest.clone()),
+            context_digest: binding.as_ref().map(|b| b.digest.clone()),
+            context_field_digests: binding.map(|b| b.field_digests),
+        }
+    }
+
+    fn no_harness(_: &str) -> Result<Vec<ApprovalSource>, String> {
+        Ok(Vec::new())
+    }
+
+    #[test]
+    fn checkpoints_come_in_graph_order_with_their_trigger_and_policy() {
+        let analysis = crate::analyze(CONTRACT, &Settings::default());
+        let queue = queue(&analysis, request(None, Vec::new()), &mut no_harness).unwrap();
+        let listed: Vec<(&str, Option<TriggerCategory>, Option<ApprovalPolicy>)> = queue
+            .checkpoints
+            .iter()
+            .map(|i| (i.checkpoint_id.as_str(), i.trigger, i.required_policy))
+            .collect();
+        assert_eq!(
+            listed,
+            [
+                (
+                    "after_plan",
+                    Some(TriggerCategory::HighRiskOperation),
+                    Some(ApprovalPolicy::Human)
+                ),
+                (
+                    "before_ship",
+                    Some(TriggerCategory::IrreversibleNextPhase),
+                    Some(ApprovalPolicy::Human)
+                ),
+                ("after_ship", None, None),
+            ]
+        );
+        assert_eq!(queue.pending, 2);
+        assert!(queue.checkpoints.iter().all(|i| i.blocks_now.is_none()));
+    }
+
+    #[test]
+    fn without_a_context_nothing_is_approved() {
+        let analysis = crate::analyze(CONTRACT, &Settings::default());
+        let context = json!({"plan": "p", "artifact": "a"});
+        let records = vec![
+            record(&analysis, "after_plan", None),
+            record(&analysis, "before_ship", Some(&context)),
+        ];
+        let queue = queue(&analysis, request(None, records), &mut no_harness).unwrap();
+        let states: Vec<ApprovalState> =
+            queue.checkpoints.iter().map(|i| i.approval_state).collect();
+        assert_eq!(
+            states,
+            [
+                ApprovalState::Recorded,
+                ApprovalState::Recorded,
+                ApprovalState::NotRequired
+            ]
+        );
+        assert_eq!(queue.pending, 0);
+        // An irreversible resume needs a record bound to a context: one
+        // without fails whatever the context, so it is rejected here too.
+        let unbound = vec![record(&analysis, "before_ship", None)];
+        let listed = super::queue(&analysis, request(None, unbound), &mut no_harness).unwrap();
+        assert_eq!(
+            listed.checkpoints[1].approval_state,
+            ApprovalState::Rejected
+        );
+    }
+
+    /// With a context the queue says "approved" exactly where the resume
+    /// check grants: the same record, the same context, a widened one.
+    #[test]
+    fn with_a_context_the_queue_agrees_with_the_resume_check() {
+        let analysis = crate::analyze(CONTRACT, &Settings::default());
+        let approved_with = json!({"plan": "p", "artifact": "a"});
+        let records = vec![
+            record(&analysis, "after_plan", Some(&approved_with)),
+            record(&analysis, "before_ship", Some(&approved_with)),
+        ];
+        for context in [
+            approved_with.clone(),
+            json!({"plan": "p", "artifact": "other"}),
+            json!({"plan": "q", "artifact": "a"}),
+            json!({}),
+        ] {
+            let queue = queue(
+                &analysis,
+                request(Some(context.clone()), records.clone()),
+                &mut no_harness,
+            )
+            .unwrap();
+            for item in &queue.checkpoints {
+                let report = crate::resume::check(
+                    &analysis,
+                    &ResumeRequest {
+                        checkpoint_id: item.checkpoint_id.clone(),
+                        context: context.clone(),
+                        now: now(),
+                        mode: Mode::Strict,
+                        next_phase: None,
+                        approvals: vec![ApprovalSource::File {
+                            location: "approvals.json".into(),
+                            records: records.clone(),
+                        }],
+                        max_clock_skew: 300,
+                        trust_context_approvals: false,
+                    },
+                    None,
+                    None,
+                )
+                .unwrap();
+                let approved = matches!(
+                    item.approval_state,
+                    ApprovalState::Approved | ApprovalState::AutoApproved
+                );
+                assert_eq!(
+                    approved,
+                    report.approval_status.required && report.approval_status.granted,
+                    "{} with {context}",
+                    item.checkpoint_id
+                );
+                assert_eq!(item.decision, Some(report.decision));
+                assert_eq!(item.blocks_now, Some(report.decision != Decision::Resume));
+            }
+        }
+    }
+
+    #[test]
+    fn a_context_that_is_not_a_mapping_gives_no_queue() {
+        let analysis = crate::analyze(CONTRACT, &Settings::default());
+        assert!(matches!(
+            queue(
+                &analysis,
+                request(Some(json!([1])), Vec::new()),
+                &mut no_harness
+            ),
+            Err(ResumeError::ContextNotMapping { .. })
+        ));
+    }
+
+    #[test]
+    fn the_canonical_form_shown_is_what_the_digest_binds() {
+        let analysis = crate::analyze(CONTRACT, &Settings::default());
+        let question = approval_question(&analysis, "before_ship", None, &[], now()).unwrap();
+        let target = Target::find(&analysis, "before_ship").unwrap();
+        assert_eq!(question.target_digest, target.digest);
+        use sha2::Digest;
+        let hashed = sha2::Sha256::digest(question.canonical_form.as_bytes());
+        let hex: String = hashed.iter().map(|b| format!("{b:02x}")).collect();
+        assert_eq!(hex, target.digest);
+        assert!(question.canonical_form.starts_with("{\"checkpoint\":"));
+        assert_eq!(
+            question.reversibility,
+            crate::model::SideEffects::Irreversible
+        );
+    }
+}
