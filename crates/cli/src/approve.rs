@@ -358,6 +358,17 @@ fn approve_interactively(args: &ApproveArgs) -> Result<(), NoVerdict> {
     let mut approvals = read_approvals(&args.approvals)?;
     // The list `--output` already holds counts as given, and is added to.
     let mut written: Vec<ApprovalRecord> = Vec::new();
+    // Refused before anyone is asked, not after an approval was given: the
+    // list is rewritten only where a regular file is (never through a link).
+    if let Some(path) = &args.output
+        && let Ok(meta) = path.symlink_metadata()
+        && !meta.file_type().is_file()
+    {
+        return Err(NoVerdict(format!(
+            "cannot add approvals to `{}`: it is not a regular file (a symbolic link, a directory or a device), and --output writes only regular files",
+            path.display()
+        )));
+    }
     if let Some(path) = &args.output
         && path.symlink_metadata().is_ok()
     {
