@@ -511,6 +511,12 @@ const FOLLOWED: &[Followed] = &[
         ],
     },
     Followed {
+        fixture: "P405/fail.contract.yaml",
+        code: "P405",
+        help: "add a checkpoint_integrity entry with `phase: apply`",
+        edits: &[(APPEND, "  - checkpoint_id: after_apply\n    phase: apply\n")],
+    },
+    Followed {
         fixture: "H501/fail.harness.json",
         code: "H501",
         help: "rename one of them",

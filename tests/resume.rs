@@ -812,7 +812,15 @@ fn approving_a_resume_into_an_irreversible_phase_needs_confirmation() {
     insta::assert_snapshot!(run.stderr, @"phaselint: error: a resume from checkpoint `review_by_human` runs irreversible phase `publish`: approve it with the context it resumes with (--context FILE), so the approval covers those values and nothing wider");
     let run = phaselint(&repo(), &args("review_by_human"));
     assert_eq!(run.code, 3);
-    insta::assert_snapshot!(run.stderr, @"phaselint: error: a resume from checkpoint `review_by_human` runs irreversible phase `publish`; pass --confirm-irreversible to approve it (or run on a terminal to confirm interactively)");
+    // What would be approved is shown before the refusal (INV-OI-001).
+    let (shown, refusal) = run.stderr.split_once("phaselint: error: ").unwrap();
+    assert!(
+        shown.contains("waits for approval: irreversible next phase, policy `human`")
+            && shown.contains("`publish`: side effects irreversible, risk high")
+            && shown.contains("reversibility: IRREVERSIBLE"),
+        "{shown}"
+    );
+    insta::assert_snapshot!(refusal, @"a resume from checkpoint `review_by_human` runs irreversible phase `publish`; pass --confirm-irreversible to approve it (or run on a terminal to confirm interactively)");
     let output = dir.path().join("approval.json");
     let output = output.to_string_lossy();
     let mut confirmed = args("review_by_human");

@@ -6,6 +6,8 @@ mod approve;
 mod atomic_write;
 mod graph;
 mod lint;
+mod operator;
+mod queue;
 mod resume;
 mod rule;
 
@@ -42,8 +44,12 @@ enum Command {
     Lsp,
     /// May a paused run resume from a checkpoint? Exit 0 resume, 1 blocked, 2 denied, 3 no verdict.
     ResumeCheck(resume::ResumeCheckArgs),
-    /// Print (or write) an ApprovalRecord bound to a checkpoint's current digest.
+    /// Print (or write) an ApprovalRecord bound to a checkpoint's current digest;
+    /// with --interactive, walk the checkpoints that wait for approval on a terminal.
     Approve(approve::ApproveArgs),
+    /// List every checkpoint in graph order: its trigger, the approval it needs,
+    /// where that approval stands and whether a resume from it blocks now. Exit 0 when listed.
+    Checkpoints(queue::CheckpointsArgs),
     /// Print the combined hash of files, as a checkpoint manifest records it.
     ManifestHash(resume::ManifestHashArgs),
     /// Print the JSON Schema (draft 2020-12) of a document kind, for yaml-language-server and editors.
@@ -253,6 +259,7 @@ fn main() -> ExitCode {
         Command::Lint(args) => lint::run(&args),
         Command::ResumeCheck(args) => resume::run(&args),
         Command::Approve(args) => approve::run(&args),
+        Command::Checkpoints(args) => queue::run(&args),
         Command::ManifestHash(args) => resume::manifest_hash(&args),
         Command::Graph(args) => graph::run(&args),
         Command::Rule { code } => rule::run(code.as_deref()),

@@ -440,7 +440,7 @@ fn check(args: &ResumeCheckArgs) -> Result<ResumeReport, NoVerdict> {
 
 /// Reads every `--approvals` file, each within its bound and all of them
 /// within `APPROVALS_TOTAL_BYTES` and `MAX_APPROVAL_RECORDS` together.
-fn read_approvals(paths: &[PathBuf]) -> Result<Vec<ApprovalSource>, NoVerdict> {
+pub(crate) fn read_approvals(paths: &[PathBuf]) -> Result<Vec<ApprovalSource>, NoVerdict> {
     let mut approvals = Vec::with_capacity(paths.len());
     let (mut bytes, mut records_read) = (0u64, 0usize);
     for path in paths {
@@ -762,52 +762,14 @@ impl Recoverer for Hook {
     }
 }
 
-/// Asks on the terminal (standard error for prompts, standard input for answers).
+/// Asks on the terminal (standard error for prompts, standard input for
+/// answers), with the keys and the second confirmation of `operator`.
 struct TerminalOperator;
-
-pub(crate) fn ask_yes_no(prompt: &str) -> Result<bool, String> {
-    let mut stderr = std::io::stderr().lock();
-    write!(stderr, "{prompt} [y/N] ").map_err(|e| e.to_string())?;
-    stderr.flush().map_err(|e| e.to_string())?;
-    let mut answer = String::new();
-    std::io::stdin()
-        .read_line(&mut answer)
-        .map_err(|e| e.to_string())?;
-    Ok(matches!(
-        answer.trim().to_ascii_lowercase().as_str(),
-        "y" | "yes"
-    ))
-}
 
 impl Operator for TerminalOperator {
     fn ask(&mut self, q: &ApprovalQuestion) -> Result<Option<String>, String> {
-        // Names come from the contract and the context: shown, never obeyed.
-        use phaselint_render::terminal::{block, inline};
-        eprintln!(
-            "\nCheckpoint `{}` of pipeline `{}` (after phase `{}`) needs approval (policy `{}`).",
-            inline(&q.checkpoint_id),
-            inline(&q.pipeline_id),
-            inline(&q.phase),
-            q.policy.as_str()
-        );
-        if !q.stale_fields.is_empty() {
-            eprintln!(
-                "Stale fields you would acknowledge: {}",
-                inline(&q.stale_fields.join(", "))
-            );
-        }
-        eprintln!("{}", block(&q.authorization_statement));
-        if !ask_yes_no("Approve this resume?")? {
-            return Ok(None);
-        }
-        if !q.irreversible_next.is_empty()
-            && !ask_yes_no(&format!(
-                "Resuming runs {}, whose side effects cannot be undone. Confirm a second time?",
-                inline(&phaselint_lint::diagnostic::code_list(
-                    q.irreversible_next.iter()
-                ))
-            ))?
-        {
+        eprintln!();
+        if crate::operator::ask_about(q)? != crate::operator::Answer::Approve {
             return Ok(None);
         }
         let name = std::env::var("USER")

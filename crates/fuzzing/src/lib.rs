@@ -399,6 +399,89 @@ pub fn resume_check(data: &[u8]) {
             }
         }
     }
+    operator_queue(&analysis, &context, &approvals, now);
+}
+
+/// The operator's queue on the same inputs: with the context it agrees
+/// with the resume check on every checkpoint; without one it never says
+/// "approved"; and what an operator is shown hashes to the digest bound.
+fn operator_queue(
+    analysis: &Analysis,
+    context: &serde_json::Value,
+    approvals: &[resume::ApprovalSource],
+    now: Timestamp,
+) {
+    use resume::ApprovalState;
+    let mut no_harness = |_: &str| Ok(Vec::new());
+    for given in [Some(context.clone()), None] {
+        let request = resume::QueueRequest {
+            context: given.clone(),
+            approvals: approvals.to_vec(),
+            now,
+            max_clock_skew: 300,
+            trust_context_approvals: false,
+        };
+        let Ok(queue) = resume::queue(analysis, request, &mut no_harness) else {
+            continue;
+        };
+        let _ = serde_json::to_string(&queue).expect("a queue serializes");
+        for item in queue.checkpoints.iter().take(4) {
+            let approved = matches!(
+                item.approval_state,
+                ApprovalState::Approved | ApprovalState::AutoApproved
+            );
+            let Some(context) = &given else {
+                assert!(!approved, "approved without a context: {item:?}");
+                continue;
+            };
+            let Some(digest) = &item.target_digest else {
+                continue;
+            };
+            let own: Vec<resume::ApprovalSource> = approvals
+                .iter()
+                .map(|source| match source {
+                    resume::ApprovalSource::File { location, records } => {
+                        resume::ApprovalSource::File {
+                            location: location.clone(),
+                            records: records
+                                .iter()
+                                .filter(|r| r.checkpoint_id == item.checkpoint_id)
+                                .cloned()
+                                .collect(),
+                        }
+                    }
+                    other => other.clone(),
+                })
+                .collect();
+            let request = ResumeRequest {
+                checkpoint_id: item.checkpoint_id.clone(),
+                context: context.clone(),
+                now,
+                mode: Mode::Strict,
+                next_phase: None,
+                approvals: own,
+                max_clock_skew: 300,
+                trust_context_approvals: false,
+            };
+            if let Ok(report) = resume::check(analysis, &request, None, None) {
+                let granted = report.approval_status.required && report.approval_status.granted;
+                assert_eq!(approved, granted, "{item:?}");
+                assert_eq!(item.decision, Some(report.decision), "{item:?}");
+            }
+            if let Ok(question) =
+                resume::approval_question(analysis, &item.checkpoint_id, None, &[], now)
+            {
+                use sha2::Digest;
+                let hashed = sha2::Sha256::digest(question.canonical_form.as_bytes());
+                let hex: String = hashed.iter().map(|b| format!("{b:02x}")).collect();
+                assert_eq!(
+                    &hex, digest,
+                    "the canonical form shown is not what is bound"
+                );
+                assert_eq!(&question.target_digest, digest);
+            }
+        }
+    }
 }
 
 /// The language server's framing guard in front of tower-lsp-server's own

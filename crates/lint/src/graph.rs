@@ -417,6 +417,16 @@ impl PhaseGraph {
             .map_or(&[], Vec::as_slice)
     }
 
+    /// Every phase in graph order: upstream before downstream, the phases
+    /// of a cycle together (components in topological order, each in
+    /// reverse post-order), the order the data flows run in.
+    pub fn order(&self) -> Vec<usize> {
+        self.components_in(Direction::Forward)
+            .flat_map(|c| self.component_nodes(c, Direction::Forward))
+            .map(|node| node as usize)
+            .collect()
+    }
+
     pub(crate) fn components_in(
         &self,
         direction: Direction,

@@ -9,6 +9,7 @@ mod gitlab;
 pub mod graph;
 mod json;
 mod junit;
+mod queue;
 mod resume;
 mod safe_json;
 mod sarif;
@@ -25,6 +26,7 @@ use phaselint_lint::syntax::Span;
 
 use phaselint_lint::Analysis;
 
+pub use queue::{question_detail, question_help, question_human, queue_human, trigger_words};
 pub use resume::{handoff_human, manifest_human, resume_human};
 /// Pretty JSON whose bytes hold no control character a terminal acts on.
 pub use safe_json::to_writer_pretty as write_json_pretty;

@@ -173,6 +173,15 @@ pub fn resume_human(
             }
         )?;
         writeln!(out, "  {}", shown(&approval.reason))?;
+        if let Some(denial) = &report.denial {
+            let category = denial.checkpoint_pending.checkpoint_type;
+            writeln!(
+                out,
+                "  checkpoint_type: {} (it waits because of: {})",
+                category.as_str(),
+                crate::queue::trigger_words(category)
+            )?;
+        }
         writeln!(
             out,
             "  checked against target digest {}{}",

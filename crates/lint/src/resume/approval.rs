@@ -7,9 +7,10 @@ use jiff::Timestamp;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
-use crate::model::ApprovalPolicy;
+use crate::model::{ApprovalPolicy, RiskClass, SideEffects};
 use crate::resume::context_binding::ContextBinding;
 use crate::resume::document::type_name;
+use crate::resume::report::TriggerCategory;
 use crate::resume::staleness::parse_timestamp;
 
 /// The context key approvals are looked up under (REQ-10-006).
@@ -180,8 +181,10 @@ pub(crate) struct Expectation<'a> {
     pub digest: &'a str,
     /// The version-1 digest an earlier phaselint bound approvals to.
     pub legacy_digest: &'a str,
-    /// The entry fields of the phases resumed into, as the context has them now.
-    pub context: &'a ContextBinding,
+    /// The entry fields of the phases resumed into, as the context has them
+    /// now; `None` when no context is given (`phaselint checkpoints`
+    /// without `--context`): a record's context digest is then not judged.
+    pub context: Option<&'a ContextBinding>,
     /// The irreversible phases the run resumes into, which make `policy`
     /// `human` whatever the spec says, and need a context-bound record.
     pub irreversible_next: &'a [String],
@@ -277,11 +280,9 @@ pub(crate) fn validate(
     // Bound to other phases, the record was bound to their fields too:
     // only a record of this target says anything about this context.
     let same_target = record.target_digest.as_deref() == Some(expected.digest);
-    match &record.context_digest {
-        Some(digest) if same_target && *digest != expected.context.digest => {
-            let changed = expected
-                .context
-                .changed_since(record.context_field_digests.as_ref());
+    match (&record.context_digest, expected.context) {
+        (Some(digest), Some(context)) if same_target && *digest != context.digest => {
+            let changed = context.changed_since(record.context_field_digests.as_ref());
             problems.push(format!(
                 "the context changed since the approval: {} no longer {} what was approved (context_digest {digest}, now {}); approve again with `phaselint approve --context`",
                 if changed.is_empty() {
@@ -290,10 +291,10 @@ pub(crate) fn validate(
                     crate::diagnostic::code_list(changed.iter())
                 },
                 if changed.len() == 1 { "holds" } else { "hold" },
-                expected.context.digest
+                context.digest
             ));
         }
-        None if !expected.irreversible_next.is_empty() => problems.push(format!(
+        (None, _) if !expected.irreversible_next.is_empty() => problems.push(format!(
             "it has no context_digest: a resume into irreversible phase {} needs an approval of the context it resumes with; approve with `phaselint approve --context FILE`",
             crate::diagnostic::code_list(expected.irreversible_next.iter())
         )),
@@ -323,7 +324,9 @@ fn source_problem(source: Origin, expected: &Expectation<'_>) -> Option<String> 
     None
 }
 
-/// What an interactive operator is asked (`--interactive` on a terminal).
+/// What an operator is asked, and shown before anything is recorded
+/// (Syndicate's INV-OI-001): `resume-check --interactive`, and each step
+/// of `approve --interactive`'s walk of the queue.
 #[derive(Clone, Debug)]
 pub struct ApprovalQuestion {
     pub checkpoint_id: String,
@@ -335,6 +338,29 @@ pub struct ApprovalQuestion {
     /// The irreversible phases the run resumes into: ask a second time.
     pub irreversible_next: Vec<String>,
     pub authorization_statement: String,
+    /// Why the resume waits for approval.
+    pub trigger: TriggerCategory,
+    /// The one-line canonical request (the denial's
+    /// `canonical_request_summary`).
+    pub canonical_request_summary: String,
+    /// The authorization scope: the phases the run resumes into, with
+    /// their side effects and risk.
+    pub resumes_into: Vec<ResumedPhase>,
+    /// The reversibility class: the strongest side effect among them.
+    pub reversibility: SideEffects,
+    /// The context digest the approval will carry; `None` when it is not
+    /// bound to a context.
+    pub context_digest: Option<String>,
+    /// The canonical JSON `target_digest` is the SHA-256 of.
+    pub canonical_form: String,
+}
+
+/// One phase a resume runs next, as an operator is shown it.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct ResumedPhase {
+    pub name: String,
+    pub side_effects: SideEffects,
+    pub risk_class: RiskClass,
 }
 
 /// A person who can approve a resume on the spot.
@@ -388,7 +414,7 @@ mod tests {
                 stale_fields: &stale,
                 digest: "d",
                 legacy_digest: "v1",
-                context: &binding(),
+                context: Some(&binding()),
                 irreversible_next,
                 trust_context,
             },

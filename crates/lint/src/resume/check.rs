@@ -15,7 +15,7 @@ use crate::model::{
 };
 use crate::resume::approval::{
     self, APPROVALS_KEY, ApprovalQuestion, ApprovalRecord, ApprovalSource, ApproverKind, Candidate,
-    Expectation, MAX_APPROVAL_RECORDS, Operator, Origin, parse_records,
+    Expectation, MAX_APPROVAL_RECORDS, Operator, Origin, ResumedPhase, parse_records,
 };
 use crate::resume::context_binding::ContextBinding;
 use crate::resume::document::type_name;
@@ -25,7 +25,8 @@ use crate::resume::entry::{
 use crate::resume::report::{
     ApprovalStatus, AttemptOutcome, CheckedField, CheckpointPending, Decision, Denial,
     EntryRevalidation, Event, Evidence, FieldState, GateOutcome, GateResult, GateSeverity, Mode,
-    NextPhaseSource, RecoveryAttempt, ResumeReport, ScopeDelta, StaleField, TrustState, decide,
+    NextPhaseSource, RecoveryAttempt, ResumeReport, ScopeDelta, StaleField, TriggerCategory,
+    TrustState, decide,
 };
 use crate::resume::staleness::{self, Evaluation, PROVENANCE_KEY, Provenance, State};
 use crate::resume::target::Target;
@@ -83,13 +84,14 @@ pub fn check(
     let statement = authorization_statement(&target, &next, &stale_now);
     let gate = approve(
         &GateInput {
+            analysis,
             target: &target,
+            next: &next,
             request,
             context: &context,
             last: &last,
             stale_now: &stale_now,
             blocking_failure,
-            statement: &statement,
             irreversible_next: &irreversible_phases(&next),
         },
         operator,
@@ -294,7 +296,8 @@ fn denial(
         target_digest: target.digest.clone(),
         stale_fields: stale_now.to_vec(),
         checkpoint_pending: CheckpointPending {
-            checkpoint_type: "resume",
+            checkpoint_type: trigger_category(target, next)
+                .unwrap_or(TriggerCategory::ApprovalPolicy),
             trigger_description: format!(
                 "resuming pipeline `{}` from checkpoint `{}` (after phase `{}`) requires approval under policy `{}`",
                 target.pipeline_id,
@@ -302,22 +305,7 @@ fn denial(
                 target.phase.name,
                 gate.policy.map_or("human", EnumValue::as_str)
             ),
-            canonical_request_summary: format!(
-                "resume pipeline={} checkpoint={} after={} into={} at={} target_digest={}",
-                target.pipeline_id,
-                target.checkpoint_id,
-                target.phase.name,
-                if next.is_empty() {
-                    "(none)".to_string()
-                } else {
-                    next.iter()
-                        .map(|p| p.name.as_str())
-                        .collect::<Vec<_>>()
-                        .join(",")
-                },
-                request.now,
-                target.digest
-            ),
+            canonical_request_summary: canonical_request_summary(target, next, request.now),
             scope_delta: ScopeDelta {
                 stale_fields: stale_now.to_vec(),
                 failed_entry_fields: entry
@@ -354,6 +342,97 @@ fn denial(
             trust_state: gate.trust_state,
         },
     }
+}
+
+/// The one-line form of what a resume asks: which run, from where, into
+/// what, when, bound to which digest.
+pub(crate) fn canonical_request_summary(
+    target: &Target<'_>,
+    next: &[&Phase],
+    now: jiff::Timestamp,
+) -> String {
+    format!(
+        "resume pipeline={} checkpoint={} after={} into={} at={} target_digest={}",
+        target.pipeline_id,
+        target.checkpoint_id,
+        target.phase.name,
+        if next.is_empty() {
+            "(none)".to_string()
+        } else {
+            next.iter()
+                .map(|p| p.name.as_str())
+                .collect::<Vec<_>>()
+                .join(",")
+        },
+        now,
+        target.digest
+    )
+}
+
+/// Which trigger category (Syndicate's §7.1) makes a resume from `target`
+/// into `next` wait for approval; `None` when it needs none. The first
+/// that applies, strongest first: an irreversible next phase (a person
+/// must approve whatever the spec says), a high or critical risk class
+/// ahead, a rise in risk class from the checkpoint's phase (G306), and
+/// otherwise the checkpoint's own approval policy.
+pub fn trigger_category(target: &Target<'_>, next: &[&Phase]) -> Option<TriggerCategory> {
+    let irreversible = irreversible_phases(next);
+    required_policy(&target.spec.on_resume, &irreversible)?;
+    let highest = next.iter().map(|p| p.risk()).max();
+    Some(if !irreversible.is_empty() {
+        TriggerCategory::IrreversibleNextPhase
+    } else if highest >= Some(RiskClass::High) {
+        TriggerCategory::HighRiskOperation
+    } else if highest > Some(target.phase.risk()) {
+        TriggerCategory::RiskClassTransition
+    } else {
+        TriggerCategory::ApprovalPolicy
+    })
+}
+
+/// What an operator is shown before an approval of a resume from `target`
+/// into `next` is recorded (Syndicate's INV-OI-001): the canonical request,
+/// the authorization scope (the phases resumed into, their side effects and
+/// risk), the reversibility class, and on request the full canonical form
+/// the digest binds. `context` is what the record will be bound to.
+pub(crate) fn question(
+    analysis: &Analysis,
+    target: &Target<'_>,
+    next: &[&Phase],
+    now: jiff::Timestamp,
+    stale_fields: &[String],
+    context: Option<&ContextBinding>,
+) -> Result<ApprovalQuestion, ResumeError> {
+    let irreversible_next = irreversible_phases(next);
+    let policy = required_policy(&target.spec.on_resume, &irreversible_next)
+        .unwrap_or(ApprovalPolicy::Human);
+    Ok(ApprovalQuestion {
+        checkpoint_id: target.checkpoint_id.clone(),
+        phase: target.phase.name.clone(),
+        pipeline_id: target.pipeline_id.clone(),
+        policy,
+        target_digest: target.digest.clone(),
+        stale_fields: stale_fields.to_vec(),
+        irreversible_next,
+        authorization_statement: authorization_statement(target, next, stale_fields),
+        trigger: trigger_category(target, next).unwrap_or(TriggerCategory::ApprovalPolicy),
+        canonical_request_summary: canonical_request_summary(target, next, now),
+        resumes_into: next
+            .iter()
+            .map(|p| ResumedPhase {
+                name: p.name.clone(),
+                side_effects: p.side_effect_class(),
+                risk_class: p.risk(),
+            })
+            .collect(),
+        reversibility: next
+            .iter()
+            .map(|p| p.side_effect_class())
+            .max()
+            .unwrap_or(SideEffects::None),
+        context_digest: context.map(|c| c.digest.clone()),
+        canonical_form: target.canonical_form(analysis)?,
+    })
 }
 
 /// What failed and what is only reported, one sentence each.
@@ -632,13 +711,15 @@ struct Gate {
 
 /// What the approval gate judges.
 struct GateInput<'a> {
+    analysis: &'a Analysis,
     target: &'a Target<'a>,
+    /// The phases the run resumes into.
+    next: &'a [&'a Phase],
     request: &'a ResumeRequest,
     context: &'a Value,
     last: &'a [Evaluation],
     stale_now: &'a [String],
     blocking_failure: bool,
-    statement: &'a str,
     /// The irreversible phases the run resumes into: a person must approve,
     /// whatever the spec's policy says.
     irreversible_next: &'a [String],
@@ -674,13 +755,14 @@ fn approve(
     operator: Option<&mut dyn Operator>,
 ) -> Result<Gate, ResumeError> {
     let GateInput {
+        analysis,
         target,
+        next,
         request,
         context,
         last,
         stale_now,
         blocking_failure,
-        statement,
         irreversible_next,
     } = *input;
     let on_resume = &target.spec.on_resume;
@@ -718,7 +800,7 @@ fn approve(
         stale_fields: stale_now,
         digest: &target.digest,
         legacy_digest: &target.legacy_digest,
-        context: binding,
+        context: Some(binding),
         irreversible_next,
         trust_context: request.trust_context_approvals,
     };
@@ -734,7 +816,6 @@ fn approve(
     };
 
     let mut candidates = Vec::new();
-    let mut pending: Option<String> = None;
     if let Some(store) = context.get(APPROVALS_KEY) {
         let location = format!("{APPROVALS_KEY}.{}", target.checkpoint_id);
         let Value::Object(store) = store else {
@@ -765,66 +846,14 @@ fn approve(
             }
         }
     }
-    let outside = request
-        .approvals
-        .iter()
-        .map(|source| match source {
-            ApprovalSource::File { records, .. } => records.len(),
-            _ => 1,
-        })
-        .sum::<usize>();
-    if candidates.len() + outside > MAX_APPROVAL_RECORDS {
+    if candidates.len() + presented_outside(&request.approvals) > MAX_APPROVAL_RECORDS {
         return Err(ResumeError::TooManyApprovals {
             limit: MAX_APPROVAL_RECORDS,
         });
     }
-    for source in &request.approvals {
-        match source {
-            ApprovalSource::File { location, records } => {
-                for record in records {
-                    candidates.push(judge(Origin::File, location.clone(), record.clone()));
-                }
-            }
-            ApprovalSource::HarnessGrant { location, record } => {
-                // A grant without a record approves the checkpoint as it
-                // stands, but not a context it never saw: it carries no
-                // context digest, so it cannot approve an irreversible resume.
-                let record = record.clone().unwrap_or_else(|| ApprovalRecord {
-                    approved_by: "harness".into(),
-                    approved_at: request.now.to_string(),
-                    policy: ApproverKind::Human.as_str().into(),
-                    checkpoint_id: target.checkpoint_id.clone(),
-                    stale_fields_acknowledged: stale_now.to_vec(),
-                    notes: Some(format!("harness grant `{location}`")),
-                    target_digest: Some(target.digest.clone()),
-                    context_digest: None,
-                    context_field_digests: None,
-                });
-                candidates.push(judge(Origin::Harness, location.clone(), record));
-            }
-            ApprovalSource::HarnessIgnored { location, reason } => {
-                candidates.push(Candidate {
-                    source: Origin::Harness,
-                    location: location.clone(),
-                    record: None,
-                    valid: false,
-                    problems: vec![reason.clone()],
-                });
-            }
-            ApprovalSource::HarnessPending { location } => {
-                candidates.push(Candidate {
-                    source: Origin::Harness,
-                    location: location.clone(),
-                    record: None,
-                    valid: false,
-                    problems: vec![format!(
-                        "the harness request `{location}` is pending: no `.granted` sentinel was written after it"
-                    )],
-                });
-                pending.get_or_insert_with(|| location.clone());
-            }
-        }
-    }
+    let (outside, pending) =
+        outside_candidates(target, &request.approvals, request.now, stale_now, &judge);
+    candidates.extend(outside);
 
     let auto = policy == ApprovalPolicy::AutoIfFresh
         && last
@@ -848,16 +877,16 @@ fn approve(
         && ApproverKind::Human.satisfies(policy)
         && let Some(operator) = operator
     {
-        let question = ApprovalQuestion {
-            checkpoint_id: target.checkpoint_id.clone(),
-            phase: target.phase.name.clone(),
-            pipeline_id: target.pipeline_id.clone(),
-            policy,
-            target_digest: target.digest.clone(),
-            stale_fields: stale_now.to_vec(),
-            irreversible_next: irreversible_next.to_vec(),
-            authorization_statement: statement.to_string(),
-        };
+        // The question and the record below read the same target and the
+        // same binding of the same context: what is shown is what is bound.
+        let question = question(
+            analysis,
+            target,
+            next,
+            request.now,
+            stale_now,
+            Some(binding),
+        )?;
         match operator.ask(&question).map_err(ResumeError::Operator)? {
             Some(name) => {
                 let record = ApprovalRecord {
@@ -973,6 +1002,155 @@ fn approve(
         policy: Some(policy),
         trust_state,
     })
+}
+
+/// How many approvals come from outside the context: each record of a
+/// file, and each harness sentinel.
+fn presented_outside(approvals: &[ApprovalSource]) -> usize {
+    approvals
+        .iter()
+        .map(|source| match source {
+            ApprovalSource::File { records, .. } => records.len(),
+            _ => 1,
+        })
+        .sum()
+}
+
+/// Where a checkpoint's approval stands when no context is given: the
+/// approvals from outside the context judged by the same `validate` as the
+/// resume check, on everything the context does not decide (checkpoint,
+/// target digest, kind of approver, where it comes from, when it was
+/// given). What the context decides — stale fields to acknowledge, the
+/// context digest, `auto_if_fresh`, the records the context holds — is
+/// left open, so no state here says "approved".
+pub(crate) fn judge_without_context(
+    target: &Target<'_>,
+    approvals: &[ApprovalSource],
+    now: jiff::Timestamp,
+    trust_context: bool,
+) -> Result<(UncheckedApproval, Vec<Candidate>), ResumeError> {
+    let irreversible_next = target.irreversible_next();
+    let Some(policy) = required_policy(&target.spec.on_resume, &irreversible_next) else {
+        return Ok((UncheckedApproval::NotRequired, Vec::new()));
+    };
+    if presented_outside(approvals) > MAX_APPROVAL_RECORDS {
+        return Err(ResumeError::TooManyApprovals {
+            limit: MAX_APPROVAL_RECORDS,
+        });
+    }
+    let expected = Expectation {
+        checkpoint_id: &target.checkpoint_id,
+        policy,
+        now,
+        stale_fields: &[],
+        digest: &target.digest,
+        legacy_digest: &target.legacy_digest,
+        context: None,
+        irreversible_next: &irreversible_next,
+        trust_context,
+    };
+    let judge = |source: Origin, location: String, record: ApprovalRecord| {
+        let problems = approval::validate(&record, source, &expected);
+        Candidate {
+            source,
+            location,
+            record: Some(record),
+            valid: problems.is_empty(),
+            problems,
+        }
+    };
+    let (candidates, pending) = outside_candidates(target, approvals, now, &[], &judge);
+    let state = if pending.is_some() {
+        UncheckedApproval::Pending
+    } else if candidates.iter().any(|c| c.valid) {
+        UncheckedApproval::Recorded
+    } else if policy == ApprovalPolicy::AutoIfFresh {
+        UncheckedApproval::DependsOnContext
+    } else if candidates.iter().any(|c| c.record.is_some()) {
+        UncheckedApproval::Rejected
+    } else {
+        UncheckedApproval::Unapproved
+    };
+    Ok((state, candidates))
+}
+
+/// A checkpoint's approval judged without a context.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum UncheckedApproval {
+    NotRequired,
+    /// A harness request waits for its grant.
+    Pending,
+    /// A record holds for the checkpoint as it stands; the context may
+    /// still void it.
+    Recorded,
+    /// `auto_if_fresh` with no record: the context's staleness decides.
+    DependsOnContext,
+    /// Every record presented fails on something no context can change.
+    Rejected,
+    Unapproved,
+}
+
+/// Every approval presented from outside the context (files, harness
+/// grants), judged by `judge`, and the harness request that is still
+/// pending, if any.
+fn outside_candidates(
+    target: &Target<'_>,
+    approvals: &[ApprovalSource],
+    now: jiff::Timestamp,
+    stale_now: &[String],
+    judge: &dyn Fn(Origin, String, ApprovalRecord) -> Candidate,
+) -> (Vec<Candidate>, Option<String>) {
+    let mut candidates = Vec::new();
+    let mut pending: Option<String> = None;
+    for source in approvals {
+        match source {
+            ApprovalSource::File { location, records } => {
+                for record in records {
+                    candidates.push(judge(Origin::File, location.clone(), record.clone()));
+                }
+            }
+            ApprovalSource::HarnessGrant { location, record } => {
+                // A grant without a record approves the checkpoint as it
+                // stands, but not a context it never saw: it carries no
+                // context digest, so it cannot approve an irreversible resume.
+                let record = record.clone().unwrap_or_else(|| ApprovalRecord {
+                    approved_by: "harness".into(),
+                    approved_at: now.to_string(),
+                    policy: ApproverKind::Human.as_str().into(),
+                    checkpoint_id: target.checkpoint_id.clone(),
+                    stale_fields_acknowledged: stale_now.to_vec(),
+                    notes: Some(format!("harness grant `{location}`")),
+                    target_digest: Some(target.digest.clone()),
+                    context_digest: None,
+                    context_field_digests: None,
+                });
+                candidates.push(judge(Origin::Harness, location.clone(), record));
+            }
+            ApprovalSource::HarnessIgnored { location, reason } => {
+                candidates.push(Candidate {
+                    source: Origin::Harness,
+                    location: location.clone(),
+                    record: None,
+                    valid: false,
+                    problems: vec![reason.clone()],
+                });
+            }
+            ApprovalSource::HarnessPending { location } => {
+                candidates.push(Candidate {
+                    source: Origin::Harness,
+                    location: location.clone(),
+                    record: None,
+                    valid: false,
+                    problems: vec![format!(
+                        "the harness request `{location}` is pending: no `.granted` sentinel was written after it"
+                    )],
+                });
+                pending.get_or_insert_with(|| location.clone());
+            }
+        }
+    }
+
+    (candidates, pending)
 }
 
 #[allow(clippy::too_many_arguments)]

@@ -18,6 +18,7 @@ mod handoff;
 mod harness;
 mod manifest;
 mod next;
+mod queue;
 mod report;
 mod scope;
 mod staleness;
@@ -25,9 +26,9 @@ mod target;
 
 pub use approval::{
     APPROVALS_KEY, APPROVALS_TOTAL_BYTES, ApprovalQuestion, ApprovalRecord, ApprovalSource,
-    ApproverKind, Candidate, MAX_APPROVAL_RECORDS, Operator, Origin, parse_records,
+    ApproverKind, Candidate, MAX_APPROVAL_RECORDS, Operator, Origin, ResumedPhase, parse_records,
 };
-pub use check::{check, required_policy};
+pub use check::{check, required_policy, trigger_category};
 pub use context_binding::{BOOKKEEPING_PREFIX, ContextBinding};
 pub use document::{
     DocumentError, DocumentFormat, MEMORY_PER_INPUT_BYTE, canonical_json, node_to_value,
@@ -47,11 +48,12 @@ pub use manifest::{
     ScopeFiles, check_manifest, combined_hash, manifest_hash, read_manifest, scoped,
 };
 pub use next::{Approver, NextStep, next_steps};
+pub use queue::{ApprovalState, Queue, QueueItem, QueueRequest, approval_question, queue};
 pub use report::{
     ApprovalStatus, AttemptOutcome, CheckedField, CheckpointPending, Decision, Denial,
     EntryRevalidation, Event, Evidence, FieldState, GateOutcome, GateResult, GateSeverity, Mode,
     NO_VERDICT_EXIT, NextPhaseSource, RecoveryAttempt, ResumeReport, ScopeDelta, StaleField,
-    TrustState,
+    TriggerCategory, TrustState,
 };
 pub use scope::{Entry, FileId, Links, MAX_LINKS, MAX_STEPS, Refusal, Resolved, Tree, resolve};
 pub use staleness::{PROVENANCE_KEY, parse_timestamp};

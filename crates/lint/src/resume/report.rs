@@ -254,7 +254,9 @@ pub struct Denial {
 
 #[derive(Clone, Debug, Serialize)]
 pub struct CheckpointPending {
-    pub checkpoint_type: &'static str,
+    /// Which of Syndicate's checkpoint trigger categories (its §7.1) makes
+    /// this resume wait for approval.
+    pub checkpoint_type: TriggerCategory,
     pub trigger_description: String,
     pub canonical_request_summary: String,
     pub scope_delta: ScopeDelta,
@@ -323,7 +325,38 @@ pub enum NextPhaseSource {
     None,
 }
 
-/// Where the approval gate stands.
+/// Why a checkpoint's resume waits for approval: Syndicate's checkpoint
+/// trigger categories (its §7.1), read from the contract. When several
+/// apply, the first in this order is named: it is the one that sets the
+/// strongest requirement.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum TriggerCategory {
+    /// A phase the run resumes into has `side_effects: irreversible`: a
+    /// person must approve whatever the spec says (P401, §10.4).
+    IrreversibleNextPhase,
+    /// A phase the run resumes into has `risk_class` `high` or `critical`.
+    HighRiskOperation,
+    /// A phase the run resumes into has a higher `risk_class` than the
+    /// checkpoint's phase (G306's escalation edge).
+    RiskClassTransition,
+    /// Only the checkpoint's own `approval_required` / `approval_policy`.
+    ApprovalPolicy,
+}
+
+impl TriggerCategory {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            TriggerCategory::IrreversibleNextPhase => "irreversible_next_phase",
+            TriggerCategory::HighRiskOperation => "high_risk_operation",
+            TriggerCategory::RiskClassTransition => "risk_class_transition",
+            TriggerCategory::ApprovalPolicy => "approval_policy",
+        }
+    }
+}
+
+/// Where the approval gate stands (the state of the approval, not a level
+/// of trust in anyone).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "snake_case")]
 pub enum TrustState {

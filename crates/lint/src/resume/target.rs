@@ -33,6 +33,8 @@ pub struct Target<'a> {
     pub checkpoint_id: String,
     pub phase: &'a Phase,
     pub phase_index: usize,
+    /// Where the checkpoint is in `checkpoint_integrity`.
+    pub spec_index: usize,
     pub pipeline_id: String,
     /// The phases the run may resume into: the graph successors of the
     /// checkpoint's phase, by index, in declaration order.
@@ -58,6 +60,36 @@ impl<'a> Target<'a> {
     /// approval, confirmed twice.
     pub fn irreversible_next(&self) -> Vec<String> {
         super::check::irreversible_phases(&self.successor_phases())
+    }
+
+    /// The canonical JSON the target digest is the SHA-256 of, as text, so
+    /// an operator can read exactly what an approval binds. Built by the
+    /// same writer as the digest, and checked against it: what is shown is
+    /// what is bound, or nothing is shown.
+    pub fn canonical_form(&self, analysis: &Analysis) -> Result<String, ResumeError> {
+        let unreadable = || ResumeError::ContractHasErrors {
+            findings: vec!["the contract could not be loaded".into()],
+        };
+        let tree = crate::syntax::parse(self.source, crate::syntax::Limits::default())
+            .ok()
+            .flatten()
+            .ok_or_else(unreadable)?;
+        let mut text = String::new();
+        let canonical = CanonicalTarget::build(
+            tree.root(),
+            self.contract,
+            analysis.graph.as_ref(),
+            self.spec_index,
+            self.phase_index,
+            Some(&mut text),
+        )?;
+        if canonical.digest != self.digest || hex(&Sha256::digest(text.as_bytes())) != self.digest {
+            return Err(ResumeError::InvalidCheckpoint {
+                id: self.checkpoint_id.clone(),
+                problem: "its canonical form does not hash to its target digest".into(),
+            });
+        }
+        Ok(text)
     }
 
     /// Finds `checkpoint_id` in the analysis. Fails (never guesses) when
@@ -135,6 +167,7 @@ impl<'a> Target<'a> {
             analysis.graph.as_ref(),
             spec_index,
             phase_index,
+            None,
         )?;
         let pipeline_id = contract
             .pipeline_id
@@ -148,6 +181,7 @@ impl<'a> Target<'a> {
             checkpoint_id: checkpoint_id.to_string(),
             phase: &contract.phases[phase_index],
             phase_index,
+            spec_index,
             pipeline_id,
             successors: canonical.successors,
             digest: canonical.digest,
@@ -268,6 +302,7 @@ pub fn target_digests(analysis: &Analysis) -> Vec<(String, String)> {
                 analysis.graph.as_ref(),
                 index,
                 phase,
+                None,
             )
             .ok()?;
             Some((id.value.clone(), canonical.digest))
@@ -291,6 +326,7 @@ impl CanonicalTarget {
         graph: Option<&PhaseGraph>,
         spec_index: usize,
         phase_index: usize,
+        mut text: Option<&mut String>,
     ) -> Result<Self, ResumeError> {
         let unlocated = || ResumeError::ContractHasErrors {
             findings: vec!["the checkpoint or its phase could not be located in the file".into()],
@@ -347,16 +383,26 @@ impl CanonicalTarget {
         // in one pass over the text, each piece written once.
         let mut current = Sha256::new();
         let mut legacy = Sha256::new();
-        let mut both = |text: &str| {
-            current.update(text.as_bytes());
-            legacy.update(text.as_bytes());
+        // The current version's text, when asked for (`canonical_form`).
+        let mut shown = |piece: &str| {
+            if let Some(text) = text.as_deref_mut() {
+                text.push_str(piece);
+            }
+        };
+        let mut both = |piece: &str| {
+            current.update(piece.as_bytes());
+            legacy.update(piece.as_bytes());
+            shown(piece);
         };
         both("{\"checkpoint\":");
         write_canonical_node(checkpoint, &mut both).map_err(duplicate)?;
-        current.update(format!(",\"digest_version\":{DIGEST_VERSION}").as_bytes());
-        let mut both = |text: &str| {
-            current.update(text.as_bytes());
-            legacy.update(text.as_bytes());
+        let version = format!(",\"digest_version\":{DIGEST_VERSION}");
+        current.update(version.as_bytes());
+        shown(&version);
+        let mut both = |piece: &str| {
+            current.update(piece.as_bytes());
+            legacy.update(piece.as_bytes());
+            shown(piece);
         };
         both(",\"phase\":{\"definition\":");
         write_canonical_node(phase_definition, &mut both).map_err(duplicate)?;
@@ -368,7 +414,10 @@ impl CanonicalTarget {
             None => both("null"),
         }
         legacy.update(b"}");
-        let mut sink = |text: &str| current.update(text.as_bytes());
+        let mut sink = |piece: &str| {
+            current.update(piece.as_bytes());
+            shown(piece);
+        };
         sink(",\"resumes_into\":[");
         for (i, (to, edges)) in edges_to.iter().enumerate() {
             let next = &contract.phases[*to];

@@ -404,6 +404,7 @@ pub static RULES: &[&Rule] = &[
     &policy::p402_unauthorized_never_mode::RULE,
     &policy::p403_unsafe_verification::RULE,
     &policy::p404_persisted_secret::RULE,
+    &policy::p405_always_mode_mutation_without_checkpoint::RULE,
     &harness::h501_duplicate_checkpoint_name::RULE,
     &harness::h502_unknown_trigger::RULE,
     &harness::h503_unsafe_checkpoint_name::RULE,
