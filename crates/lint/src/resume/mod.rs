@@ -12,12 +12,14 @@
 mod approval;
 mod check;
 mod context_binding;
+pub mod contextcore;
 mod document;
 mod entry;
 mod handoff;
 mod harness;
 mod manifest;
 mod next;
+mod nothing_to_check;
 mod report;
 mod scope;
 mod staleness;
@@ -46,6 +48,7 @@ pub use manifest::{
     ScopeFiles, check_manifest, combined_hash, manifest_hash, read_manifest, scoped,
 };
 pub use next::{Approver, NextStep, next_steps};
+pub use nothing_to_check::NOTHING_TO_CHECK;
 pub use report::{
     ApprovalStatus, AttemptOutcome, CheckedField, CheckpointPending, Decision, Denial,
     EntryRevalidation, Event, Evidence, FieldState, GateOutcome, GateResult, GateSeverity, Mode,
