@@ -12,10 +12,16 @@ use phaselint_lint::resume::{self, Queue, QueueRequest};
 use phaselint_render::terminal::block;
 
 use crate::exit;
-use crate::resume::{
-    NoVerdict, ResumeFormat, load_contract, parse_now, read_approvals, read_document,
-};
+use crate::resume::{NoVerdict, load_contract, parse_now, read_approvals, read_document};
 use crate::{ClockArgs, ConfigArgs};
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+pub enum QueueFormat {
+    /// A table for the operator.
+    Human,
+    /// The same queue as versioned JSON, for tools.
+    Json,
+}
 
 #[derive(clap::Args)]
 pub struct CheckpointsArgs {
@@ -39,7 +45,7 @@ pub struct CheckpointsArgs {
     #[command(flatten)]
     pub clock: ClockArgs,
     #[arg(long, value_enum, default_value = "human")]
-    pub format: ResumeFormat,
+    pub format: QueueFormat,
     #[command(flatten)]
     pub configuration: ConfigArgs,
 }
@@ -56,10 +62,10 @@ pub fn run(args: &CheckpointsArgs) -> u8 {
     };
     let mut out = std::io::stdout().lock();
     let printed = match args.format {
-        ResumeFormat::Json => {
+        QueueFormat::Json => {
             phaselint_render::write_json_pretty(&mut out, &queue).and_then(|()| writeln!(out))
         }
-        ResumeFormat::Human => phaselint_render::queue_human(
+        QueueFormat::Human => phaselint_render::queue_human(
             &queue,
             &args.contract.display().to_string(),
             args.context

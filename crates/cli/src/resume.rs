@@ -38,6 +38,9 @@ pub enum ResumeFormat {
     Human,
     /// The same report as versioned JSON, for tools.
     Json,
+    /// A contract checkpoint's result exactly as ContextCore's CheckpointResumeResult
+    /// (REQ-10-012) serializes it, nothing else; the decision is the exit code.
+    Contextcore,
 }
 
 #[derive(clap::Args)]
@@ -126,6 +129,21 @@ pub fn run(args: &ResumeCheckArgs) -> u8 {
             "--handoff",
         ),
     ];
+    if args.format == ResumeFormat::Contextcore
+        && let Some(kind) = [
+            (args.handoff.is_some(), "handoff"),
+            (args.manifest.is_some(), "manifest"),
+        ]
+        .into_iter()
+        .find_map(|(given, kind)| given.then_some(kind))
+    {
+        return no_verdict(
+            args,
+            &format!(
+                "--format contextcore prints a contract checkpoint's CheckpointResumeResult (ContextCore REQ-10-012); a {kind} check has none: use --format json or human"
+            ),
+        );
+    }
     if let Some((option, _, kind)) = misplaced.iter().find(|(_, wrong, _)| *wrong) {
         return no_verdict(
             args,
@@ -149,6 +167,14 @@ pub fn run(args: &ResumeCheckArgs) -> u8 {
             .map_or_else(String::new, |p| p.display().to_string())
     };
     let (contract, context) = (shown(&args.contract), shown(&args.context));
+    if args.format == ResumeFormat::Contextcore {
+        let result = check(args).and_then(|report| {
+            resume::contextcore::CheckpointResumeResult::try_from(&report)
+                .map(|result| ContextCoreResult(result, report.decision))
+                .map_err(NoVerdict)
+        });
+        return answer(args, result, |_, _| Ok(()));
+    }
     answer(args, check(args), |report, out| {
         phaselint_render::resume_human(
             report,
@@ -198,8 +224,10 @@ fn answer<R: serde::Serialize + Verdict>(
         Ok(report) => {
             let mut out = std::io::stdout().lock();
             let printed = match args.format {
-                ResumeFormat::Json => phaselint_render::write_json_pretty(&mut out, &report)
-                    .and_then(|()| writeln!(out)),
+                ResumeFormat::Json | ResumeFormat::Contextcore => {
+                    phaselint_render::write_json_pretty(&mut out, &report)
+                        .and_then(|()| writeln!(out))
+                }
                 ResumeFormat::Human => human(&report, &mut out),
             };
             if let Err(e) = printed
@@ -211,6 +239,25 @@ fn answer<R: serde::Serialize + Verdict>(
             report.decision().exit_code()
         }
         Err(NoVerdict(message)) => no_verdict(args, &message),
+    }
+}
+
+/// `--format contextcore`: ContextCore's model of the result, which has no
+/// decision, with the decision that gives the exit code.
+struct ContextCoreResult(
+    resume::contextcore::CheckpointResumeResult,
+    resume::Decision,
+);
+
+impl serde::Serialize for ContextCoreResult {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        self.0.serialize(serializer)
+    }
+}
+
+impl Verdict for ContextCoreResult {
+    fn decision(&self) -> resume::Decision {
+        self.1
     }
 }
 
@@ -387,6 +434,12 @@ fn check(args: &ResumeCheckArgs) -> Result<ResumeReport, NoVerdict> {
         args.configuration.config.as_deref(),
         args.configuration.no_config,
     )?;
+    // Before any hook runs: a result the format cannot print is no verdict.
+    if args.format == ResumeFormat::Contextcore
+        && let Some(problem) = resume::contextcore::unrepresentable(&analysis, checkpoint)
+    {
+        return Err(NoVerdict(problem));
+    }
     let stdin_context = context_path.as_os_str() == "-";
     if args.recover_with.is_some() && stdin_context {
         return Err(NoVerdict(

@@ -375,6 +375,29 @@ pub fn resume_check(data: &[u8]) {
             };
             if let Ok(report) = resume::check(&analysis, &request, None, None) {
                 let _ = serde_json::to_string(&report).expect("a report serializes");
+                // REQ-10-011 only for a clean contract that declares no
+                // checkpoint: an unknown id among declared ones, or an
+                // E-code, never resumes as "nothing to check".
+                let declared = model
+                    .checkpoints
+                    .iter()
+                    .any(|c| c.checkpoint_id.as_ref().is_some_and(|i| i.value == id));
+                if !declared || report.nothing_to_check {
+                    assert!(report.nothing_to_check && model.checkpoints.is_empty());
+                    assert!(resume::contract_errors(&analysis).is_empty());
+                }
+                // REQ-10-009: an unknown attribute is left out, never null.
+                for event in &report.events {
+                    assert!(event.attributes.values().all(|v| !v.is_null()), "{event:?}");
+                }
+                // ContextCore's model holds every report it is not refused
+                // for beforehand, with the same verdict.
+                if resume::contextcore::unrepresentable(&analysis, &id).is_none() {
+                    let result = resume::contextcore::CheckpointResumeResult::try_from(&report)
+                        .expect("a report ContextCore's model can hold");
+                    assert_eq!(result.passed, report.passed);
+                    let _ = serde_json::to_string(&result).expect("a result serializes");
+                }
                 // What the paused run wrote into its own context never
                 // approves an irreversible resume, nor (untrusted) a person's.
                 let status = &report.approval_status;

@@ -14,7 +14,7 @@ use phaselint_lint::duration::format_seconds;
 use phaselint_lint::model::EnumValue;
 use phaselint_lint::resume::{
     AttemptOutcome, Decision, FieldState, FieldStatus, HandoffReport, ManifestReport, Mode,
-    ResumeReport,
+    NOTHING_TO_CHECK, ResumeReport,
 };
 
 use crate::terminal::inline as shown;
@@ -39,6 +39,9 @@ pub fn resume_human(
     recovery_hook: bool,
     out: &mut impl Write,
 ) -> io::Result<()> {
+    if report.nothing_to_check {
+        return nothing_to_check(report, contract, context, out);
+    }
     writeln!(
         out,
         "Resume check: checkpoint `{}` after phase `{}` of pipeline `{}`",
@@ -219,6 +222,64 @@ pub fn resume_human(
         }
     }
 
+    let next: Vec<String> = report
+        .next_steps
+        .iter()
+        .map(|step| step.describe(contract, context))
+        .collect();
+    verdict(
+        out,
+        report.decision,
+        report.mode,
+        &report.failures,
+        &report.warnings,
+        &next,
+    )
+}
+
+/// The report of a contract that declares no checkpoint specs (REQ-10-011):
+/// nothing was checked; only a pending harness request can stop the resume.
+fn nothing_to_check(
+    report: &ResumeReport,
+    contract: &str,
+    context: &str,
+    out: &mut impl Write,
+) -> io::Result<()> {
+    writeln!(
+        out,
+        "Resume check: checkpoint `{}` of pipeline `{}`",
+        shown(&report.checkpoint_id),
+        shown(&report.pipeline_id)
+    )?;
+    writeln!(
+        out,
+        "mode: {}   now: {}",
+        report.mode.as_str(),
+        shown(&report.now)
+    )?;
+    writeln!(out)?;
+    writeln!(
+        out,
+        "{NOTHING_TO_CHECK}: the contract declares no checkpoint_integrity, so no staleness, entry or approval check applies (REQ-10-011)"
+    )?;
+    let approval = &report.approval_status;
+    if approval.harness_pending {
+        writeln!(
+            out,
+            "Approval: NOT GRANTED: a harness request is pending, whatever the contract declares"
+        )?;
+    } else if !approval.candidates.is_empty() {
+        writeln!(out, "Approval: none is needed; not judged:")?;
+    }
+    for c in &approval.candidates {
+        writeln!(
+            out,
+            "  {} ({}): {}",
+            shown(&c.location),
+            c.source.describe(),
+            shown_list(&c.problems, "; ")
+        )?;
+    }
     let next: Vec<String> = report
         .next_steps
         .iter()

@@ -45,7 +45,24 @@ pub fn check(
     recoverer: Option<&mut dyn Recoverer>,
     operator: Option<&mut dyn Operator>,
 ) -> Result<ResumeReport, ResumeError> {
-    let target = Target::find(analysis, &request.checkpoint_id)?;
+    let target = match Target::find(analysis, &request.checkpoint_id) {
+        Ok(target) => target,
+        // REQ-10-011: no spec means no check. Only a contract that loaded
+        // clean gets this far; an unknown id among declared specs stays
+        // no verdict.
+        Err(ResumeError::UnknownCheckpoint { .. })
+            if let Some(contract) = analysis.contract.as_deref()
+                && super::nothing_to_check::declares_no_checkpoints(analysis) =>
+        {
+            return super::nothing_to_check::report(
+                contract,
+                request,
+                recoverer.is_some(),
+                operator.is_some(),
+            );
+        }
+        Err(error) => return Err(error),
+    };
     let on_resume = &target.spec.on_resume;
     let (next, next_source) = next_phases(&target, request.next_phase.as_deref())?;
     super::check_entry_field_count(&next)?;
@@ -140,6 +157,7 @@ pub fn check(
         checkpoint_id: target.checkpoint_id.clone(),
         phase: target.phase.name.clone(),
         pipeline_id: target.pipeline_id.clone(),
+        nothing_to_check: false,
         passed,
         decision,
         mode: request.mode,
@@ -486,7 +504,7 @@ fn findings(
     (failures, warnings)
 }
 
-fn require_mapping(context: &Value) -> Result<(), ResumeError> {
+pub(crate) fn require_mapping(context: &Value) -> Result<(), ResumeError> {
     if context.is_object() {
         Ok(())
     } else {
@@ -1238,32 +1256,53 @@ fn events(
     approval: &ApprovalStatus,
 ) -> Vec<Event> {
     let timestamp = request.now.to_string();
+    // The longest elapsed time among the stale fields: unknown when one of
+    // them has no known age (no stamp, an unparseable one), which counts
+    // as infinitely old (REQ-10-004); 0 when none is stale.
     let max_staleness = stale_fields
         .iter()
-        .filter_map(|s| s.elapsed_seconds)
-        .max()
-        .unwrap_or(0)
-        .max(0);
-    let attributes = |pairs: Vec<(&str, Value)>| -> BTreeMap<String, Value> {
-        pairs.into_iter().map(|(k, v)| (k.to_string(), v)).collect()
+        .map(|s| s.elapsed_seconds)
+        .try_fold(0, |longest, elapsed| Some(longest.max(elapsed?)));
+    // REQ-10-009: an attribute whose value is unknown is left out of the
+    // event, never set to null.
+    let attributes = |pairs: Vec<(&str, Option<Value>)>| -> BTreeMap<String, Value> {
+        pairs
+            .into_iter()
+            .filter_map(|(k, v)| Some((k.to_string(), v?)))
+            .collect()
     };
     let mut events = vec![Event {
         name: "context.checkpoint.resume",
         timestamp: timestamp.clone(),
         attributes: attributes(vec![
-            ("checkpoint.id", json!(target.checkpoint_id)),
-            ("checkpoint.phase", json!(target.phase.name)),
-            ("checkpoint.passed", json!(passed)),
-            ("checkpoint.stale_field_count", json!(stale_fields.len())),
-            ("checkpoint.fresh_field_count", json!(fresh_fields.len())),
+            ("checkpoint.id", Some(json!(target.checkpoint_id))),
+            ("checkpoint.phase", Some(json!(target.phase.name))),
+            ("checkpoint.passed", Some(json!(passed))),
+            (
+                "checkpoint.stale_field_count",
+                Some(json!(stale_fields.len())),
+            ),
+            (
+                "checkpoint.fresh_field_count",
+                Some(json!(fresh_fields.len())),
+            ),
             (
                 "checkpoint.missing_provenance_count",
-                json!(missing_provenance.len()),
+                Some(json!(missing_provenance.len())),
             ),
-            ("checkpoint.approval_required", json!(approval.required)),
-            ("checkpoint.approval_granted", json!(approval.granted)),
-            ("checkpoint.enforcement_mode", json!(request.mode.as_str())),
-            ("checkpoint.max_staleness_seconds", json!(max_staleness)),
+            (
+                "checkpoint.approval_required",
+                Some(json!(approval.required)),
+            ),
+            ("checkpoint.approval_granted", Some(json!(approval.granted))),
+            (
+                "checkpoint.enforcement_mode",
+                Some(json!(request.mode.as_str())),
+            ),
+            (
+                "checkpoint.max_staleness_seconds",
+                max_staleness.map(Value::from),
+            ),
         ]),
     }];
     for s in stale_fields {
@@ -1271,18 +1310,24 @@ fn events(
             name: "context.checkpoint.stale_field",
             timestamp: timestamp.clone(),
             attributes: attributes(vec![
-                ("checkpoint.stale.field", json!(s.field)),
-                ("checkpoint.stale.elapsed_seconds", json!(s.elapsed_seconds)),
-                ("checkpoint.stale.max_age_seconds", json!(s.max_age_seconds)),
-                ("checkpoint.stale.severity", json!(s.severity)),
-                ("checkpoint.stale.recovery", json!(s.recovery)),
+                ("checkpoint.stale.field", Some(json!(s.field))),
+                (
+                    "checkpoint.stale.elapsed_seconds",
+                    s.elapsed_seconds.map(Value::from),
+                ),
+                (
+                    "checkpoint.stale.max_age_seconds",
+                    Some(json!(s.max_age_seconds)),
+                ),
+                ("checkpoint.stale.severity", Some(json!(s.severity))),
+                ("checkpoint.stale.recovery", s.recovery.map(|r| json!(r))),
                 (
                     "checkpoint.stale.recovery_attempted",
-                    json!(s.recovery_attempted),
+                    Some(json!(s.recovery_attempted)),
                 ),
                 (
                     "checkpoint.stale.recovery_succeeded",
-                    json!(s.recovery_succeeded),
+                    Some(json!(s.recovery_succeeded)),
                 ),
             ]),
         });

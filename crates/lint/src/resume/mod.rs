@@ -12,12 +12,14 @@
 mod approval;
 mod check;
 mod context_binding;
+pub mod contextcore;
 mod document;
 mod entry;
 mod handoff;
 mod harness;
 mod manifest;
 mod next;
+mod nothing_to_check;
 mod queue;
 mod report;
 mod scope;
@@ -48,6 +50,7 @@ pub use manifest::{
     ScopeFiles, check_manifest, combined_hash, manifest_hash, read_manifest, scoped,
 };
 pub use next::{Approver, NextStep, next_steps};
+pub use nothing_to_check::NOTHING_TO_CHECK;
 pub use queue::{ApprovalState, Queue, QueueItem, QueueRequest, approval_question, queue};
 pub use report::{
     ApprovalStatus, AttemptOutcome, CheckedField, CheckpointPending, Decision, Denial,

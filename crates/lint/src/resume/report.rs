@@ -96,6 +96,10 @@ pub struct ResumeReport {
     /// The phase the checkpoint follows.
     pub phase: String,
     pub pipeline_id: String,
+    /// The contract declares no checkpoint specs, so nothing was checked
+    /// (REQ-10-011); in the JSON only when true.
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub nothing_to_check: bool,
     /// False when a blocking field is stale, a blocking entry field failed,
     /// or a required approval was not granted — whatever the mode.
     pub passed: bool,
