@@ -1,8 +1,10 @@
 //! `phaselint resume-check --manifest` and `phaselint manifest-hash`
 //! through the real binary, always with a fixed `--now`: one case per rule
 //! of the manifest check, the JSON reports snapshotted. Each case builds
-//! its scope files in a temporary root and writes the manifest's hash with
-//! `phaselint manifest-hash`, as a skill would.
+//! its scope files in a temporary git repository and writes the manifest's
+//! hash with `phaselint manifest-hash`, as a skill would; a `git_stash`
+//! checkpoint is a real stash (`git stash push`, then `git stash apply`),
+//! made with fixed dates so its commit ids are the same in every run.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 use std::path::Path;
@@ -16,8 +18,32 @@ use binary::{Run, phaselint};
 
 const NOW: &str = "2026-03-01T12:00:00Z";
 
-/// A root with `src/app.py` and `config.toml`, and a git-stash manifest
-/// recording their hash.
+/// `git ARGS` in `dir`, with fixed names and dates and no user or system
+/// configuration; it must succeed.
+fn git(dir: &Path, args: &[&str]) -> String {
+    let output = Command::new("git")
+        .args(args)
+        .current_dir(dir)
+        .env("GIT_CONFIG_NOSYSTEM", "1")
+        .env("GIT_CONFIG_GLOBAL", "/dev/null")
+        .env("GIT_AUTHOR_NAME", "agent")
+        .env("GIT_AUTHOR_EMAIL", "agent@example.invalid")
+        .env("GIT_COMMITTER_NAME", "agent")
+        .env("GIT_COMMITTER_EMAIL", "agent@example.invalid")
+        .env("GIT_AUTHOR_DATE", "2026-03-01T11:00:00Z")
+        .env("GIT_COMMITTER_DATE", "2026-03-01T11:00:00Z")
+        .output()
+        .unwrap();
+    assert!(
+        output.status.success(),
+        "git {args:?}: {}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    String::from_utf8_lossy(&output.stdout).into_owned()
+}
+
+/// A git repository with `src/app.py` and `config.toml` committed, and
+/// `src/app.py` changed since (the work a checkpoint saves).
 struct Project {
     dir: tempfile::TempDir,
 }
@@ -26,9 +52,25 @@ impl Project {
     fn new() -> Self {
         let dir = tempfile::tempdir().unwrap();
         std::fs::create_dir(dir.path().join("src")).unwrap();
-        std::fs::write(dir.path().join("src/app.py"), "print('v1')\n").unwrap();
+        std::fs::write(dir.path().join("src/app.py"), "print('v0')\n").unwrap();
         std::fs::write(dir.path().join("config.toml"), "level = 1\n").unwrap();
+        git(dir.path(), &["init", "-q", "-b", "main"]);
+        git(dir.path(), &["add", "."]);
+        git(dir.path(), &["commit", "-q", "-m", "start"]);
+        std::fs::write(dir.path().join("src/app.py"), "print('v1')\n").unwrap();
         Project { dir }
+    }
+
+    /// The checkpoint skill's git stash, taken the way the lifecycle does:
+    /// stash (untracked files too), then apply it back, so the stash stays
+    /// as the checkpoint and the work tree as it was.
+    fn stash(&self, id: &str) {
+        let message = format!("checkpoint:{id}:before the migration");
+        git(
+            self.path(),
+            &["stash", "push", "-q", "--include-untracked", "-m", &message],
+        );
+        git(self.path(), &["stash", "apply", "-q"]);
     }
 
     fn path(&self) -> &Path {
@@ -50,18 +92,57 @@ impl Project {
         run.stdout.trim().to_string()
     }
 
+    /// A manifest of `kind` over `files` (a state checkpoint: over the
+    /// key `app.mode` of `state.json`), its hash written by
+    /// `phaselint manifest-hash`, its checkpoint taken (a stash) and its
+    /// restore command the one the skills write.
     fn manifest(&self, kind: &str, files: &[&str]) -> Value {
+        let state_kind = matches!(kind, "state_snapshot" | "database_savepoint");
+        let hash = if state_kind {
+            self.write("state.json", r#"{"app": {"mode": "blue", "replicas": 3}}"#);
+            let run = phaselint(
+                self.path(),
+                &[
+                    "manifest-hash",
+                    "--state",
+                    "state.json",
+                    "--key",
+                    "app.mode",
+                ],
+            );
+            assert_eq!(run.code, 0, "{}", run.stderr);
+            run.stdout.trim().to_string()
+        } else {
+            self.hash(files)
+        };
+        let restore = match kind {
+            "git_stash" => {
+                self.stash("ckpt-7");
+                "git stash apply stash@{0}".to_string()
+            }
+            "file_backup" => files
+                .iter()
+                .map(|f| format!("cp .checkpoints/ckpt-7/{f} {f}"))
+                .collect::<Vec<_>>()
+                .join(" && "),
+            _ => "./restore-state.sh ckpt-7".to_string(),
+        };
+        let (files, keys): (&[&str], &[&str]) = if state_kind {
+            (&[], &["app.mode"])
+        } else {
+            (files, &[])
+        };
         json!({
             "checkpoint_created": true,
             "checkpoint": {
                 "id": "ckpt-7",
                 "type": kind,
                 "created_at": "2026-03-01T11:30:00Z",
-                "scope": {"files": files, "state_keys": ["app.mode"]},
-                "restore_command": "git stash pop",
+                "scope": {"files": files, "state_keys": keys},
+                "restore_command": restore,
                 "expiry": "24h"
             },
-            "pre_mutation_state": {"hash": self.hash(files), "summary": "before the migration"},
+            "pre_mutation_state": {"hash": hash, "summary": "before the migration"},
             "evidence_anchors": ["ckpt-7: stash@{0} holds src/app.py and config.toml"],
             "mutation_plan": "rewrite the config loader"
         })
@@ -91,9 +172,19 @@ impl Project {
 
 const SCOPE: &[&str] = &["src/app.py", "config.toml"];
 
-/// The JSON report, with the exit code it must give.
+/// The JSON report, with the exit code it must give (a state checkpoint
+/// checked against `state.json`).
 fn report(project: &Project, manifest: &Value, exit: i32) -> String {
-    let run = project.check(manifest, &[]);
+    let state = matches!(
+        manifest["checkpoint"]["type"].as_str(),
+        Some("state_snapshot" | "database_savepoint")
+    );
+    let extra: &[&str] = if state {
+        &["--state", "state.json"]
+    } else {
+        &[]
+    };
+    let run = project.check(manifest, extra);
     assert_eq!(run.code, exit, "{}{}", run.stdout, run.stderr);
     run.stdout
 }
@@ -222,6 +313,16 @@ fn file_backup_copies_under_their_path_or_base_name() {
     report(&project, &manifest, 0);
     std::fs::remove_dir_all(project.path().join(".checkpoints/ckpt-7/src")).unwrap();
     project.write(".checkpoints/ckpt-7/app.py", "print('v1')\n");
+    // The restore command must then name the copy where it is.
+    assert!(
+        problems(&report(&project, &manifest, 1))[0].contains(
+            "copies `.checkpoints/ckpt-7/src/app.py`, but the backup of `src/app.py` is `.checkpoints/ckpt-7/app.py`"
+        )
+    );
+    let mut manifest = manifest;
+    manifest["checkpoint"]["restore_command"] = json!(
+        "cp .checkpoints/ckpt-7/app.py src/ && cp .checkpoints/ckpt-7/config.toml config.toml"
+    );
     insta::assert_snapshot!(report(&project, &manifest, 0));
 }
 
@@ -266,8 +367,19 @@ fn paths_that_leave_the_root_are_refused() {
             .any(|p| p.contains("`/etc/hostname` is absolute")),
         "{found:?}"
     );
+    // Inside the root, but no path of a git tree: it cannot be looked up
+    // in the stash.
     assert!(
-        !found.iter().any(|p| p.contains("src/../config.toml")),
+        !found
+            .iter()
+            .any(|p| p.contains("`src/../config.toml` leaves the root")),
+        "{found:?}"
+    );
+    assert!(
+        found
+            .iter()
+            .any(|p| p
+                .contains("scope file `src/../config.toml` cannot be looked up in `stash@{0}`")),
         "{found:?}"
     );
 }
@@ -376,8 +488,9 @@ fn invalid_json_and_an_empty_file_give_no_verdict() {
 fn a_yaml_manifest_is_read_like_json() {
     let project = Project::new();
     let hash = project.hash(SCOPE);
+    project.stash("ckpt-7");
     let yaml = format!(
-        "checkpoint_created: true\ncheckpoint:\n  id: ckpt-7\n  type: state_snapshot\n  created_at: 2026-03-01T11:30:00Z\n  scope:\n    files: [src/app.py, config.toml]\n  restore_command: ./restore.sh ckpt-7\n  expiry: never\npre_mutation_state:\n  hash: \"{hash}\"\nevidence_anchors: [ckpt-7]\n"
+        "checkpoint_created: true\ncheckpoint:\n  id: ckpt-7\n  type: git_stash\n  created_at: 2026-03-01T11:30:00Z\n  scope:\n    files: [src/app.py, config.toml]\n  restore_command: git stash apply 'stash@{{0}}'\n  expiry: never\npre_mutation_state:\n  hash: \"{hash}\"\nevidence_anchors: [ckpt-7]\n"
     );
     std::fs::write(project.path().join("manifest.yaml"), yaml).unwrap();
     let run = phaselint(
@@ -547,6 +660,8 @@ fn a_large_scope_file_is_hashed_in_bounded_memory_up_to_its_bound() {
     // does not. One byte more, and it is not read at all: exit 3 naming
     // the file and the bound (a 10 GiB file took 53 s to hash).
     let project = Project::new();
+    // Checkpointed before the big file exists: it is not stashed.
+    let mut manifest = project.manifest("git_stash", SCOPE);
     let big = std::fs::File::create(project.path().join("big.bin")).unwrap();
     big.set_len(512 << 20).unwrap();
     let run = capped(project.path(), 524288, &["manifest-hash", "big.bin"]);
@@ -560,7 +675,6 @@ fn a_large_scope_file_is_hashed_in_bounded_memory_up_to_its_bound() {
         "{}",
         run.stderr
     );
-    let mut manifest = project.manifest("git_stash", SCOPE);
     manifest["checkpoint"]["scope"]["files"] = json!(["config.toml", "big.bin"]);
     let run = project.check(&manifest, &[]);
     assert_eq!(run.code, 3, "{}{}", run.stdout, run.stderr);
@@ -644,9 +758,25 @@ fn a_scope_link_that_stays_inside_the_root_is_followed() {
     let project = Project::new();
     std::os::unix::fs::symlink("src", project.path().join("current")).unwrap();
     std::os::unix::fs::symlink("../config.toml", project.path().join("src/config")).unwrap();
-    let files = ["current/app.py", "src/config", "current/../config.toml"];
-    let manifest = project.manifest("git_stash", &files);
+    let files = ["current/app.py", "src/config"];
+    let mut manifest = project.manifest("file_backup", &files);
+    project.write(".checkpoints/ckpt-7/app.py", "print('v1')\n");
+    project.write(".checkpoints/ckpt-7/src/config", "level = 1\n");
+    manifest["checkpoint"]["restore_command"] = json!(
+        "cp .checkpoints/ckpt-7/app.py current/app.py && cp .checkpoints/ckpt-7/src/config src/config"
+    );
     report(&project, &manifest, 0);
+    let manifest = project.manifest("git_stash", &files);
+    // `manifest-hash` hashes through the links; a git tree holds links as
+    // links, so the stash has no `current/app.py` to restore.
+    let found = problems(&report(&project, &manifest, 1));
+    assert_eq!(
+        found,
+        [
+            "scope file `current/app.py` is not in `stash@{0}`, so restoring the stash does not bring it back (an untracked file is stashed only with `git stash push --include-untracked`)",
+            "scope file `src/config` is a symbolic link in `stash@{0}`: restoring it writes a link, not the checkpointed file"
+        ]
+    );
 }
 
 #[cfg(unix)]
