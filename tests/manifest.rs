@@ -926,3 +926,471 @@ fn a_manifest_that_is_a_directory_or_a_link_loop_gives_no_verdict() {
         assert_eq!(run.code, 3, "{}", run.stderr);
     }
 }
+
+/// The check with `--for QUESTION`, JSON report, with the exit code it
+/// must give.
+fn asked(project: &Project, manifest: &Value, question: &str, exit: i32) -> Value {
+    let run = project.check(manifest, &["--for", question]);
+    assert_eq!(run.code, exit, "{}{}", run.stdout, run.stderr);
+    serde_json::from_str(&run.stdout).unwrap()
+}
+
+fn strings(value: &Value) -> Vec<String> {
+    value
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|v| v.as_str().unwrap().to_string())
+        .collect()
+}
+
+#[test]
+fn a_stash_push_without_apply_blocks_a_mutation_and_says_to_apply_it() {
+    // The skill's own order: hash, then `git stash push`, which reverts the
+    // work tree; the live files are then the committed ones.
+    let project = Project::new();
+    let hash = project.hash(SCOPE);
+    git(
+        project.path(),
+        &[
+            "stash",
+            "push",
+            "-q",
+            "-m",
+            "checkpoint:ckpt-7:before the migration",
+        ],
+    );
+    let mut manifest = project.manifest("file_backup", SCOPE);
+    manifest["checkpoint"]["type"] = json!("git_stash");
+    manifest["checkpoint"]["restore_command"] = json!("git stash pop stash@{0}");
+    manifest["pre_mutation_state"]["hash"] = json!(hash);
+    let mutate = asked(&project, &manifest, "mutate", 1);
+    assert_eq!(mutate["changed_files"], json!(["src/app.py"]));
+    assert_eq!(
+        strings(&mutate["next_steps"]),
+        [
+            "the changed files are as the commit the stash was taken on has them, which is the work tree `git stash push` leaves: `git stash apply stash@{0}` brings the checkpointed files back (the stash stays, as the checkpoint); then check again"
+        ]
+    );
+    // As a rollback point it is fine; `pop` would drop it.
+    let rollback = asked(&project, &manifest, "rollback", 0);
+    assert_eq!(rollback["changed_files"], json!(["src/app.py"]));
+    assert!(strings(&rollback["warnings"])[0].contains("`git stash pop`, which drops the stash"));
+    git(project.path(), &["stash", "apply", "-q"]);
+    asked(&project, &manifest, "mutate", 0);
+}
+
+#[test]
+fn after_a_mutation_the_checkpoint_is_still_a_rollback_point_until_its_stash_goes() {
+    let project = Project::new();
+    let manifest = project.manifest("git_stash", SCOPE);
+    project.write("config.toml", "level = 2\n");
+    let mutate = asked(&project, &manifest, "mutate", 1);
+    assert_eq!(mutate["changed_files"], json!(["config.toml"]));
+    let steps = strings(&mutate["next_steps"]);
+    assert!(
+        steps[1].contains("never checkpoint after mutation has started"),
+        "{steps:?}"
+    );
+    let rollback = asked(&project, &manifest, "rollback", 0);
+    assert_eq!(rollback["changed_files"], json!(["config.toml"]));
+    assert_eq!(rollback["problems"], json!([]));
+    assert!(
+        strings(&rollback["next_steps"])[1].contains("discard the changes to `config.toml` first"),
+        "{rollback}"
+    );
+    // Another stash pushed since: stash@{0} is no longer the checkpoint.
+    project.write("notes.txt", "wip\n");
+    git(project.path(), &["add", "notes.txt"]);
+    git(
+        project.path(),
+        &["stash", "push", "-q", "-m", "unrelated work"],
+    );
+    let other = asked(&project, &manifest, "rollback", 1);
+    assert_eq!(
+        strings(&other["problems"]),
+        [
+            "`stash@{0}` is not this checkpoint's stash: its message `On main: unrelated work` does not carry `checkpoint:ckpt-7` (the skill stashes with `git stash push -m \"checkpoint:<id>:<reason>\"`); `stash@{1}` carries `checkpoint:ckpt-7`: stashes pushed or dropped since moved it, and `restore_command` would restore another one"
+        ]
+    );
+    // Dropped: nothing to roll back to.
+    git(project.path(), &["stash", "drop", "-q", "stash@{1}"]);
+    git(project.path(), &["stash", "drop", "-q"]);
+    let gone = asked(&project, &manifest, "rollback", 1);
+    assert!(
+        strings(&gone["problems"])[0].starts_with("there is no `stash@{0}` in the repository"),
+        "{gone}"
+    );
+    assert_eq!(gone["changed_files"], json!([]));
+    assert!(
+        strings(&gone["next_steps"])[0].starts_with("this checkpoint is no valid rollback point")
+    );
+}
+
+#[test]
+fn restore_commands_that_name_another_stash_or_more_than_a_restore_are_problems() {
+    let project = Project::new();
+    let manifest = project.manifest("git_stash", SCOPE);
+    for (command, problem) in [
+        (
+            "git stash pop stash@{7}",
+            "there is no `stash@{7}` in the repository",
+        ),
+        ("git stash apply main", "`main` is not a stash entry"),
+        ("git stash pop; rm -rf src", "holds `;`"),
+        ("git stash pop $(rm -rf src)", "holds `$`"),
+        ("git stash pop && rm -rf src", "runs 2 commands"),
+        (
+            "cp .checkpoints/ckpt-7/app.py src/app.py",
+            "is not `git stash pop",
+        ),
+    ] {
+        let mut edited = manifest.clone();
+        edited["checkpoint"]["restore_command"] = json!(command);
+        for question in ["mutate", "rollback"] {
+            let report = asked(&project, &edited, question, 1);
+            let found = strings(&report["problems"]);
+            assert!(
+                found.iter().any(|p| p.contains(problem)),
+                "{command}: {found:?}"
+            );
+        }
+    }
+}
+
+#[test]
+fn a_stash_with_the_right_message_but_other_content_or_no_stash_shape_is_refused() {
+    let project = Project::new();
+    let manifest = project.manifest("git_stash", SCOPE);
+    // The paused run stashes other content under the checkpoint's name.
+    git(project.path(), &["stash", "drop", "-q"]);
+    project.write("src/app.py", "print('forged')\n");
+    project.stash("ckpt-7");
+    project.write("src/app.py", "print('v1')\n");
+    let forged = asked(&project, &manifest, "rollback", 1);
+    assert!(
+        strings(&forged["problems"])[0]
+            .starts_with("the scope files as stored in `stash@{0}` hash to sha256:"),
+        "{forged}"
+    );
+    assert_eq!(forged["changed_files"], json!(["src/app.py"]));
+    // A plain commit with the message, put where the stash list is.
+    let tree = git(project.path(), &["write-tree"]);
+    let head = git(project.path(), &["rev-parse", "HEAD"]);
+    let commit = git(
+        project.path(),
+        &[
+            "commit-tree",
+            tree.trim(),
+            "-p",
+            head.trim(),
+            "-m",
+            "checkpoint:ckpt-7",
+        ],
+    );
+    git(project.path(), &["update-ref", "refs/stash", commit.trim()]);
+    let plain = asked(&project, &manifest, "rollback", 1);
+    assert!(
+        strings(&plain["problems"])[0].contains(
+            "is not a stash: a stash commit has the commit it was taken on and the index as parents"
+        ),
+        "{plain}"
+    );
+}
+
+#[test]
+fn no_repository_or_no_git_is_never_a_rollback_point() {
+    let project = Project::new();
+    let manifest = project.manifest("git_stash", SCOPE);
+    std::fs::rename(
+        project.path().join(".git"),
+        project.path().join("git-was-here"),
+    )
+    .unwrap();
+    let report = asked(&project, &manifest, "rollback", 1);
+    assert!(
+        strings(&report["problems"])[0].starts_with("the root is in no git work tree"),
+        "{report}"
+    );
+    std::fs::rename(
+        project.path().join("git-was-here"),
+        project.path().join(".git"),
+    )
+    .unwrap();
+    // Without git on PATH: no verdict.
+    std::fs::write(
+        project.path().join("manifest.json"),
+        serde_json::to_string(&manifest).unwrap(),
+    )
+    .unwrap();
+    let output = Command::new(env!("CARGO_BIN_EXE_phaselint"))
+        .args([
+            "resume-check",
+            "--manifest",
+            "manifest.json",
+            "--now",
+            NOW,
+            "--no-config",
+        ])
+        .current_dir(project.path())
+        .env("PATH", "/nonexistent")
+        .output()
+        .unwrap();
+    assert_eq!(output.status.code(), Some(3));
+    assert!(
+        String::from_utf8_lossy(&output.stderr).contains("no `git` program on PATH"),
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+}
+
+#[cfg(unix)]
+#[test]
+fn a_hostile_repository_or_environment_cannot_run_code_or_redirect_git() {
+    use std::os::unix::fs::PermissionsExt;
+    let project = Project::new();
+    let manifest = project.manifest("git_stash", SCOPE);
+    std::fs::write(
+        project.path().join("manifest.json"),
+        serde_json::to_string(&manifest).unwrap(),
+    )
+    .unwrap();
+    let marker = project.path().join("pwned");
+    let payload = format!("touch {}", marker.display());
+    // Repository configuration that runs commands when git consults it.
+    for (key, value) in [
+        ("core.fsmonitor", payload.as_str()),
+        ("core.pager", payload.as_str()),
+        ("core.sshCommand", payload.as_str()),
+        ("alias.cat-file", "!touch pwned"),
+    ] {
+        git(project.path(), &["config", key, value]);
+    }
+    std::fs::create_dir_all(project.path().join(".git/hooks")).unwrap();
+    // A `git` in the root, for a PATH with `.` in it.
+    let fake = project.path().join("git");
+    std::fs::write(&fake, format!("#!/bin/sh\n{payload}\nexit 1\n")).unwrap();
+    std::fs::set_permissions(&fake, std::fs::Permissions::from_mode(0o755)).unwrap();
+    let other = tempfile::tempdir().unwrap();
+    git(other.path(), &["init", "-q"]);
+    let path = format!(".:{}", std::env::var("PATH").unwrap_or_default());
+    let output = Command::new(env!("CARGO_BIN_EXE_phaselint"))
+        .args([
+            "resume-check",
+            "--manifest",
+            "manifest.json",
+            "--now",
+            NOW,
+            "--no-config",
+            "--format",
+            "json",
+        ])
+        .current_dir(project.path())
+        .env("PATH", path)
+        // Variables that would point git at another repository.
+        .env("GIT_DIR", other.path().join(".git"))
+        .env("GIT_WORK_TREE", other.path())
+        .env("GIT_OBJECT_DIRECTORY", other.path())
+        .env("GIT_INDEX_FILE", other.path().join("index"))
+        .env(
+            "GIT_CONFIG_PARAMETERS",
+            format!("'core.fsmonitor'='{payload}'"),
+        )
+        .output()
+        .unwrap();
+    assert_eq!(
+        output.status.code(),
+        Some(0),
+        "{}{}",
+        String::from_utf8_lossy(&output.stdout),
+        String::from_utf8_lossy(&output.stderr)
+    );
+    assert!(!marker.exists(), "something ran the payload");
+}
+
+#[test]
+fn state_checkpoints_hash_their_keys_and_need_the_state() {
+    let project = Project::new();
+    let manifest = project.manifest("state_snapshot", SCOPE);
+    // Without the state: no verdict, saying why.
+    let run = project.check(&manifest, &[]);
+    assert_eq!(run.code, 3, "{}", run.stdout);
+    assert!(
+        run.stderr.contains("a state_snapshot checkpoint's hash covers the values of its state keys, so it cannot be recomputed without the state: pass --state FILE"),
+        "{}",
+        run.stderr
+    );
+    // With it: the key's canonical value, whatever the layout or format.
+    project.write("state.yaml", "app:\n  replicas: 3\n  mode: blue\n");
+    let run = project.check(&manifest, &["--state", "state.yaml"]);
+    assert_eq!(run.code, 0, "{}{}", run.stdout, run.stderr);
+    let report: Value = serde_json::from_str(&run.stdout).unwrap();
+    assert_eq!(report["state_keys"][0]["key"], "app.mode");
+    project.write("state.yaml", "app:\n  mode: green\n");
+    let run = project.check(&manifest, &["--state", "state.yaml"]);
+    assert_eq!(run.code, 1);
+    assert!(
+        run.stdout
+            .contains("the state changed since the checkpoint"),
+        "{}",
+        run.stdout
+    );
+    project.write("state.yaml", "other: 1\n");
+    let run = project.check(&manifest, &["--state", "state.yaml", "--for", "rollback"]);
+    assert_eq!(run.code, 1);
+    assert!(
+        run.stdout
+            .contains("state key `app.mode` is not in the state"),
+        "{}",
+        run.stdout
+    );
+    // The documented hash, printed by manifest-hash.
+    use sha2::Digest;
+    let hex = |bytes: &[u8]| bytes.iter().map(|b| format!("{b:02x}")).collect::<String>();
+    let value = hex(&sha2::Sha256::digest(br#""blue""#));
+    assert_eq!(
+        manifest["pre_mutation_state"]["hash"],
+        json!(format!(
+            "sha256:{}",
+            hex(&sha2::Sha256::digest(
+                format!("app.mode\0{value}\n").as_bytes()
+            ))
+        ))
+    );
+    // --state is for state checkpoints only; files are for the others.
+    let stash = project.manifest("git_stash", SCOPE);
+    let run = project.check(&stash, &["--state", "state.yaml"]);
+    assert_eq!(run.code, 3);
+    let mut with_files = manifest.clone();
+    with_files["checkpoint"]["scope"]["files"] = json!(["config.toml"]);
+    project.write("state.yaml", "app:\n  mode: blue\n");
+    let run = project.check(&with_files, &["--state", "state.yaml"]);
+    assert_eq!(run.code, 1);
+    assert!(
+        run.stdout.contains("captures state keys, not files"),
+        "{}",
+        run.stdout
+    );
+}
+
+/// One of the skill's own example manifests (`fixtures/manifest/`).
+fn skill_example(n: u8) -> String {
+    std::fs::read_to_string(
+        Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join(format!("../../fixtures/manifest/skill-example-{n}.yaml")),
+    )
+    .unwrap()
+}
+
+#[test]
+fn the_skills_example_1_records_the_hash_of_empty_input() {
+    // Its repository as the example describes it, with its stash in place.
+    let project = Project::new();
+    for file in [
+        "src/api/handlers/user.py",
+        "src/api/handlers/auth.py",
+        "tests/test_handlers.py",
+    ] {
+        project.write(file, "def handler():\n    pass\n");
+    }
+    git(project.path(), &["add", "."]);
+    git(project.path(), &["commit", "-q", "-m", "handlers"]);
+    project.write("src/api/handlers/user.py", "def get_user():\n    pass\n");
+    git(
+        project.path(),
+        &[
+            "stash",
+            "push",
+            "-q",
+            "-m",
+            "checkpoint:chk_20240115_143022_a7b3c9:Before refactoring API handlers",
+        ],
+    );
+    git(project.path(), &["stash", "apply", "-q"]);
+    std::fs::write(project.path().join("manifest.yaml"), skill_example(1)).unwrap();
+    for question in ["mutate", "rollback"] {
+        let run = phaselint(
+            project.path(),
+            &[
+                "resume-check",
+                "--manifest",
+                "manifest.yaml",
+                "--now",
+                "2024-01-15T15:00:00Z",
+                "--no-config",
+                "--format",
+                "json",
+                "--for",
+                question,
+            ],
+        );
+        assert_eq!(run.code, 1, "{}{}", run.stdout, run.stderr);
+        let report: Value = serde_json::from_str(&run.stdout).unwrap();
+        assert_eq!(
+            report["stash"]["message"],
+            "On main: checkpoint:chk_20240115_143022_a7b3c9:Before refactoring API handlers"
+        );
+        let found = strings(&report["problems"]);
+        assert_eq!(
+            found[0],
+            "`pre_mutation_state.hash` is the SHA-256 of empty input (e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855): it hashes nothing, so it cannot be the hash of 3 scope files; the hash to record is `phaselint manifest-hash FILE...`",
+            "{found:?}"
+        );
+    }
+    let human = phaselint(
+        project.path(),
+        &[
+            "resume-check",
+            "--manifest",
+            "manifest.yaml",
+            "--now",
+            "2024-01-15T15:00:00Z",
+            "--no-config",
+        ],
+    );
+    insta::assert_snapshot!(human.stdout);
+}
+
+#[test]
+fn the_skills_example_2_records_a_placeholder_and_its_cp_restores() {
+    let project = Project::new();
+    project.write("config/production.yaml", "database: primary\n");
+    project.write(
+        ".checkpoints/chk_20240115_150000_config/production.yaml",
+        "database: primary\n",
+    );
+    std::fs::write(project.path().join("manifest.yaml"), skill_example(2)).unwrap();
+    let check = |now: &str, question: &str| {
+        let run = phaselint(
+            project.path(),
+            &[
+                "resume-check",
+                "--manifest",
+                "manifest.yaml",
+                "--now",
+                now,
+                "--no-config",
+                "--format",
+                "json",
+                "--for",
+                question,
+            ],
+        );
+        assert_eq!(run.code, 1, "{}{}", run.stdout, run.stderr);
+        strings(&serde_json::from_str::<Value>(&run.stdout).unwrap()["problems"])
+    };
+    // Within its 24 hours: the placeholder is the one problem.
+    for question in ["mutate", "rollback"] {
+        assert_eq!(
+            check("2024-01-15T16:00:00Z", question),
+            [
+                "`pre_mutation_state.hash` `sha256:abc123...` is not `sha256:` followed by 64 hex digits"
+            ]
+        );
+    }
+    // Past its expiry, it is stale too.
+    assert_eq!(
+        check("2026-03-01T12:00:00Z", "rollback")[0],
+        "the checkpoint expired at 2024-01-16T15:00:00Z: it is stale, and restoring it may lose later work"
+    );
+}

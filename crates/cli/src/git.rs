@@ -368,6 +368,30 @@ impl GitRepository for GitCli {
         }
     }
 
+    fn stash_entries(&self, max: u32) -> Result<Vec<String>, String> {
+        // No stash at all: `rev-list` would fail on the missing ref.
+        if self.revisions(&["refs/stash".to_string()])?.first() == Some(&Revision::Missing) {
+            return Ok(Vec::new());
+        }
+        let count = format!("--max-count={max}");
+        self.run(
+            &["rev-list", "--walk-reflogs", &count, "refs/stash", "--"],
+            None,
+            |out| {
+                let mut entries = Vec::new();
+                while let Some(line) = read_line(out, 256)? {
+                    let id = String::from_utf8_lossy(&line).into_owned();
+                    if !is_object_id(&id) || entries.len() >= max as usize {
+                        return Err(format!("git listed `{id}` as a stash entry"));
+                    }
+                    entries.push(id);
+                }
+                Ok(entries)
+            },
+        )
+        .map_err(|f| f.message("rev-list"))
+    }
+
     fn revisions(&self, revisions: &[String]) -> Result<Vec<Revision>, String> {
         let mut input = Vec::new();
         for revision in revisions {

@@ -57,7 +57,11 @@ pub trait GitRepository {
     /// when the root is in no work tree. `Err`: git cannot be run or the
     /// repository cannot be read.
     fn work_tree_prefix(&self) -> Result<Option<String>, String>;
-    /// What each revision (`refs/stash@{0}`, `HEAD`) names, in order.
+    /// The commits of the stash list, newest first (`stash@{0}`,
+    /// `stash@{1}`, …), at most `max`; none when there is no stash.
+    fn stash_entries(&self, max: u32) -> Result<Vec<String>, String>;
+    /// What each revision (an object id, `stash@{0}`, `HEAD`) names, in
+    /// order.
     fn revisions(&self, revisions: &[String]) -> Result<Vec<Revision>, String>;
     /// The entries at `paths` (from the top of the work tree) in the tree
     /// of `commit`; a path with nothing there is left out.
@@ -78,6 +82,9 @@ pub struct NoRepository;
 impl GitRepository for NoRepository {
     fn work_tree_prefix(&self) -> Result<Option<String>, String> {
         Ok(None)
+    }
+    fn stash_entries(&self, _: u32) -> Result<Vec<String>, String> {
+        Ok(Vec::new())
     }
     fn revisions(&self, revisions: &[String]) -> Result<Vec<Revision>, String> {
         Ok(vec![Revision::Missing; revisions.len()])
@@ -196,20 +203,23 @@ pub(super) fn check_stash(
         ));
         return Ok(check);
     };
-    let asked = [
-        format!("refs/stash@{{{index}}}"),
-        reference.clone(),
-        "HEAD".to_string(),
-    ];
+    let entries = git.stash_entries(STASH_ENTRIES_SEARCHED.max(index + 1))?;
+    let Some(entry) = entries.get(index as usize) else {
+        check.problems.push(format!(
+            "there is no `{reference}` in the repository: the stash was dropped (`git stash drop`, or `git stash pop` applied it) or never made (`git stash push` saves nothing when there are no local changes){}",
+            elsewhere(git, &entries, id, index)?
+        ));
+        return Ok(check);
+    };
+    let asked = [entry.clone(), reference.clone(), "HEAD".to_string()];
     let [entry, as_git_reads_it, head] = <[Revision; 3]>::try_from(git.revisions(&asked)?)
         .map_err(|got| format!("git answered {} revisions for 3", got.len()))?;
     let commit = match entry {
         Revision::Missing => {
-            check.problems.push(format!(
-                "there is no `{reference}` in the repository: the stash was dropped (`git stash drop`, or `git stash pop` applied it) or never made (`git stash push` saves nothing when there are no local changes){}",
-                elsewhere(git, id, index)?
+            return Err(format!(
+                "the stash list names {}, which git cannot read",
+                asked[0]
             ));
-            return Ok(check);
         }
         Revision::Other { id: object, kind } => {
             check.problems.push(format!(
@@ -231,7 +241,7 @@ pub(super) fn check_stash(
     };
     if read_by_git != Some(commit.id.as_str()) {
         check.problems.push(format!(
-            "`{reference}`, as `git stash` reads it, names {}, not the stash entry `refs/stash@{{{index}}}` ({}): another ref named `stash` shadows the stash list",
+            "`{reference}`, as `git stash` reads it, names {}, not entry {index} of the stash list ({}): another ref named `stash` shadows the stash list",
             read_by_git.unwrap_or("nothing"),
             commit.id
         ));
@@ -250,7 +260,7 @@ pub(super) fn check_stash(
         check.problems.push(format!(
             "`{reference}` is not this checkpoint's stash: its message `{}` does not carry `checkpoint:{id}` (the skill stashes with `git stash push -m \"checkpoint:<id>:<reason>\"`){}",
             first_line(&commit.message),
-            elsewhere(git, id, index)?
+            elsewhere(git, &entries, id, index)?
         ));
         return Ok(check);
     }
@@ -379,10 +389,20 @@ pub(super) fn check_stash(
 /// Where else in the stash list the checkpoint's stash is, as a clause
 /// for a problem's message (empty when it is nowhere among the last
 /// `STASH_ENTRIES_SEARCHED`).
-fn elsewhere(git: &dyn GitRepository, id: &str, named: u32) -> Result<String, String> {
-    let asked: Vec<String> = (0..STASH_ENTRIES_SEARCHED)
-        .map(|n| format!("refs/stash@{{{n}}}"))
+fn elsewhere(
+    git: &dyn GitRepository,
+    entries: &[String],
+    id: &str,
+    named: u32,
+) -> Result<String, String> {
+    let asked: Vec<String> = entries
+        .iter()
+        .take(STASH_ENTRIES_SEARCHED as usize)
+        .cloned()
         .collect();
+    if asked.is_empty() {
+        return Ok(String::new());
+    }
     let found = git
         .revisions(&asked)?
         .into_iter()
