@@ -844,11 +844,18 @@ pub fn check_manifest(
     if let Some(state) = &input.state {
         let (keys, hashed) = state_hash(state, &m.state_keys);
         state_keys = keys;
+        // The state given is the live one for a mutation (a difference is
+        // a change since the checkpoint), the snapshot for a rollback (a
+        // difference is a snapshot that is not the checkpoint).
+        let differs = match input.question {
+            Question::Mutate => &mut live_problems,
+            Question::Rollback => &mut stored_problems,
+        };
         match hashed {
-            Err(problems) => stored_problems.extend(problems),
+            Err(problems) => differs.extend(problems),
             Ok(hash) => {
                 if hash_shape && !hash.eq_ignore_ascii_case(m.hash) {
-                    stored_problems.push(match input.question {
+                    differs.push(match input.question {
                         Question::Mutate => format!(
                             "the state changed since the checkpoint: its keys hash to {hash}, the manifest recorded {}",
                             m.hash
