@@ -1,8 +1,10 @@
 //! `phaselint resume-check --manifest` and `phaselint manifest-hash`
 //! through the real binary, always with a fixed `--now`: one case per rule
 //! of the manifest check, the JSON reports snapshotted. Each case builds
-//! its scope files in a temporary root and writes the manifest's hash with
-//! `phaselint manifest-hash`, as a skill would.
+//! its scope files in a temporary git repository and writes the manifest's
+//! hash with `phaselint manifest-hash`, as a skill would; a `git_stash`
+//! checkpoint is a real stash (`git stash push`, then `git stash apply`),
+//! made with fixed dates so its commit ids are the same in every run.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 use std::path::Path;
@@ -16,8 +18,32 @@ use binary::{Run, phaselint};
 
 const NOW: &str = "2026-03-01T12:00:00Z";
 
-/// A root with `src/app.py` and `config.toml`, and a git-stash manifest
-/// recording their hash.
+/// `git ARGS` in `dir`, with fixed names and dates and no user or system
+/// configuration; it must succeed.
+fn git(dir: &Path, args: &[&str]) -> String {
+    let output = Command::new("git")
+        .args(args)
+        .current_dir(dir)
+        .env("GIT_CONFIG_NOSYSTEM", "1")
+        .env("GIT_CONFIG_GLOBAL", "/dev/null")
+        .env("GIT_AUTHOR_NAME", "agent")
+        .env("GIT_AUTHOR_EMAIL", "agent@example.invalid")
+        .env("GIT_COMMITTER_NAME", "agent")
+        .env("GIT_COMMITTER_EMAIL", "agent@example.invalid")
+        .env("GIT_AUTHOR_DATE", "2026-03-01T11:00:00Z")
+        .env("GIT_COMMITTER_DATE", "2026-03-01T11:00:00Z")
+        .output()
+        .unwrap();
+    assert!(
+        output.status.success(),
+        "git {args:?}: {}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    String::from_utf8_lossy(&output.stdout).into_owned()
+}
+
+/// A git repository with `src/app.py` and `config.toml` committed, and
+/// `src/app.py` changed since (the work a checkpoint saves).
 struct Project {
     dir: tempfile::TempDir,
 }
@@ -26,9 +52,25 @@ impl Project {
     fn new() -> Self {
         let dir = tempfile::tempdir().unwrap();
         std::fs::create_dir(dir.path().join("src")).unwrap();
-        std::fs::write(dir.path().join("src/app.py"), "print('v1')\n").unwrap();
+        std::fs::write(dir.path().join("src/app.py"), "print('v0')\n").unwrap();
         std::fs::write(dir.path().join("config.toml"), "level = 1\n").unwrap();
+        git(dir.path(), &["init", "-q", "-b", "main"]);
+        git(dir.path(), &["add", "."]);
+        git(dir.path(), &["commit", "-q", "-m", "start"]);
+        std::fs::write(dir.path().join("src/app.py"), "print('v1')\n").unwrap();
         Project { dir }
+    }
+
+    /// The checkpoint skill's git stash, taken the way the lifecycle does:
+    /// stash (untracked files too), then apply it back, so the stash stays
+    /// as the checkpoint and the work tree as it was.
+    fn stash(&self, id: &str) {
+        let message = format!("checkpoint:{id}:before the migration");
+        git(
+            self.path(),
+            &["stash", "push", "-q", "--include-untracked", "-m", &message],
+        );
+        git(self.path(), &["stash", "apply", "-q"]);
     }
 
     fn path(&self) -> &Path {
@@ -50,18 +92,57 @@ impl Project {
         run.stdout.trim().to_string()
     }
 
+    /// A manifest of `kind` over `files` (a state checkpoint: over the
+    /// key `app.mode` of `state.json`), its hash written by
+    /// `phaselint manifest-hash`, its checkpoint taken (a stash) and its
+    /// restore command the one the skills write.
     fn manifest(&self, kind: &str, files: &[&str]) -> Value {
+        let state_kind = matches!(kind, "state_snapshot" | "database_savepoint");
+        let hash = if state_kind {
+            self.write("state.json", r#"{"app": {"mode": "blue", "replicas": 3}}"#);
+            let run = phaselint(
+                self.path(),
+                &[
+                    "manifest-hash",
+                    "--state",
+                    "state.json",
+                    "--key",
+                    "app.mode",
+                ],
+            );
+            assert_eq!(run.code, 0, "{}", run.stderr);
+            run.stdout.trim().to_string()
+        } else {
+            self.hash(files)
+        };
+        let restore = match kind {
+            "git_stash" => {
+                self.stash("ckpt-7");
+                "git stash apply stash@{0}".to_string()
+            }
+            "file_backup" => files
+                .iter()
+                .map(|f| format!("cp .checkpoints/ckpt-7/{f} {f}"))
+                .collect::<Vec<_>>()
+                .join(" && "),
+            _ => "./restore-state.sh ckpt-7".to_string(),
+        };
+        let (files, keys): (&[&str], &[&str]) = if state_kind {
+            (&[], &["app.mode"])
+        } else {
+            (files, &[])
+        };
         json!({
             "checkpoint_created": true,
             "checkpoint": {
                 "id": "ckpt-7",
                 "type": kind,
                 "created_at": "2026-03-01T11:30:00Z",
-                "scope": {"files": files, "state_keys": ["app.mode"]},
-                "restore_command": "git stash pop",
+                "scope": {"files": files, "state_keys": keys},
+                "restore_command": restore,
                 "expiry": "24h"
             },
-            "pre_mutation_state": {"hash": self.hash(files), "summary": "before the migration"},
+            "pre_mutation_state": {"hash": hash, "summary": "before the migration"},
             "evidence_anchors": ["ckpt-7: stash@{0} holds src/app.py and config.toml"],
             "mutation_plan": "rewrite the config loader"
         })
@@ -91,9 +172,19 @@ impl Project {
 
 const SCOPE: &[&str] = &["src/app.py", "config.toml"];
 
-/// The JSON report, with the exit code it must give.
+/// The JSON report, with the exit code it must give (a state checkpoint
+/// checked against `state.json`).
 fn report(project: &Project, manifest: &Value, exit: i32) -> String {
-    let run = project.check(manifest, &[]);
+    let state = matches!(
+        manifest["checkpoint"]["type"].as_str(),
+        Some("state_snapshot" | "database_savepoint")
+    );
+    let extra: &[&str] = if state {
+        &["--state", "state.json"]
+    } else {
+        &[]
+    };
+    let run = project.check(manifest, extra);
     assert_eq!(run.code, exit, "{}{}", run.stdout, run.stderr);
     run.stdout
 }
@@ -222,6 +313,16 @@ fn file_backup_copies_under_their_path_or_base_name() {
     report(&project, &manifest, 0);
     std::fs::remove_dir_all(project.path().join(".checkpoints/ckpt-7/src")).unwrap();
     project.write(".checkpoints/ckpt-7/app.py", "print('v1')\n");
+    // The restore command must then name the copy where it is.
+    assert!(
+        problems(&report(&project, &manifest, 1))[0].contains(
+            "copies `.checkpoints/ckpt-7/src/app.py`, but the backup of `src/app.py` is `.checkpoints/ckpt-7/app.py`"
+        )
+    );
+    let mut manifest = manifest;
+    manifest["checkpoint"]["restore_command"] = json!(
+        "cp .checkpoints/ckpt-7/app.py src/ && cp .checkpoints/ckpt-7/config.toml config.toml"
+    );
     insta::assert_snapshot!(report(&project, &manifest, 0));
 }
 
@@ -266,8 +367,19 @@ fn paths_that_leave_the_root_are_refused() {
             .any(|p| p.contains("`/etc/hostname` is absolute")),
         "{found:?}"
     );
+    // Inside the root, but no path of a git tree: it cannot be looked up
+    // in the stash.
     assert!(
-        !found.iter().any(|p| p.contains("src/../config.toml")),
+        !found
+            .iter()
+            .any(|p| p.contains("`src/../config.toml` leaves the root")),
+        "{found:?}"
+    );
+    assert!(
+        found
+            .iter()
+            .any(|p| p
+                .contains("scope file `src/../config.toml` cannot be looked up in `stash@{0}`")),
         "{found:?}"
     );
 }
@@ -376,8 +488,9 @@ fn invalid_json_and_an_empty_file_give_no_verdict() {
 fn a_yaml_manifest_is_read_like_json() {
     let project = Project::new();
     let hash = project.hash(SCOPE);
+    project.stash("ckpt-7");
     let yaml = format!(
-        "checkpoint_created: true\ncheckpoint:\n  id: ckpt-7\n  type: state_snapshot\n  created_at: 2026-03-01T11:30:00Z\n  scope:\n    files: [src/app.py, config.toml]\n  restore_command: ./restore.sh ckpt-7\n  expiry: never\npre_mutation_state:\n  hash: \"{hash}\"\nevidence_anchors: [ckpt-7]\n"
+        "checkpoint_created: true\ncheckpoint:\n  id: ckpt-7\n  type: git_stash\n  created_at: 2026-03-01T11:30:00Z\n  scope:\n    files: [src/app.py, config.toml]\n  restore_command: git stash apply 'stash@{{0}}'\n  expiry: never\npre_mutation_state:\n  hash: \"{hash}\"\nevidence_anchors: [ckpt-7]\n"
     );
     std::fs::write(project.path().join("manifest.yaml"), yaml).unwrap();
     let run = phaselint(
@@ -547,6 +660,8 @@ fn a_large_scope_file_is_hashed_in_bounded_memory_up_to_its_bound() {
     // does not. One byte more, and it is not read at all: exit 3 naming
     // the file and the bound (a 10 GiB file took 53 s to hash).
     let project = Project::new();
+    // Checkpointed before the big file exists: it is not stashed.
+    let mut manifest = project.manifest("git_stash", SCOPE);
     let big = std::fs::File::create(project.path().join("big.bin")).unwrap();
     big.set_len(512 << 20).unwrap();
     let run = capped(project.path(), 524288, &["manifest-hash", "big.bin"]);
@@ -560,7 +675,6 @@ fn a_large_scope_file_is_hashed_in_bounded_memory_up_to_its_bound() {
         "{}",
         run.stderr
     );
-    let mut manifest = project.manifest("git_stash", SCOPE);
     manifest["checkpoint"]["scope"]["files"] = json!(["config.toml", "big.bin"]);
     let run = project.check(&manifest, &[]);
     assert_eq!(run.code, 3, "{}{}", run.stdout, run.stderr);
@@ -644,9 +758,25 @@ fn a_scope_link_that_stays_inside_the_root_is_followed() {
     let project = Project::new();
     std::os::unix::fs::symlink("src", project.path().join("current")).unwrap();
     std::os::unix::fs::symlink("../config.toml", project.path().join("src/config")).unwrap();
-    let files = ["current/app.py", "src/config", "current/../config.toml"];
-    let manifest = project.manifest("git_stash", &files);
+    let files = ["current/app.py", "src/config"];
+    let mut manifest = project.manifest("file_backup", &files);
+    project.write(".checkpoints/ckpt-7/app.py", "print('v1')\n");
+    project.write(".checkpoints/ckpt-7/src/config", "level = 1\n");
+    manifest["checkpoint"]["restore_command"] = json!(
+        "cp .checkpoints/ckpt-7/app.py current/app.py && cp .checkpoints/ckpt-7/src/config src/config"
+    );
     report(&project, &manifest, 0);
+    let manifest = project.manifest("git_stash", &files);
+    // `manifest-hash` hashes through the links; a git tree holds links as
+    // links, so the stash has no `current/app.py` to restore.
+    let found = problems(&report(&project, &manifest, 1));
+    assert_eq!(
+        found,
+        [
+            "scope file `current/app.py` is not in `stash@{0}`, so restoring the stash does not bring it back (an untracked file is stashed only with `git stash push --include-untracked`)",
+            "scope file `src/config` is a symbolic link in `stash@{0}`: restoring it writes a link, not the checkpointed file"
+        ]
+    );
 }
 
 #[cfg(unix)]
@@ -795,4 +925,472 @@ fn a_manifest_that_is_a_directory_or_a_link_loop_gives_no_verdict() {
         );
         assert_eq!(run.code, 3, "{}", run.stderr);
     }
+}
+
+/// The check with `--for QUESTION`, JSON report, with the exit code it
+/// must give.
+fn asked(project: &Project, manifest: &Value, question: &str, exit: i32) -> Value {
+    let run = project.check(manifest, &["--for", question]);
+    assert_eq!(run.code, exit, "{}{}", run.stdout, run.stderr);
+    serde_json::from_str(&run.stdout).unwrap()
+}
+
+fn strings(value: &Value) -> Vec<String> {
+    value
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|v| v.as_str().unwrap().to_string())
+        .collect()
+}
+
+#[test]
+fn a_stash_push_without_apply_blocks_a_mutation_and_says_to_apply_it() {
+    // The skill's own order: hash, then `git stash push`, which reverts the
+    // work tree; the live files are then the committed ones.
+    let project = Project::new();
+    let hash = project.hash(SCOPE);
+    git(
+        project.path(),
+        &[
+            "stash",
+            "push",
+            "-q",
+            "-m",
+            "checkpoint:ckpt-7:before the migration",
+        ],
+    );
+    let mut manifest = project.manifest("file_backup", SCOPE);
+    manifest["checkpoint"]["type"] = json!("git_stash");
+    manifest["checkpoint"]["restore_command"] = json!("git stash pop stash@{0}");
+    manifest["pre_mutation_state"]["hash"] = json!(hash);
+    let mutate = asked(&project, &manifest, "mutate", 1);
+    assert_eq!(mutate["changed_files"], json!(["src/app.py"]));
+    assert_eq!(
+        strings(&mutate["next_steps"]),
+        [
+            "the changed files are as the commit the stash was taken on has them, which is the work tree `git stash push` leaves: `git stash apply stash@{0}` brings the checkpointed files back (the stash stays, as the checkpoint); then check again"
+        ]
+    );
+    // As a rollback point it is fine; `pop` would drop it.
+    let rollback = asked(&project, &manifest, "rollback", 0);
+    assert_eq!(rollback["changed_files"], json!(["src/app.py"]));
+    assert!(strings(&rollback["warnings"])[0].contains("`git stash pop`, which drops the stash"));
+    git(project.path(), &["stash", "apply", "-q"]);
+    asked(&project, &manifest, "mutate", 0);
+}
+
+#[test]
+fn after_a_mutation_the_checkpoint_is_still_a_rollback_point_until_its_stash_goes() {
+    let project = Project::new();
+    let manifest = project.manifest("git_stash", SCOPE);
+    project.write("config.toml", "level = 2\n");
+    let mutate = asked(&project, &manifest, "mutate", 1);
+    assert_eq!(mutate["changed_files"], json!(["config.toml"]));
+    let steps = strings(&mutate["next_steps"]);
+    assert!(
+        steps[1].contains("never checkpoint after mutation has started"),
+        "{steps:?}"
+    );
+    let rollback = asked(&project, &manifest, "rollback", 0);
+    assert_eq!(rollback["changed_files"], json!(["config.toml"]));
+    assert_eq!(rollback["problems"], json!([]));
+    assert!(
+        strings(&rollback["next_steps"])[1].contains("discard the changes to `config.toml` first"),
+        "{rollback}"
+    );
+    // Another stash pushed since: stash@{0} is no longer the checkpoint.
+    project.write("notes.txt", "wip\n");
+    git(project.path(), &["add", "notes.txt"]);
+    git(
+        project.path(),
+        &["stash", "push", "-q", "-m", "unrelated work"],
+    );
+    let other = asked(&project, &manifest, "rollback", 1);
+    assert_eq!(
+        strings(&other["problems"]),
+        [
+            "`stash@{0}` is not this checkpoint's stash: its message `On main: unrelated work` does not carry `checkpoint:ckpt-7` (the skill stashes with `git stash push -m \"checkpoint:<id>:<reason>\"`); `stash@{1}` carries `checkpoint:ckpt-7`: stashes pushed or dropped since moved it, and `restore_command` would restore another one"
+        ]
+    );
+    // Dropped: nothing to roll back to.
+    git(project.path(), &["stash", "drop", "-q", "stash@{1}"]);
+    git(project.path(), &["stash", "drop", "-q"]);
+    let gone = asked(&project, &manifest, "rollback", 1);
+    assert!(
+        strings(&gone["problems"])[0].starts_with("there is no `stash@{0}` in the repository"),
+        "{gone}"
+    );
+    assert_eq!(gone["changed_files"], json!([]));
+    assert!(
+        strings(&gone["next_steps"])[0].starts_with("this checkpoint is no valid rollback point")
+    );
+}
+
+#[test]
+fn restore_commands_that_name_another_stash_or_more_than_a_restore_are_problems() {
+    let project = Project::new();
+    let manifest = project.manifest("git_stash", SCOPE);
+    for (command, problem) in [
+        (
+            "git stash pop stash@{7}",
+            "there is no `stash@{7}` in the repository",
+        ),
+        ("git stash apply main", "`main` is not a stash entry"),
+        ("git stash pop; rm -rf src", "holds `;`"),
+        ("git stash pop $(rm -rf src)", "holds `$`"),
+        ("git stash pop && rm -rf src", "runs 2 commands"),
+        (
+            "cp .checkpoints/ckpt-7/app.py src/app.py",
+            "is not `git stash pop",
+        ),
+    ] {
+        let mut edited = manifest.clone();
+        edited["checkpoint"]["restore_command"] = json!(command);
+        for question in ["mutate", "rollback"] {
+            let report = asked(&project, &edited, question, 1);
+            let found = strings(&report["problems"]);
+            assert!(
+                found.iter().any(|p| p.contains(problem)),
+                "{command}: {found:?}"
+            );
+        }
+    }
+}
+
+#[test]
+fn a_stash_with_the_right_message_but_other_content_or_no_stash_shape_is_refused() {
+    let project = Project::new();
+    let manifest = project.manifest("git_stash", SCOPE);
+    // The paused run stashes other content under the checkpoint's name.
+    git(project.path(), &["stash", "drop", "-q"]);
+    project.write("src/app.py", "print('forged')\n");
+    project.stash("ckpt-7");
+    project.write("src/app.py", "print('v1')\n");
+    let forged = asked(&project, &manifest, "rollback", 1);
+    assert!(
+        strings(&forged["problems"])[0]
+            .starts_with("the scope files as stored in `stash@{0}` hash to sha256:"),
+        "{forged}"
+    );
+    assert_eq!(forged["changed_files"], json!(["src/app.py"]));
+    // A plain commit with the message, put where the stash list is.
+    let tree = git(project.path(), &["write-tree"]);
+    let head = git(project.path(), &["rev-parse", "HEAD"]);
+    let commit = git(
+        project.path(),
+        &[
+            "commit-tree",
+            tree.trim(),
+            "-p",
+            head.trim(),
+            "-m",
+            "checkpoint:ckpt-7",
+        ],
+    );
+    git(project.path(), &["update-ref", "refs/stash", commit.trim()]);
+    let plain = asked(&project, &manifest, "rollback", 1);
+    assert!(
+        strings(&plain["problems"])[0].contains(
+            "is not a stash: a stash commit has the commit it was taken on and the index as parents"
+        ),
+        "{plain}"
+    );
+}
+
+#[test]
+fn no_repository_or_no_git_is_never_a_rollback_point() {
+    let project = Project::new();
+    let manifest = project.manifest("git_stash", SCOPE);
+    std::fs::rename(
+        project.path().join(".git"),
+        project.path().join("git-was-here"),
+    )
+    .unwrap();
+    let report = asked(&project, &manifest, "rollback", 1);
+    assert!(
+        strings(&report["problems"])[0].starts_with("the root is in no git work tree"),
+        "{report}"
+    );
+    std::fs::rename(
+        project.path().join("git-was-here"),
+        project.path().join(".git"),
+    )
+    .unwrap();
+    // Without git on PATH: no verdict.
+    std::fs::write(
+        project.path().join("manifest.json"),
+        serde_json::to_string(&manifest).unwrap(),
+    )
+    .unwrap();
+    let output = Command::new(env!("CARGO_BIN_EXE_phaselint"))
+        .args([
+            "resume-check",
+            "--manifest",
+            "manifest.json",
+            "--now",
+            NOW,
+            "--no-config",
+        ])
+        .current_dir(project.path())
+        .env("PATH", "/nonexistent")
+        .output()
+        .unwrap();
+    assert_eq!(output.status.code(), Some(3));
+    assert!(
+        String::from_utf8_lossy(&output.stderr).contains("no `git` program on PATH"),
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+}
+
+#[cfg(unix)]
+#[test]
+fn a_hostile_repository_or_environment_cannot_run_code_or_redirect_git() {
+    use std::os::unix::fs::PermissionsExt;
+    let project = Project::new();
+    let manifest = project.manifest("git_stash", SCOPE);
+    std::fs::write(
+        project.path().join("manifest.json"),
+        serde_json::to_string(&manifest).unwrap(),
+    )
+    .unwrap();
+    let marker = project.path().join("pwned");
+    let payload = format!("touch {}", marker.display());
+    // Repository configuration that runs commands when git consults it.
+    for (key, value) in [
+        ("core.fsmonitor", payload.as_str()),
+        ("core.pager", payload.as_str()),
+        ("core.sshCommand", payload.as_str()),
+        ("alias.cat-file", "!touch pwned"),
+    ] {
+        git(project.path(), &["config", key, value]);
+    }
+    std::fs::create_dir_all(project.path().join(".git/hooks")).unwrap();
+    // A `git` in the root, for a PATH with `.` in it.
+    let fake = project.path().join("git");
+    std::fs::write(&fake, format!("#!/bin/sh\n{payload}\nexit 1\n")).unwrap();
+    std::fs::set_permissions(&fake, std::fs::Permissions::from_mode(0o755)).unwrap();
+    let other = tempfile::tempdir().unwrap();
+    git(other.path(), &["init", "-q"]);
+    let path = format!(".:{}", std::env::var("PATH").unwrap_or_default());
+    let output = Command::new(env!("CARGO_BIN_EXE_phaselint"))
+        .args([
+            "resume-check",
+            "--manifest",
+            "manifest.json",
+            "--now",
+            NOW,
+            "--no-config",
+            "--format",
+            "json",
+        ])
+        .current_dir(project.path())
+        .env("PATH", path)
+        // Variables that would point git at another repository.
+        .env("GIT_DIR", other.path().join(".git"))
+        .env("GIT_WORK_TREE", other.path())
+        .env("GIT_OBJECT_DIRECTORY", other.path())
+        .env("GIT_INDEX_FILE", other.path().join("index"))
+        .env(
+            "GIT_CONFIG_PARAMETERS",
+            format!("'core.fsmonitor'='{payload}'"),
+        )
+        .output()
+        .unwrap();
+    assert_eq!(
+        output.status.code(),
+        Some(0),
+        "{}{}",
+        String::from_utf8_lossy(&output.stdout),
+        String::from_utf8_lossy(&output.stderr)
+    );
+    assert!(!marker.exists(), "something ran the payload");
+}
+
+#[test]
+fn state_checkpoints_hash_their_keys_and_need_the_state() {
+    let project = Project::new();
+    let manifest = project.manifest("state_snapshot", SCOPE);
+    // Without the state: no verdict, saying why.
+    let run = project.check(&manifest, &[]);
+    assert_eq!(run.code, 3, "{}", run.stdout);
+    assert!(
+        run.stderr.contains("a state_snapshot checkpoint's hash covers the values of its state keys, so it cannot be recomputed without the state: pass --state FILE"),
+        "{}",
+        run.stderr
+    );
+    // With it: the key's canonical value, whatever the layout or format.
+    project.write("state.yaml", "app:\n  replicas: 3\n  mode: blue\n");
+    let run = project.check(&manifest, &["--state", "state.yaml"]);
+    assert_eq!(run.code, 0, "{}{}", run.stdout, run.stderr);
+    let report: Value = serde_json::from_str(&run.stdout).unwrap();
+    assert_eq!(report["state_keys"][0]["key"], "app.mode");
+    project.write("state.yaml", "app:\n  mode: green\n");
+    let run = project.check(&manifest, &["--state", "state.yaml"]);
+    assert_eq!(run.code, 1);
+    assert!(
+        run.stdout
+            .contains("the state changed since the checkpoint"),
+        "{}",
+        run.stdout
+    );
+    project.write("state.yaml", "other: 1\n");
+    let run = project.check(&manifest, &["--state", "state.yaml", "--for", "rollback"]);
+    assert_eq!(run.code, 1);
+    assert!(
+        run.stdout
+            .contains("state key `app.mode` is not in the state"),
+        "{}",
+        run.stdout
+    );
+    // The documented hash, printed by manifest-hash.
+    use sha2::Digest;
+    let hex = |bytes: &[u8]| bytes.iter().map(|b| format!("{b:02x}")).collect::<String>();
+    let value = hex(&sha2::Sha256::digest(br#""blue""#));
+    assert_eq!(
+        manifest["pre_mutation_state"]["hash"],
+        json!(format!(
+            "sha256:{}",
+            hex(&sha2::Sha256::digest(
+                format!("app.mode\0{value}\n").as_bytes()
+            ))
+        ))
+    );
+    // --state is for state checkpoints only; files are for the others.
+    let stash = project.manifest("git_stash", SCOPE);
+    let run = project.check(&stash, &["--state", "state.yaml"]);
+    assert_eq!(run.code, 3);
+    let mut with_files = manifest.clone();
+    with_files["checkpoint"]["scope"]["files"] = json!(["config.toml"]);
+    project.write("state.yaml", "app:\n  mode: blue\n");
+    let run = project.check(&with_files, &["--state", "state.yaml"]);
+    assert_eq!(run.code, 1);
+    assert!(
+        run.stdout.contains("captures state keys, not files"),
+        "{}",
+        run.stdout
+    );
+}
+
+/// One of the skill's own example manifests (`fixtures/manifest/`).
+fn skill_example(n: u8) -> String {
+    std::fs::read_to_string(
+        Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join(format!("../../fixtures/manifest/skill-example-{n}.yaml")),
+    )
+    .unwrap()
+}
+
+#[test]
+fn the_skills_example_1_records_the_hash_of_empty_input() {
+    // Its repository as the example describes it, with its stash in place.
+    let project = Project::new();
+    for file in [
+        "src/api/handlers/user.py",
+        "src/api/handlers/auth.py",
+        "tests/test_handlers.py",
+    ] {
+        project.write(file, "def handler():\n    pass\n");
+    }
+    git(project.path(), &["add", "."]);
+    git(project.path(), &["commit", "-q", "-m", "handlers"]);
+    project.write("src/api/handlers/user.py", "def get_user():\n    pass\n");
+    git(
+        project.path(),
+        &[
+            "stash",
+            "push",
+            "-q",
+            "-m",
+            "checkpoint:chk_20240115_143022_a7b3c9:Before refactoring API handlers",
+        ],
+    );
+    git(project.path(), &["stash", "apply", "-q"]);
+    std::fs::write(project.path().join("manifest.yaml"), skill_example(1)).unwrap();
+    for question in ["mutate", "rollback"] {
+        let run = phaselint(
+            project.path(),
+            &[
+                "resume-check",
+                "--manifest",
+                "manifest.yaml",
+                "--now",
+                "2024-01-15T15:00:00Z",
+                "--no-config",
+                "--format",
+                "json",
+                "--for",
+                question,
+            ],
+        );
+        assert_eq!(run.code, 1, "{}{}", run.stdout, run.stderr);
+        let report: Value = serde_json::from_str(&run.stdout).unwrap();
+        assert_eq!(
+            report["stash"]["message"],
+            "On main: checkpoint:chk_20240115_143022_a7b3c9:Before refactoring API handlers"
+        );
+        let found = strings(&report["problems"]);
+        assert_eq!(
+            found[0],
+            "`pre_mutation_state.hash` is the SHA-256 of empty input (e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855): it hashes nothing, so it cannot be the hash of 3 scope files; the hash to record is `phaselint manifest-hash FILE...`",
+            "{found:?}"
+        );
+    }
+    let human = phaselint(
+        project.path(),
+        &[
+            "resume-check",
+            "--manifest",
+            "manifest.yaml",
+            "--now",
+            "2024-01-15T15:00:00Z",
+            "--no-config",
+        ],
+    );
+    insta::assert_snapshot!(human.stdout);
+}
+
+#[test]
+fn the_skills_example_2_records_a_placeholder_and_its_cp_restores() {
+    let project = Project::new();
+    project.write("config/production.yaml", "database: primary\n");
+    project.write(
+        ".checkpoints/chk_20240115_150000_config/production.yaml",
+        "database: primary\n",
+    );
+    std::fs::write(project.path().join("manifest.yaml"), skill_example(2)).unwrap();
+    let check = |now: &str, question: &str| {
+        let run = phaselint(
+            project.path(),
+            &[
+                "resume-check",
+                "--manifest",
+                "manifest.yaml",
+                "--now",
+                now,
+                "--no-config",
+                "--format",
+                "json",
+                "--for",
+                question,
+            ],
+        );
+        assert_eq!(run.code, 1, "{}{}", run.stdout, run.stderr);
+        strings(&serde_json::from_str::<Value>(&run.stdout).unwrap()["problems"])
+    };
+    // Within its 24 hours: the placeholder is the one problem.
+    for question in ["mutate", "rollback"] {
+        assert_eq!(
+            check("2024-01-15T16:00:00Z", question),
+            [
+                "`pre_mutation_state.hash` `sha256:abc123...` is not `sha256:` followed by 64 hex digits"
+            ]
+        );
+    }
+    // Past its expiry, it is stale too.
+    assert_eq!(
+        check("2026-03-01T12:00:00Z", "rollback")[0],
+        "the checkpoint expired at 2024-01-16T15:00:00Z: it is stale, and restoring it may lose later work"
+    );
 }

@@ -706,13 +706,15 @@ fn the_run_being_checked_cannot_set_the_clock_skew_of_its_own_files() {
     // The same for a manifest the skill wrote 45 minutes "from now".
     write(&run_dir, "phaselint.toml", "max_clock_skew = \"1h\"\n");
     write(&run_dir, "a.txt", "a\n");
+    std::fs::create_dir_all(run_dir.join(".checkpoints/ckpt-1")).unwrap();
+    write(&run_dir, ".checkpoints/ckpt-1/a.txt", "a\n");
     let hash = phaselint(&run_dir, &["manifest-hash", "a.txt"]);
     assert_eq!(hash.code, 0, "{}", hash.stderr);
     let manifest = json!({
         "checkpoint_created": true,
         "checkpoint": {
-            "id": "ckpt-1", "type": "state_snapshot", "created_at": "2026-03-01T12:45:00Z",
-            "scope": {"files": ["a.txt"]}, "restore_command": "restore ckpt-1", "expiry": "1d"
+            "id": "ckpt-1", "type": "file_backup", "created_at": "2026-03-01T12:45:00Z",
+            "scope": {"files": ["a.txt"]}, "restore_command": "cp .checkpoints/ckpt-1/a.txt a.txt", "expiry": "1d"
         },
         "pre_mutation_state": {"hash": hash.stdout.trim(), "summary": "before"},
         "evidence_anchors": ["ckpt-1"]

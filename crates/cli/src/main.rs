@@ -4,6 +4,7 @@
 
 mod approve;
 mod atomic_write;
+mod git;
 mod graph;
 mod lint;
 mod operator;

@@ -33,6 +33,14 @@ pub enum ModeArg {
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum QuestionArg {
+    /// May the mutation proceed? The checkpoint is in place and nothing changed since.
+    Mutate,
+    /// Is the checkpoint still a valid rollback point? Its stash or backups are intact.
+    Rollback,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
 pub enum ResumeFormat {
     /// What was checked, what failed and what to do next.
     Human,
@@ -60,15 +68,27 @@ pub struct ResumeCheckArgs {
                                 "harness_dir", "recover_with", "interactive",
                                 "trust_context_approvals", "manifest"])]
     pub handoff: Option<PathBuf>,
-    /// Check a checkpoint manifest (JSON or YAML): may the mutation proceed?
+    /// Check a checkpoint manifest (JSON or YAML): may the mutation proceed, or
+    /// is it still a valid rollback point (--for)?
     #[arg(long, value_name = "FILE",
           conflicts_with_all = ["contract", "checkpoint", "context", "next_phase", "approvals",
                                 "harness_dir", "recover_with", "interactive",
                                 "trust_context_approvals"])]
     pub manifest: Option<PathBuf>,
-    /// The directory a manifest's scope paths are relative to [default: .].
+    /// The directory a manifest's scope paths are relative to, in the git
+    /// repository a `git_stash` was taken in [default: .].
     #[arg(long, value_name = "DIR")]
     pub root: Option<PathBuf>,
+    /// The manifest's question: `mutate`, may the mutation proceed (the checkpoint is in
+    /// place and the live state is the checkpointed one), or `rollback`, is the checkpoint
+    /// still a valid rollback point (whatever the live files are now) [default: mutate].
+    #[arg(long = "for", value_name = "QUESTION", value_enum)]
+    pub question: Option<QuestionArg>,
+    /// The state (JSON or YAML) a `state_snapshot` or `database_savepoint` manifest's
+    /// hash is recomputed over: the live state for `--for mutate`, the snapshot to
+    /// restore for `--for rollback`.
+    #[arg(long, value_name = "FILE")]
+    pub state: Option<PathBuf>,
     /// A handoff older than this is stale (`90s`, `15m`, `2h`, `1d` or seconds).
     #[arg(long, value_name = "DURATION", requires = "handoff")]
     pub max_handoff_age: Option<String>,
@@ -121,6 +141,16 @@ pub fn run(args: &ResumeCheckArgs) -> u8 {
         (
             "--root",
             args.root.is_some() && args.manifest.is_none(),
+            "--manifest",
+        ),
+        (
+            "--for",
+            args.question.is_some() && args.manifest.is_none(),
+            "--manifest",
+        ),
+        (
+            "--state",
+            args.state.is_some() && args.manifest.is_none(),
             "--manifest",
         ),
         (
@@ -360,12 +390,22 @@ fn check_manifest(
     }
     // Held open for the whole check: every scope path is walked from it.
     let files = resume::DiskFiles::open(&root)?;
+    let state = match &args.state {
+        Some(state) => Some(read_document(state, "state", Bound::Document)?),
+        None => None,
+    };
     let input = resume::ManifestInput {
         now,
         max_clock_skew: settings.max_clock_skew,
         mode: mode(args.mode),
+        question: match args.question {
+            None | Some(QuestionArg::Mutate) => resume::Question::Mutate,
+            Some(QuestionArg::Rollback) => resume::Question::Rollback,
+        },
+        state,
     };
-    resume::check_manifest(&manifest, &files, &input).map_err(|error| match error {
+    let git = crate::git::GitCli::at(&root);
+    resume::check_manifest(&manifest, &files, &git, &input).map_err(|error| match error {
         resume::NoManifestVerdict::Malformed(problems) => NoVerdict(format!(
             "the manifest {} is malformed:\n{}",
             document.shown,
@@ -375,7 +415,8 @@ fn check_manifest(
                 .collect::<Vec<_>>()
                 .join("\n")
         )),
-        resume::NoManifestVerdict::OverBound(message) => NoVerdict(format!(
+        resume::NoManifestVerdict::OverBound(message)
+        | resume::NoManifestVerdict::Unchecked(message) => NoVerdict(format!(
             "the manifest {} cannot be checked: {message}",
             document.shown
         )),
@@ -388,15 +429,30 @@ pub struct ManifestHashArgs {
     #[arg(long, value_name = "DIR", default_value = ".")]
     pub root: PathBuf,
     /// The scope files, in the order the manifest lists them.
-    #[arg(required = true, value_name = "FILE")]
+    #[arg(
+        required_unless_present = "state",
+        conflicts_with = "state",
+        value_name = "FILE"
+    )]
     pub files: Vec<String>,
+    /// A state (JSON or YAML): hash the values of its --key keys instead of files,
+    /// as a `state_snapshot` or `database_savepoint` manifest records them.
+    #[arg(long, value_name = "FILE", requires = "keys")]
+    pub state: Option<PathBuf>,
+    /// A state key, in the order the manifest lists them (a top-level key, or a
+    /// dotted path). Repeatable.
+    #[arg(long = "key", value_name = "KEY", requires = "state")]
+    pub keys: Vec<String>,
 }
 
 /// `phaselint manifest-hash`: the combined hash a skill writes into
 /// `pre_mutation_state.hash`.
 pub fn manifest_hash(args: &ManifestHashArgs) -> u8 {
-    let hash = resume::DiskFiles::open(&args.root)
-        .and_then(|files| resume::manifest_hash(&files, &args.root, &args.files));
+    let hash = match &args.state {
+        Some(state) => state_hash(state, &args.keys),
+        None => resume::DiskFiles::open(&args.root)
+            .and_then(|files| resume::manifest_hash(&files, &args.root, &args.files)),
+    };
     match hash {
         Ok(hash) => {
             println!("{hash}");
@@ -410,6 +466,26 @@ pub fn manifest_hash(args: &ManifestHashArgs) -> u8 {
             exit::NO_VERDICT
         }
     }
+}
+
+/// The hash of `keys` in the state at `path`.
+fn state_hash(path: &Path, keys: &[String]) -> Result<String, String> {
+    if keys.len() > resume::MAX_SCOPE_FILES {
+        return Err(format!(
+            "{} keys are more than the limit of {} for one checkpoint's scope",
+            keys.len(),
+            resume::MAX_SCOPE_FILES
+        ));
+    }
+    let state = read_document(path, "state", Bound::Document).map_err(|NoVerdict(m)| m)?;
+    let keys: Vec<&str> = keys.iter().map(String::as_str).collect();
+    resume::state_hash(&state, &keys).1.map_err(|problems| {
+        format!(
+            "cannot hash the state `{}`: {}",
+            path.display(),
+            problems.join("; ")
+        )
+    })
 }
 
 fn mode(mode: ModeArg) -> Mode {

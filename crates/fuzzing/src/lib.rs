@@ -193,7 +193,8 @@ fn check_digests(analysis: &Analysis) {
 }
 
 /// The readers of runtime input: contexts and approvals in every format,
-/// approval records, timestamps and durations.
+/// approval records, timestamps and durations, a state's keys, and a
+/// checkpoint manifest's restore command.
 pub fn resume_readers(data: &[u8]) {
     let Ok(text) = std::str::from_utf8(data) else {
         return;
@@ -213,7 +214,54 @@ pub fn resume_readers(data: &[u8]) {
                 assert_eq!(one, resume::ContextBinding::of(&next, &value));
             }
             // As a checkpoint manifest, over files that all exist.
-            let _ = resume::check_manifest(&value, &EveryFile, &manifest_input());
+            let _ = resume::check_manifest(
+                &value,
+                &EveryFile,
+                &resume::NoRepository,
+                &manifest_input(),
+            );
+            // As the state of a state checkpoint, with keys from its own
+            // text: a hash or every problem, never a panic.
+            let keys: Vec<&str> = text.split_whitespace().take(8).collect();
+            let (listed, hash) = resume::state_hash(&value, &keys);
+            assert_eq!(listed.len(), keys.len());
+            assert_eq!(hash.is_ok(), listed.iter().all(|k| k.sha256.is_some()));
+        }
+    }
+    // As a checkpoint's restore command: read only when it holds nothing
+    // a shell would expand, redirect or run besides the one command.
+    let shell = |c: char| {
+        matches!(
+            c,
+            ';' | '|'
+                | '$'
+                | '`'
+                | '\\'
+                | '<'
+                | '>'
+                | '('
+                | ')'
+                | '*'
+                | '?'
+                | '['
+                | '#'
+                | '~'
+                | '!'
+        ) || c.is_control() && c != '\t'
+    };
+    if let Ok(stash) = resume::read_stash_restore(text) {
+        assert!(!text.contains(shell), "{text:?} read as {stash:?}");
+        assert!(!text.contains('&'), "{text:?} read as one stash command");
+    }
+    if let Ok(copies) = resume::read_copy_restore(text) {
+        assert!(!text.contains(shell), "{text:?} read as {copies:?}");
+        for copy in &copies {
+            for path in copy.sources.iter().chain([&copy.destination]) {
+                assert!(
+                    !path.starts_with('/') && !path.split('/').any(|n| n == ".." || n == "."),
+                    "{text:?}: {path:?} is not a plain path from the root"
+                );
+            }
         }
     }
     // As a harness grant beside its request: a plain grant, records, or
@@ -315,6 +363,8 @@ fn manifest_input() -> resume::ManifestInput {
         now: fuzz_now(),
         max_clock_skew: 300,
         mode: resume::Mode::Strict,
+        question: resume::Question::Mutate,
+        state: None,
     }
 }
 

@@ -379,10 +379,17 @@ pub fn manifest_scope(data: &[u8]) {
     let Ok(hash) = resume::manifest_hash(&tree, std::path::Path::new("r"), &listed) else {
         return;
     };
+    // The restore command the skill writes: one `cp` per file, from where
+    // its copy would be under its own path.
+    let restore = listed
+        .iter()
+        .map(|p| format!("cp '.checkpoints/{id}/{p}' '{p}'"))
+        .collect::<Vec<_>>()
+        .join(" && ");
     let manifest = serde_json::json!({
         "checkpoint_created": true,
         "checkpoint": {"id": id, "type": "file_backup", "created_at": "2026-03-01T11:00:00Z",
-                       "scope": {"files": listed}, "restore_command": "restore"},
+                       "scope": {"files": listed}, "restore_command": restore},
         "pre_mutation_state": {"hash": hash},
         "evidence_anchors": [id]
     });
@@ -390,8 +397,10 @@ pub fn manifest_scope(data: &[u8]) {
         now: resume::Timestamp::from_second(1_772_366_400).unwrap_or(resume::Timestamp::UNIX_EPOCH),
         max_clock_skew: 300,
         mode: Mode::Strict,
+        question: resume::Question::Mutate,
+        state: None,
     };
-    let Ok(report) = resume::check_manifest(&manifest, &tree, &input) else {
+    let Ok(report) = resume::check_manifest(&manifest, &tree, &resume::NoRepository, &input) else {
         return;
     };
     if report.decision != resume::Decision::Resume {

@@ -14,7 +14,7 @@ use phaselint_lint::duration::format_seconds;
 use phaselint_lint::model::EnumValue;
 use phaselint_lint::resume::{
     AttemptOutcome, Decision, FieldState, FieldStatus, HandoffReport, ManifestReport, Mode,
-    NOTHING_TO_CHECK, ResumeReport,
+    NOTHING_TO_CHECK, Question, ResumeReport,
 };
 
 use crate::terminal::inline as shown;
@@ -414,27 +414,65 @@ pub fn handoff_human(report: &HandoffReport, path: &str, out: &mut impl Write) -
 }
 
 /// A checkpoint manifest's report for a person (`resume-check
-/// --manifest`): the files and hashes compared, the problems, and the
-/// verdict.
+/// --manifest`): the question, the files (or state keys) and hashes
+/// compared, what changed, the stash, the problems, and the verdict.
 pub fn manifest_human(report: &ManifestReport, path: &str, out: &mut impl Write) -> io::Result<()> {
     writeln!(out, "Manifest check: {}", shown(path))?;
     writeln!(
         out,
-        "checkpoint: {}   mode: {}",
+        "checkpoint: {} ({})   question: {}   mode: {}",
         shown(&report.checkpoint_id),
+        shown(&report.checkpoint_type),
+        match report.question {
+            Question::Mutate => "may the mutation proceed? (--for mutate)",
+            Question::Rollback =>
+                "is the checkpoint still a valid rollback point? (--for rollback)",
+        },
         report.mode.as_str()
     )?;
     writeln!(out)?;
-    writeln!(out, "Scope files ({}):", report.files.len())?;
-    for f in &report.files {
-        let state = match (&f.sha256, f.exists) {
-            (Some(sha), _) => shown(sha).into_owned(),
-            (None, true) => "not hashed (see below)".to_string(),
-            (None, false) => "MISSING".to_string(),
-        };
-        writeln!(out, "  {:<40} {state}", shown(&f.path))?;
+    if let Some(stash) = &report.stash {
+        writeln!(
+            out,
+            "stash: {} {}",
+            shown(&stash.reference),
+            match (&stash.commit, &stash.message) {
+                (Some(commit), Some(message)) =>
+                    format!("{} \"{}\"", shown(commit), shown(message)),
+                _ => "(not found)".to_string(),
+            }
+        )?;
+    }
+    if report.state_keys.is_empty() {
+        writeln!(out, "Scope files ({}):", report.files.len())?;
+        for f in &report.files {
+            let state = match (&f.sha256, f.exists) {
+                (Some(sha), _) => shown(sha).into_owned(),
+                (None, true) => "not hashed (see below)".to_string(),
+                (None, false) => "MISSING".to_string(),
+            };
+            let changed = if f.changed == Some(true) {
+                "  changed"
+            } else {
+                ""
+            };
+            writeln!(out, "  {:<40} {state}{changed}", shown(&f.path))?;
+        }
+    } else {
+        writeln!(out, "State keys ({}):", report.state_keys.len())?;
+        for k in &report.state_keys {
+            let state = match (&k.sha256, k.present) {
+                (Some(sha), _) => shown(sha).into_owned(),
+                (None, true) => "not hashed (see below)".to_string(),
+                (None, false) => "MISSING".to_string(),
+            };
+            writeln!(out, "  {:<40} {state}", shown(&k.key))?;
+        }
     }
     writeln!(out, "recorded hash: {}", shown(&report.expected_hash))?;
+    if let Some(stored) = &report.stored_hash {
+        writeln!(out, "stored hash:   {}", shown(stored))?;
+    }
     writeln!(
         out,
         "live hash:     {}",
@@ -445,12 +483,20 @@ pub fn manifest_human(report: &ManifestReport, path: &str, out: &mut impl Write)
                 .unwrap_or("(not every file could be hashed)")
         )
     )?;
+    if !report.changed_files.is_empty() {
+        let changed: Vec<_> = report.changed_files.iter().map(|f| shown(f)).collect();
+        writeln!(out, "changed since the checkpoint: {}", changed.join(", "))?;
+    }
     let next = match (report.problems.is_empty(), report.decision) {
-        (true, _) => "the mutation may proceed: the checkpoint is in place and the state is as recorded".to_string(),
-        (false, Decision::Resume) => {
-            despite(report.mode, report.strict_decision, "the mutation may proceed")
-        }
-        (false, _) => "do not mutate: take the checkpoint again (the skill writes a new manifest and hash with `phaselint manifest-hash`), then check it again".to_string(),
+        (false, Decision::Resume) => vec![despite(
+            report.mode,
+            report.strict_decision,
+            match report.question {
+                Question::Mutate => "the mutation may proceed",
+                Question::Rollback => "the rollback may proceed",
+            },
+        )],
+        _ => report.next_steps.clone(),
     };
     verdict(
         out,
@@ -458,7 +504,7 @@ pub fn manifest_human(report: &ManifestReport, path: &str, out: &mut impl Write)
         report.mode,
         &report.problems,
         &report.warnings,
-        &[next],
+        &next,
     )
 }
 

@@ -22,8 +22,11 @@ mod next;
 mod nothing_to_check;
 mod queue;
 mod report;
+mod restore;
 mod scope;
 mod staleness;
+mod stash;
+mod state;
 mod target;
 
 pub use approval::{
@@ -45,9 +48,10 @@ pub use handoff::{
 pub use harness::{DiskSentinels, SentinelFiles, harness_sources};
 pub use jiff::Timestamp;
 pub use manifest::{
-    CHECKPOINT_TYPES, DiskFiles, Hashed, MAX_MANIFEST_STRUCTURE, MAX_SCOPE_FILES, ManifestInput,
-    ManifestReport, NoManifestVerdict, SCOPE_FILE_BYTES, SCOPE_TOTAL_BYTES, ScopeError, ScopeFile,
-    ScopeFiles, check_manifest, combined_hash, manifest_hash, read_manifest, scoped,
+    CHECKPOINT_TYPES, DiskFiles, EMPTY_INPUT_SHA256, Hashed, MAX_MANIFEST_STRUCTURE,
+    MAX_SCOPE_FILES, ManifestInput, ManifestReport, NoManifestVerdict, Question, SCOPE_FILE_BYTES,
+    SCOPE_TOTAL_BYTES, ScopeError, ScopeFile, ScopeFiles, check_manifest, combined_hash,
+    manifest_hash, read_manifest, scoped,
 };
 pub use next::{Approver, NextStep, next_steps};
 pub use nothing_to_check::NOTHING_TO_CHECK;
@@ -58,8 +62,16 @@ pub use report::{
     NO_VERDICT_EXIT, NextPhaseSource, RecoveryAttempt, ResumeReport, ScopeDelta, StaleField,
     TriggerCategory, TrustState,
 };
+pub use restore::{
+    Copy as RestoreCopy, StashRestore, Unreadable as UnreadableRestore, read_copy_restore,
+    read_stash_restore,
+};
 pub use scope::{Entry, FileId, Links, MAX_LINKS, MAX_STEPS, Refusal, Resolved, Tree, resolve};
 pub use staleness::{PROVENANCE_KEY, parse_timestamp};
+pub use stash::{
+    GitCommit, GitRepository, NoRepository, Revision, StashInfo, TreeEntry, carries_checkpoint,
+};
+pub use state::{StateKey, state_hash, state_value};
 pub use target::{
     ContractError, SUPPRESSED_ERROR_NOTE, Target, contract_errors, target_digest, target_digests,
 };
