@@ -5,6 +5,7 @@
 mod approve;
 mod atomic_write;
 mod graph;
+mod harness;
 mod lint;
 mod resume;
 mod rule;
@@ -46,6 +47,11 @@ enum Command {
     Approve(approve::ApproveArgs),
     /// Print the combined hash of files, as a checkpoint manifest records it.
     ManifestHash(resume::ManifestHashArgs),
+    /// A harness's named checkpoints: list them with their state, or fire one.
+    Harness {
+        #[command(subcommand)]
+        command: harness::HarnessCommand,
+    },
     /// Print the JSON Schema (draft 2020-12) of a document kind, for yaml-language-server and editors.
     Schema {
         /// The kind of document.
@@ -254,6 +260,7 @@ fn main() -> ExitCode {
         Command::ResumeCheck(args) => resume::run(&args),
         Command::Approve(args) => approve::run(&args),
         Command::ManifestHash(args) => resume::manifest_hash(&args),
+        Command::Harness { command } => harness::run(&command),
         Command::Graph(args) => graph::run(&args),
         Command::Rule { code } => rule::run(code.as_deref()),
         Command::Schema { kind } => {

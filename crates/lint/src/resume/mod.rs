@@ -16,6 +16,8 @@ mod document;
 mod entry;
 mod handoff;
 mod harness;
+mod harness_check;
+mod harness_write;
 mod manifest;
 mod next;
 mod report;
@@ -38,7 +40,20 @@ pub use handoff::{
     HandoffInput, HandoffReport, MAX_MARKDOWN_ELEMENTS, MAX_TASKS, Problem as HandoffProblem,
     Task as HandoffTask, check_handoff, markdown_elements, row_cells, unfinished_signal_for,
 };
-pub use harness::{DiskSentinels, SentinelFiles, harness_sources};
+pub use harness::{
+    DiskSentinels, EntryKind, GrantContent, GrantTiming, SentinelFile, SentinelFiles,
+    SentinelPaths, Sentinels, grant_content, harness_sources, interrupted_consume, read_sentinels,
+    unsafe_name,
+};
+pub use harness_check::{
+    FIRED_NOTE, FiredFile, GrantFile, HarnessInput, HarnessReport, HarnessStatus, JudgedRecord,
+    RequestFile, SentinelState, StatusRow, check_harness, file_time, find_checkpoint,
+    harness_status,
+};
+pub use harness_write::{
+    FireRefusal, FireReport, HookRun, JournalRecovery, SentinelStore, consume, fire,
+    recover_consume, request_text, trigger_of,
+};
 pub use jiff::Timestamp;
 pub use manifest::{
     CHECKPOINT_TYPES, DiskFiles, Hashed, MAX_MANIFEST_STRUCTURE, MAX_SCOPE_FILES, ManifestInput,
