@@ -640,3 +640,31 @@ fn status_lists_every_declared_checkpoint_with_its_state_and_times() {
         "pre-deploy     -             none     -                     -                     -"
     );
 }
+
+#[test]
+fn a_request_cannot_write_to_the_terminal_through_the_report() {
+    let project = Project::new();
+    project.write(
+        REQUEST,
+        "# Approve?\n\u{1b}[2J\u{1b}]52;c;aGk=\u{7}wiped\n\u{202e}reversed\n",
+    );
+    let run = project.run(&[
+        "resume-check",
+        "--harness-dir",
+        ".harness",
+        "--checkpoint",
+        "plan-approved",
+    ]);
+    assert_eq!(run.code, 2);
+    assert!(
+        !run.stdout.contains('\u{1b}') && !run.stdout.contains('\u{202e}'),
+        "{:?}",
+        run.stdout
+    );
+    assert!(
+        run.stdout
+            .contains("  | \\u{1b}[2J\\u{1b}]52;c;aGk=\\u{7}wiped"),
+        "{}",
+        run.stdout
+    );
+}
