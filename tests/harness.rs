@@ -381,6 +381,20 @@ fn a_config_that_does_not_load_is_no_verdict() {
         .set_len(33 * 1024 * 1024)
         .unwrap();
     no_verdict(&huge.run(&["harness", "status"]), "E007");
+    // A grant over its bound is no verdict, whatever it would say.
+    let big = Project::new();
+    big.granted("");
+    std::fs::File::options()
+        .write(true)
+        .open(big.path(GRANT))
+        .unwrap()
+        .set_len(1024 * 1024 + 1)
+        .unwrap();
+    big.date(GRANT, 60);
+    no_verdict(
+        &big.check(&[]),
+        "larger than the limit of 1048576 bytes (1 MiB)",
+    );
     let missing = Project::new();
     std::fs::remove_file(missing.path(".harness/config.json")).unwrap();
     no_verdict(

@@ -94,7 +94,7 @@ pub fn harness_human(report: &HarnessReport, out: &mut impl Write) -> io::Result
 /// One line on what a grant holds and whether it counts.
 fn grant_summary(grant: &GrantFile) -> String {
     if grant.content_kind.is_none() {
-        return "ignored (it answers no request; see the warnings)".to_string();
+        return "ignored: it does not answer the request (see the warnings)".to_string();
     }
     let held = match (&grant.content, grant.records.as_slice()) {
         (_, [_, ..]) => grant
