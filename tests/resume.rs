@@ -946,10 +946,11 @@ fn approve_ack_of_a_blocking_field_warns_that_it_still_blocks() {
 
 #[cfg(unix)]
 #[test]
-fn harness_links_to_nothing_never_count_as_absent() {
+fn harness_sentinels_that_are_links_are_no_verdict() {
     let dir = temp();
-    std::fs::create_dir_all(dir.path().join("pending")).unwrap();
-    std::fs::create_dir_all(dir.path().join("granted")).unwrap();
+    for folder in ["pending", "granted", "linked"] {
+        std::fs::create_dir_all(dir.path().join(folder)).unwrap();
+    }
     std::os::unix::fs::symlink(
         "/nonexistent",
         dir.path().join("pending/checkpoint-after_generate.md"),
@@ -962,31 +963,46 @@ fn harness_links_to_nothing_never_count_as_absent() {
     )
     .unwrap();
     // Beside its request, so the grant is the answer to read.
-    write(
-        dir.path(),
-        "granted/checkpoint-after_generate.md",
-        "# approve?\n",
-    );
+    for folder in ["granted", "linked"] {
+        write(
+            dir.path(),
+            &format!("{folder}/checkpoint-after_generate.md"),
+            "# approve?\n",
+        );
+    }
+    // A link to a real, newer file: the harness writes its grants itself,
+    // so a link is never one (it could stand for any file, for ever).
+    write(dir.path(), "real-grant", "");
+    std::os::unix::fs::symlink(
+        dir.path().join("real-grant"),
+        dir.path()
+            .join("linked/checkpoint-after_generate.md.granted"),
+    )
+    .unwrap();
     let valid = read_json(&fixture("approvals/after_generate.human.json"));
     let file = write_json(dir.path(), "approval.json", &valid);
     let context = fixture("contexts/fresh.json").to_string_lossy().to_string();
-    // A request whose file is gone is still a pending request.
+    // A request whose file is a link (to nothing) is no verdict, never
+    // "no request", even beside a valid approval.
     let run = resume(
         dir.path(),
         "after_generate",
         &context,
         &["--harness-dir", "pending", "--approvals", &file],
     );
-    assert_eq!(run.code, 2, "{}", run.stderr);
-    assert_eq!(run.json()["approval_status"]["harness_pending"], true);
-    // A grant that cannot be read is no verdict, not "no grant".
-    let run = resume(
-        dir.path(),
-        "after_generate",
-        &context,
-        &["--harness-dir", "granted"],
-    );
-    run.assert_no_verdict("cannot read the harness grant");
+    run.assert_no_verdict("cannot read the harness request");
+    assert!(run.stderr.contains("symbolic link"), "{}", run.stderr);
+    // A grant that is a link, dangling or not, is no verdict, not "no grant".
+    for folder in ["granted", "linked"] {
+        let run = resume(
+            dir.path(),
+            "after_generate",
+            &context,
+            &["--harness-dir", folder],
+        );
+        run.assert_no_verdict("cannot read the harness grant");
+        assert!(run.stderr.contains("symbolic link"), "{}", run.stderr);
+    }
 }
 
 #[test]

@@ -56,6 +56,33 @@ pub fn write_atomically(path: &Path, bytes: &[u8]) -> io::Result<()> {
     written
 }
 
+/// Writes a new file at `path`, complete or not at all, never over
+/// anything there (a file, a link, a directory): the bytes go to a
+/// temporary file beside it, which is then linked to `path` (a link fails
+/// when anything is at `path`, atomically) and removed. `Ok(false)` when
+/// something is already at `path`. The file is readable by all (0644), as
+/// a harness's own files are.
+pub fn write_new(path: &Path, bytes: &[u8]) -> io::Result<bool> {
+    #[cfg(unix)]
+    let readable = {
+        use std::os::unix::fs::PermissionsExt;
+        Some(std::fs::Permissions::from_mode(0o644))
+    };
+    #[cfg(not(unix))]
+    let readable: Option<std::fs::Permissions> = None;
+    let (temporary, mut file) = create_temporary(path, readable.as_ref())?;
+    let linked = file
+        .write_all(bytes)
+        .and_then(|()| file.sync_all())
+        .and_then(|()| std::fs::hard_link(&temporary, path));
+    let _ = std::fs::remove_file(&temporary);
+    match linked {
+        Ok(()) => Ok(true),
+        Err(e) if e.kind() == io::ErrorKind::AlreadyExists => Ok(false),
+        Err(e) => Err(e),
+    }
+}
+
 /// Creates the temporary file beside `path` with `O_EXCL`, which neither
 /// follows nor reuses anything already at its name (a link planted there
 /// cannot redirect the write), with the mode of the file it will replace.

@@ -6,6 +6,7 @@ mod approve;
 mod atomic_write;
 mod git;
 mod graph;
+mod harness;
 mod lint;
 mod operator;
 mod queue;
@@ -53,6 +54,11 @@ enum Command {
     Checkpoints(queue::CheckpointsArgs),
     /// Print the combined hash of files, as a checkpoint manifest records it.
     ManifestHash(resume::ManifestHashArgs),
+    /// A harness's named checkpoints: list them with their state, or fire one.
+    Harness {
+        #[command(subcommand)]
+        command: harness::HarnessCommand,
+    },
     /// Print the JSON Schema (draft 2020-12) of a document kind, for yaml-language-server and editors.
     Schema {
         /// The kind of document.
@@ -262,6 +268,7 @@ fn main() -> ExitCode {
         Command::Approve(args) => approve::run(&args),
         Command::Checkpoints(args) => queue::run(&args),
         Command::ManifestHash(args) => resume::manifest_hash(&args),
+        Command::Harness { command } => harness::run(&command),
         Command::Graph(args) => graph::run(&args),
         Command::Rule { code } => rule::run(code.as_deref()),
         Command::Schema { kind } => {

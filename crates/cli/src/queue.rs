@@ -126,9 +126,12 @@ pub(crate) fn judge(
             dir.display()
         )));
     }
+    let (now, max_clock_skew) = (request.now, request.max_clock_skew);
     let mut harness = |checkpoint: &str| match harness_dir {
         None => Ok(Vec::new()),
-        Some(dir) => resume::harness_sources(&resume::DiskSentinels, dir, checkpoint),
+        Some(dir) => {
+            resume::harness_sources(&resume::DiskSentinels, dir, checkpoint, now, max_clock_skew)
+        }
     };
     resume::queue(analysis, request, &mut harness).map_err(|e| NoVerdict(e.to_string()))
 }

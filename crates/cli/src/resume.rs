@@ -54,13 +54,13 @@ pub enum ResumeFormat {
 #[derive(clap::Args)]
 pub struct ResumeCheckArgs {
     /// The contract the run follows.
-    #[arg(long, value_name = "FILE", required_unless_present_any = ["handoff", "manifest"])]
+    #[arg(long, value_name = "FILE", required_unless_present_any = ["handoff", "manifest", "harness_dir"])]
     pub contract: Option<PathBuf>,
     /// The checkpoint the run paused at.
     #[arg(long, value_name = "ID", required_unless_present_any = ["handoff", "manifest"])]
     pub checkpoint: Option<String>,
     /// The context to resume with, JSON or YAML; `-` reads standard input.
-    #[arg(long, value_name = "FILE|-", required_unless_present_any = ["handoff", "manifest"])]
+    #[arg(long, value_name = "FILE|-", required_unless_present_any = ["handoff", "manifest", "harness_dir"])]
     pub context: Option<PathBuf>,
     /// Check a team handoff (Markdown) instead of a contract's checkpoint.
     #[arg(long, value_name = "FILE",
@@ -102,9 +102,14 @@ pub struct ResumeCheckArgs {
     /// A file with one ApprovalRecord or a list of them (JSON or YAML). Repeatable.
     #[arg(long, value_name = "FILE")]
     pub approvals: Vec<PathBuf>,
-    /// A harness directory holding `checkpoint-<id>.md` requests and `.md.granted` grants.
+    /// A harness directory holding `checkpoint-<id>.md` requests and `.md.granted` grants;
+    /// without --contract, the harness's own start-up check from its `config.json`.
     #[arg(long, value_name = "DIR")]
     pub harness_dir: Option<PathBuf>,
+    /// With --harness-dir and no --contract: once granted, remove the request and its
+    /// grant as the harness's start-up does (both or neither, even across a crash).
+    #[arg(long, requires = "harness_dir")]
+    pub consume: bool,
     /// Run CMD (with `sh -c`) to recover each stale blocking/warning field, then re-read the context.
     #[arg(long, value_name = "CMD")]
     pub recover_with: Option<String>,
@@ -192,6 +197,15 @@ pub fn run(args: &ResumeCheckArgs) -> u8 {
             phaselint_render::handoff_human(report, &handoff.display().to_string(), out)
         });
     }
+    if let (Some(dir), None) = (&args.harness_dir, &args.contract) {
+        return crate::harness::resume_check(args, dir);
+    }
+    if args.consume {
+        return no_verdict(
+            args,
+            "--consume applies only to a harness check (--harness-dir without --contract); leave it out",
+        );
+    }
     let shown = |path: &Option<PathBuf>| {
         path.as_ref()
             .map_or_else(String::new, |p| p.display().to_string())
@@ -218,7 +232,7 @@ pub fn run(args: &ResumeCheckArgs) -> u8 {
 
 /// No verdict: the reason on stderr (and as JSON on stdout with
 /// `--format json`), exit 3.
-fn no_verdict(args: &ResumeCheckArgs, message: &str) -> u8 {
+pub(crate) fn no_verdict(args: &ResumeCheckArgs, message: &str) -> u8 {
     eprintln!(
         "phaselint: error: {}",
         phaselint_render::terminal::block(message)
@@ -245,7 +259,7 @@ fn no_verdict(args: &ResumeCheckArgs, message: &str) -> u8 {
 
 /// Prints a verdict (JSON or human) and returns its exit code; a failure
 /// to reach one is exit 3 with the reason, in JSON too.
-fn answer<R: serde::Serialize + Verdict>(
+pub(crate) fn answer<R: serde::Serialize + Verdict>(
     args: &ResumeCheckArgs,
     report: Result<R, NoVerdict>,
     human: impl FnOnce(&R, &mut std::io::StdoutLock<'_>) -> std::io::Result<()>,
@@ -292,7 +306,7 @@ impl Verdict for ContextCoreResult {
 }
 
 /// What every resume check's report says: its decision.
-trait Verdict {
+pub(crate) trait Verdict {
     fn decision(&self) -> resume::Decision;
 }
 
@@ -488,7 +502,7 @@ fn state_hash(path: &Path, keys: &[String]) -> Result<String, String> {
     })
 }
 
-fn mode(mode: ModeArg) -> Mode {
+pub(crate) fn mode(mode: ModeArg) -> Mode {
     match mode {
         ModeArg::Strict => Mode::Strict,
         ModeArg::Permissive => Mode::Permissive,
@@ -530,6 +544,8 @@ fn check(args: &ResumeCheckArgs) -> Result<ResumeReport, NoVerdict> {
             &resume::DiskSentinels,
             dir,
             checkpoint,
+            now,
+            settings.max_clock_skew,
         )?);
     }
     let request = ResumeRequest {
@@ -769,7 +785,7 @@ fn shell(command: &str) -> Command {
 
 /// Kills the hook and every process in its group (a shell script's `sleep`,
 /// a background job), then reaps it.
-fn stop_hook(child: &mut std::process::Child) {
+pub(crate) fn stop_hook(child: &mut std::process::Child) {
     #[cfg(unix)]
     if let Some(group) = i32::try_from(child.id())
         .ok()
@@ -783,7 +799,7 @@ fn stop_hook(child: &mut std::process::Child) {
 }
 
 /// The last non-empty line a hook wrote, for the attempt record.
-fn last_line(bytes: &[u8]) -> Option<String> {
+pub(crate) fn last_line(bytes: &[u8]) -> Option<String> {
     String::from_utf8_lossy(bytes)
         .lines()
         .rev()

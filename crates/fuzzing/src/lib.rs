@@ -193,8 +193,8 @@ fn check_digests(analysis: &Analysis) {
 }
 
 /// The readers of runtime input: contexts and approvals in every format,
-/// approval records, timestamps and durations, a state's keys, and a
-/// checkpoint manifest's restore command.
+/// approval records, harness sentinels and configs, timestamps and
+/// durations, a state's keys, and a checkpoint manifest's restore command.
 pub fn resume_readers(data: &[u8]) {
     let Ok(text) = std::str::from_utf8(data) else {
         return;
@@ -266,8 +266,9 @@ pub fn resume_readers(data: &[u8]) {
     }
     // As a harness grant beside its request: a plain grant, records, or
     // no verdict — never a panic, and never a grant without its request.
+    harness_readers(data);
     let grant = HarnessFiles(data);
-    match resume::harness_sources(&grant, std::path::Path::new("/h"), "k") {
+    match resume::harness_sources(&grant, std::path::Path::new("/h"), "k", harness_now(), 300) {
         Ok(sources) => assert!(
             sources
                 .iter()
@@ -313,8 +314,9 @@ fn binding_contract() -> &'static phaselint_lint::Analysis {
     })
 }
 
-/// A harness directory `/h` with a request for `k` and, written after it,
-/// a grant holding the input.
+/// A harness directory `/h` where every checkpoint has a request and,
+/// written after it, a grant, both holding the input. A path outside `/h`
+/// is a bug: no sentinel path may leave the directory.
 struct HarnessFiles<'a>(&'a [u8]);
 
 impl resume::SentinelFiles for HarnessFiles<'_> {
@@ -322,18 +324,69 @@ impl resume::SentinelFiles for HarnessFiles<'_> {
         path == std::path::Path::new("/h")
     }
 
-    fn exists(&self, _path: &std::path::Path) -> Result<bool, String> {
-        Ok(true)
+    fn read(&self, path: &std::path::Path) -> Result<Option<resume::SentinelFile>, String> {
+        assert_eq!(path.parent(), Some(std::path::Path::new("/h")), "{path:?}");
+        let name = path.to_string_lossy();
+        if name.ends_with(".fired") {
+            return Ok(None);
+        }
+        let later = name.ends_with(".granted");
+        Ok(Some(resume::SentinelFile {
+            bytes: self.0.to_vec(),
+            modified: std::time::SystemTime::UNIX_EPOCH
+                + std::time::Duration::from_secs(u64::from(later)),
+        }))
     }
 
-    fn read_grant(&self, _path: &std::path::Path) -> Result<Vec<u8>, String> {
-        Ok(self.0.to_vec())
+    fn kind(&self, path: &std::path::Path) -> Result<resume::EntryKind, String> {
+        assert_eq!(path.parent(), Some(std::path::Path::new("/h")), "{path:?}");
+        Ok(resume::EntryKind::Missing)
     }
+}
 
-    fn modified(&self, path: &std::path::Path) -> Result<std::time::SystemTime, String> {
-        let later = path.to_string_lossy().ends_with(".granted");
-        Ok(std::time::SystemTime::UNIX_EPOCH + std::time::Duration::from_secs(u64::from(later)))
+/// The input as a harness's grant and request, and as its config: the
+/// start-up check and the status list give a verdict or say why not,
+/// never panic, and never look outside the harness directory.
+fn harness_readers(data: &[u8]) {
+    let files = HarnessFiles(data);
+    let input = resume::HarnessInput {
+        now: harness_now(),
+        mode: Mode::Strict,
+        max_clock_skew: 300,
+    };
+    let config = phaselint_lint::analyze_kind(
+        r#"{"checkpoints": {"enabled": true, "types": [{"name": "k"}]}}"#,
+        phaselint_lint::DocumentKind::Harness,
+        &Settings::default(),
+    );
+    if let Some(config) = &config.harness {
+        match resume::check_harness(config, &files, std::path::Path::new("/h"), "k", &input) {
+            Ok(report) => assert_eq!(
+                report.decision == resume::Decision::Resume,
+                report.grant.as_ref().is_some_and(|g| g.counts),
+                "{report:?}"
+            ),
+            Err(message) => assert!(
+                message.contains("cannot read the harness grant"),
+                "{message}"
+            ),
+        }
     }
+    if let Ok(text) = std::str::from_utf8(data) {
+        let analysis = phaselint_lint::analyze_kind(
+            text,
+            phaselint_lint::DocumentKind::Harness,
+            &Settings::default(),
+        );
+        if let Some(config) = &analysis.harness {
+            let status = resume::harness_status(config, &files, std::path::Path::new("/h"), &input);
+            assert!(status.checkpoints.len() <= config.checkpoints.len());
+        }
+    }
+}
+
+fn harness_now() -> Timestamp {
+    Timestamp::from_second(1_772_366_400).unwrap_or(Timestamp::UNIX_EPOCH)
 }
 
 /// Scope files that all exist, each with the same content.

@@ -608,11 +608,19 @@ pub static HARNESS_CHECKPOINTS: Mapping = Mapping {
     name: "Harness checkpoints",
     open: true,
     description: "Where the harness declares the kinds of checkpoint it takes.",
-    keys: &[Key::new(
-        "types",
-        T::List(&T::Mapping(&HARNESS_CHECKPOINT_TYPE)),
-        "One entry per named checkpoint.",
-    )],
+    keys: &[
+        Key::new(
+            "enabled",
+            T::Bool,
+            "Whether the harness takes its checkpoints at all; when not `true`, it neither writes nor waits for their files (`phaselint harness fire` refuses, and the resume check says so).",
+        )
+        .default("false"),
+        Key::new(
+            "types",
+            T::List(&T::Mapping(&HARNESS_CHECKPOINT_TYPE)),
+            "One entry per named checkpoint.",
+        ),
+    ],
 };
 
 pub static HARNESS_CHECKPOINT_TYPE: Mapping = Mapping {

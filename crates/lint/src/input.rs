@@ -25,8 +25,9 @@ pub enum Bound {
     /// One `--approvals` file (a few records; all of them together are
     /// bounded too, by the resume check).
     Approvals,
-    /// A harness `.md.granted` sentinel.
-    Grant,
+    /// A harness sentinel: a request `checkpoint-<name>.md`, its grant
+    /// `.md.granted`, or the `.fired` marker.
+    Sentinel,
 }
 
 impl Bound {
@@ -34,7 +35,7 @@ impl Bound {
         match self {
             Bound::Contract | Bound::Document => 32 * MIB,
             Bound::Config => 4 * MIB,
-            Bound::Approvals | Bound::Grant => MIB,
+            Bound::Approvals | Bound::Sentinel => MIB,
         }
     }
 }
@@ -167,6 +168,69 @@ fn open(path: &Path) -> std::io::Result<std::fs::File> {
 /// Reads a regular file of at most `bound` bytes (following symbolic links).
 pub fn read_file(path: &Path, bound: Bound) -> Result<Vec<u8>, InputError> {
     read_file_within(path, bound.bytes())
+}
+
+/// Reads a regular file of at most `bound` bytes that is not a symbolic
+/// link, with its metadata taken from the same open file (so the bytes and
+/// the time they were written belong together). `Ok(None)` when nothing
+/// is at `path`; a link, even to a regular file, is `NotAFile`.
+pub fn read_file_no_follow(
+    path: &Path,
+    bound: Bound,
+) -> Result<Option<(Vec<u8>, std::fs::Metadata)>, InputError> {
+    let io = |error| InputError::Io {
+        path: path.to_path_buf(),
+        error,
+    };
+    let link = || InputError::NotAFile {
+        path: path.to_path_buf(),
+        kind: "a symbolic link",
+    };
+    let mut options = std::fs::OpenOptions::new();
+    options.read(true);
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::OpenOptionsExt;
+        options.custom_flags(
+            (rustix::fs::OFlags::NONBLOCK | rustix::fs::OFlags::NOFOLLOW).bits() as i32,
+        );
+    }
+    #[cfg(not(unix))]
+    if std::fs::symlink_metadata(path).is_ok_and(|m| m.file_type().is_symlink()) {
+        return Err(link());
+    }
+    let file = match options.open(path) {
+        Ok(file) => file,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+            // A link to nothing is something there, never nothing.
+            return match std::fs::symlink_metadata(path) {
+                Ok(_) => Err(link()),
+                Err(_) => Ok(None),
+            };
+        }
+        #[cfg(unix)]
+        Err(e) if e.raw_os_error() == Some(rustix::io::Errno::LOOP.raw_os_error()) => {
+            return Err(link());
+        }
+        Err(e) => return Err(io(e)),
+    };
+    let metadata = file.metadata().map_err(io)?;
+    if !metadata.is_file() {
+        return Err(InputError::NotAFile {
+            path: path.to_path_buf(),
+            kind: describe_file_type(metadata.file_type()),
+        });
+    }
+    let bound = bound.bytes();
+    if metadata.len() > bound {
+        return Err(InputError::TooLarge {
+            path: path.to_path_buf(),
+            bound,
+            size: Some(metadata.len()),
+        });
+    }
+    let bytes = read_within(file, path, bound, metadata.len())?;
+    Ok(Some((bytes, metadata)))
 }
 
 /// `read_file` with a bound in bytes.
@@ -305,12 +369,12 @@ mod tests {
     #[test]
     fn streams_stop_at_their_bound() {
         let endless = std::io::repeat(b'x');
-        let error = read_stream(endless, Path::new("-"), Bound::Grant).unwrap_err();
+        let error = read_stream(endless, Path::new("-"), Bound::Sentinel).unwrap_err();
         assert_eq!(
             error.to_string(),
             "cannot read standard input: it is larger than the limit of 1048576 bytes (1 MiB)"
         );
-        let small = read_stream(&b"abc"[..], Path::new("-"), Bound::Grant).unwrap();
+        let small = read_stream(&b"abc"[..], Path::new("-"), Bound::Sentinel).unwrap();
         assert_eq!(small, b"abc");
     }
 

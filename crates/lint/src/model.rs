@@ -637,6 +637,8 @@ pub struct CycleInvariant {
 /// A harness config: its named checkpoints, in file order.
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct HarnessConfig {
+    /// `checkpoints.enabled`; absent means false, as the harness reads it.
+    pub enabled: Option<Spanned<bool>>,
     pub checkpoints: Vec<HarnessCheckpoint>,
 }
 
@@ -646,4 +648,19 @@ pub struct HarnessCheckpoint {
     pub name: Option<Spanned<String>>,
     pub trigger_on: Option<Spanned<String>>,
     pub description: Option<Spanned<String>>,
+}
+
+impl HarnessConfig {
+    /// Whether the harness takes checkpoints: `checkpoints.enabled` is
+    /// `true` (the harness's default is false).
+    pub fn checkpoints_enabled(&self) -> bool {
+        self.enabled.as_ref().is_some_and(|e| e.value)
+    }
+
+    /// The declared names, in file order.
+    pub fn names(&self) -> impl Iterator<Item = &str> {
+        self.checkpoints
+            .iter()
+            .filter_map(|c| c.name.as_ref().map(|n| n.value.as_str()))
+    }
 }

@@ -1259,6 +1259,7 @@ impl Walker<'_, '_> {
         let Some(checkpoints) = self.mapping(node, &here, &HARNESS_CHECKPOINTS) else {
             return config;
         };
+        config.enabled = self.bool(&checkpoints, "enabled", &here);
         let types = here.key("types");
         for (i, item) in self.list(&checkpoints, "types", &here).iter().enumerate() {
             let at = types.index(i);

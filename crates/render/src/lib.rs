@@ -7,6 +7,7 @@ mod full;
 mod github;
 mod gitlab;
 pub mod graph;
+mod harness;
 mod json;
 mod junit;
 mod queue;
@@ -26,6 +27,7 @@ use phaselint_lint::syntax::Span;
 
 use phaselint_lint::Analysis;
 
+pub use harness::{harness_fire_human, harness_human, harness_status_human};
 pub use queue::{question_detail, question_help, question_human, queue_human, trigger_words};
 pub use resume::{handoff_human, manifest_human, resume_human};
 /// Pretty JSON whose bytes hold no control character a terminal acts on.

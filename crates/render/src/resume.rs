@@ -298,7 +298,7 @@ fn nothing_to_check(
 /// The end of every resume check's report, whatever it checked: the
 /// decision with its exit code and mode, what failed, what only warns,
 /// and what to do next.
-fn verdict(
+pub(crate) fn verdict(
     out: &mut impl Write,
     decision: Decision,
     mode: Mode,

@@ -40,7 +40,7 @@ impl ApproverKind {
         }
     }
 
-    fn parse(text: &str) -> Option<Self> {
+    pub(crate) fn parse(text: &str) -> Option<Self> {
         match text.trim().to_ascii_lowercase().as_str() {
             "human" => Some(ApproverKind::Human),
             "orchestrator" => Some(ApproverKind::Orchestrator),

@@ -801,7 +801,16 @@ fn approve(
         candidates: Vec::new(),
         reason: String::new(),
     };
-    let Some(policy) = required_policy(on_resume, irreversible_next) else {
+    // A harness request waiting for its grant pauses the harness whatever
+    // the contract says: its start-up does not go on while the file is
+    // there, so neither may the resume. A grant is a person's approval.
+    let harness_pending = request
+        .approvals
+        .iter()
+        .any(|s| matches!(s, ApprovalSource::HarnessPending { .. }));
+    let Some(policy) = required_policy(on_resume, irreversible_next)
+        .or(harness_pending.then_some(ApprovalPolicy::Human))
+    else {
         return Ok(Gate {
             status: ApprovalStatus {
                 reason: "approval not required".into(),
@@ -942,9 +951,14 @@ fn approve(
     let auto_granted = granted && approval.is_none();
     let presented = candidates.iter().filter(|c| c.record.is_some()).count();
     let (reason, trust_state) = if let Some(location) = &pending {
+        let whatever = if required_policy(on_resume, irreversible_next).is_none() {
+            " (the contract requires no approval here, but the harness does not start while its request is pending)"
+        } else {
+            ""
+        };
         (
             format!(
-                "harness approval pending: no `.granted` sentinel was written after `{location}`, so the resume is denied"
+                "harness approval pending: no `.granted` sentinel was written after `{location}`, so the resume is denied{whatever}"
             ),
             TrustState::Pending,
         )

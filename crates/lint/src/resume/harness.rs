@@ -1,37 +1,65 @@
 //! The harness sentinel protocol: a harness asks for an approval by writing
-//! `checkpoint-<id>.md` into its directory and is answered by
-//! `checkpoint-<id>.md.granted` beside it. A grant counts only as the answer
-//! to the request beside it: with no request (an orphan left by an earlier
-//! run) or older than the request (it answered an earlier one), it is
-//! reported and ignored. A grant holding an ApprovalRecord is validated like
-//! any other; any other content (empty, a line of text, the harness API's
-//! own JSON) is one human approval of the checkpoint as it stands. Text that
-//! does not load as JSON or YAML is no verdict: it may be a broken record.
+//! `checkpoint-<name>.md` into its directory and is answered by
+//! `checkpoint-<name>.md.granted` beside it; `.checkpoint-<name>.fired`
+//! says the checkpoint was taken this mission. A grant counts only as the
+//! answer to the request beside it: with no request (an orphan left by an
+//! earlier run), older than the request (it answered an earlier one), or
+//! dated in the future (it could answer a request not yet written), it is
+//! reported and ignored. A grant holding an ApprovalRecord is validated
+//! like any other; any other content (empty, a line of text, the harness
+//! API's own JSON) is one human approval of the checkpoint as it stands.
+//! Text that does not load as JSON or YAML is no verdict: it may be a
+//! broken record.
+//!
+//! Every sentinel is read without following a link, within its bound, and
+//! only when it is a regular file, with its time taken from the file read:
+//! a link, a directory or a FIFO in its place is no verdict, never "absent"
+//! and never a wait. A checkpoint's name becomes part of a file name only
+//! once it is filename-safe (H503).
 //!
 //! The files are reached through `SentinelFiles`, so the protocol is tested
 //! without a disk.
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::time::SystemTime;
 
+use jiff::Timestamp;
+use serde::Serialize;
 use serde_json::Value;
 
 use crate::input::{self, Bound};
 use crate::resume::{
-    ApprovalSource, DocumentFormat, MEMORY_PER_INPUT_BYTE, parse_document_within, parse_records,
+    ApprovalRecord, ApprovalSource, DocumentFormat, MEMORY_PER_INPUT_BYTE, parse_document_within,
+    parse_records,
 };
+
+/// One sentinel file as read: its bytes and when it was last written.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct SentinelFile {
+    pub bytes: Vec<u8>,
+    pub modified: SystemTime,
+}
 
 /// What the protocol needs of a directory.
 pub trait SentinelFiles {
     fn is_dir(&self, path: &Path) -> bool;
-    /// Whether anything is at `path`. A link to nothing counts as there
-    /// (reading it then fails, which is no verdict), never as absent: a
-    /// pending request must not vanish because its target did.
-    fn exists(&self, path: &Path) -> Result<bool, String>;
-    /// A grant's bytes, read within the grant bound.
-    fn read_grant(&self, path: &Path) -> Result<Vec<u8>, String>;
-    /// When the file at `path` was last written.
-    fn modified(&self, path: &Path) -> Result<SystemTime, String>;
+    /// The regular file at `path`, read within the sentinel bound without
+    /// following a link. `Ok(None)` only when nothing at all is there: a
+    /// link (even to nothing), a directory, a FIFO or an unreadable file
+    /// is an error, so a request can never vanish because of what it is.
+    fn read(&self, path: &Path) -> Result<Option<SentinelFile>, String>;
+    /// What is at `path`, without following a link.
+    fn kind(&self, path: &Path) -> Result<EntryKind, String>;
+}
+
+/// What is at a path, the link itself when it is one.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum EntryKind {
+    Missing,
+    File,
+    Dir,
+    /// A link, a FIFO, a device: what it is.
+    Other(&'static str),
 }
 
 /// The real file system, read through the bounded reader.
@@ -42,26 +70,202 @@ impl SentinelFiles for DiskSentinels {
         path.is_dir()
     }
 
-    fn exists(&self, path: &Path) -> Result<bool, String> {
-        match std::fs::symlink_metadata(path) {
-            Ok(_) => Ok(true),
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(false),
-            Err(e) => Err(format!(
-                "cannot look at the harness file `{}`: {e}",
-                path.display()
-            )),
+    fn read(&self, path: &Path) -> Result<Option<SentinelFile>, String> {
+        match input::read_file_no_follow(path, Bound::Sentinel) {
+            Ok(None) => Ok(None),
+            Ok(Some((bytes, metadata))) => {
+                let modified = metadata
+                    .modified()
+                    .map_err(|e| format!("cannot tell when it was written: {e}"))?;
+                Ok(Some(SentinelFile { bytes, modified }))
+            }
+            Err(e) => Err(e.reason()),
         }
     }
 
-    fn read_grant(&self, path: &Path) -> Result<Vec<u8>, String> {
-        input::read_file(path, Bound::Grant).map_err(|e| e.reason())
+    fn kind(&self, path: &Path) -> Result<EntryKind, String> {
+        match std::fs::symlink_metadata(path) {
+            Ok(m) if m.is_file() => Ok(EntryKind::File),
+            Ok(m) if m.is_dir() => Ok(EntryKind::Dir),
+            Ok(m) => Ok(EntryKind::Other(input::describe_file_type(m.file_type()))),
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(EntryKind::Missing),
+            Err(e) => Err(format!("cannot look at `{}`: {e}", path.display())),
+        }
+    }
+}
+
+/// Why `name` cannot be part of a sentinel's file name (H503's rule), if
+/// it cannot.
+pub fn unsafe_name(name: &str) -> Option<String> {
+    if name.is_empty() {
+        return Some("it is empty".into());
+    }
+    crate::rules::harness_name_problem(name)
+}
+
+/// The files of one checkpoint in a harness directory.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct SentinelPaths {
+    pub dir: PathBuf,
+    /// `checkpoint-<name>.md`: the request, written when it fires.
+    pub request: PathBuf,
+    /// `checkpoint-<name>.md.granted`: the grant.
+    pub grant: PathBuf,
+    /// `.checkpoint-<name>.fired`: fired this mission.
+    pub fired: PathBuf,
+    /// `.checkpoint-<name>.consuming/`: a `--consume` under way (or
+    /// interrupted), holding what it moved out of the way.
+    pub journal: PathBuf,
+}
+
+impl SentinelPaths {
+    /// The paths for `name`, which must be filename-safe: no path is ever
+    /// built from a name that could leave the directory.
+    pub fn of(dir: &Path, name: &str) -> Result<Self, String> {
+        if let Some(problem) = unsafe_name(name) {
+            return Err(format!(
+                "checkpoint name `{}` cannot name a harness sentinel: {problem} (H503), so no file is looked at for it",
+                name.escape_debug()
+            ));
+        }
+        Ok(SentinelPaths {
+            dir: dir.to_path_buf(),
+            request: dir.join(format!("checkpoint-{name}.md")),
+            grant: dir.join(format!("checkpoint-{name}.md.granted")),
+            fired: dir.join(format!(".checkpoint-{name}.fired")),
+            journal: dir.join(format!(".checkpoint-{name}.consuming")),
+        })
     }
 
-    fn modified(&self, path: &Path) -> Result<SystemTime, String> {
-        std::fs::metadata(path)
-            .and_then(|m| m.modified())
-            .map_err(|e| format!("cannot tell when it was written: {e}"))
+    /// Where a `--consume` keeps the grant it moved (first step).
+    pub fn journal_grant(&self) -> PathBuf {
+        self.journal.join("granted")
     }
+
+    /// Where a `--consume` keeps the request it moved (second step).
+    pub fn journal_request(&self) -> PathBuf {
+        self.journal.join("request")
+    }
+}
+
+/// What a checkpoint's sentinels are now.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Sentinels {
+    pub paths: SentinelPaths,
+    pub request: Option<SentinelFile>,
+    pub grant: Option<SentinelFile>,
+    pub fired: Option<SentinelFile>,
+}
+
+/// Reads a checkpoint's sentinels. An interrupted `--consume` (its journal
+/// is there) is no verdict until a `--consume` run finishes or rolls it
+/// back: until then, the files say neither "pending" nor "granted" for sure.
+pub fn read_sentinels(
+    files: &impl SentinelFiles,
+    dir: &Path,
+    name: &str,
+) -> Result<Sentinels, String> {
+    if !files.is_dir(dir) {
+        return Err(format!(
+            "--harness-dir `{}` is not a directory",
+            dir.display()
+        ));
+    }
+    let paths = SentinelPaths::of(dir, name)?;
+    if files.kind(&paths.journal)? != EntryKind::Missing {
+        return Err(interrupted_consume(&paths, name));
+    }
+    let read = |path: &Path, what: &str| {
+        files
+            .read(path)
+            .map_err(|e| format!("cannot read the harness {what} `{}`: {e}", path.display()))
+    };
+    Ok(Sentinels {
+        request: read(&paths.request, "request")?,
+        grant: read(&paths.grant, "grant")?,
+        fired: read(&paths.fired, "fired marker")?,
+        paths,
+    })
+}
+
+/// The message of a consume that a crash interrupted.
+pub fn interrupted_consume(paths: &SentinelPaths, name: &str) -> String {
+    format!(
+        "an earlier `--consume` of checkpoint `{name}` was interrupted (`{}` is still there), so its request and grant are neither both there nor both gone; finish it (or roll it back) with `phaselint resume-check --harness-dir {} --checkpoint {name} --consume`",
+        paths.journal.display(),
+        paths.dir.display()
+    )
+}
+
+/// Whether a grant answers the request beside it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum GrantTiming {
+    /// Written no earlier than the request, and not in the future.
+    Answers,
+    /// There is no request: an earlier run's leftover.
+    Orphan,
+    /// Older than the request: it answered an earlier one.
+    OlderThanRequest,
+    /// Dated after now (beyond the clock skew): it could answer a request
+    /// not yet written.
+    InTheFuture,
+}
+
+impl GrantTiming {
+    pub fn of(
+        request: Option<&SentinelFile>,
+        grant: &SentinelFile,
+        now: Timestamp,
+        max_clock_skew: u64,
+    ) -> GrantTiming {
+        let Some(request) = request else {
+            return GrantTiming::Orphan;
+        };
+        let latest = now
+            .checked_add(jiff::SignedDuration::from_secs(
+                i64::try_from(max_clock_skew).unwrap_or(i64::MAX),
+            ))
+            .unwrap_or(Timestamp::MAX);
+        if Timestamp::try_from(grant.modified).map_or(true, |at| at > latest) {
+            GrantTiming::InTheFuture
+        } else if grant.modified < request.modified {
+            GrantTiming::OlderThanRequest
+        } else {
+            GrantTiming::Answers
+        }
+    }
+
+    /// Why a grant that does not answer its request is ignored.
+    pub fn reason(self, grant: &Path, request: &Path) -> String {
+        let (grant, request) = (grant.display(), request.display());
+        match self {
+            GrantTiming::Answers => format!("the grant `{grant}` answers the request `{request}`"),
+            GrantTiming::Orphan => format!(
+                "the harness grant `{grant}` has no request `{request}` beside it: it answers nothing now (an earlier run's leftover?), so it is ignored; remove it"
+            ),
+            GrantTiming::OlderThanRequest => format!(
+                "the harness grant `{grant}` is older than the request `{request}`: it answered an earlier request, so it is ignored"
+            ),
+            GrantTiming::InTheFuture => format!(
+                "the harness grant `{grant}` is dated in the future (after now and the clock skew): it could answer a request not yet written, so it is ignored; remove it and grant again"
+            ),
+        }
+    }
+}
+
+/// What a grant holds.
+#[derive(Clone, Debug, PartialEq)]
+pub enum GrantContent {
+    /// Nothing but blanks (`touch`).
+    Empty,
+    /// A line of text, or any document that is no mapping or list.
+    Text(String),
+    /// A mapping or list that is no ApprovalRecord (the harness API's
+    /// `{"grantedBy": "alice"}`), as given.
+    Document(Value),
+    /// One ApprovalRecord or a list of them, validated as such.
+    Records(Vec<ApprovalRecord>),
 }
 
 /// The keys of an ApprovalRecord: a grant that has one of them is meant as
@@ -87,158 +291,154 @@ fn looks_like_records(value: &Value) -> bool {
     }
 }
 
-/// The approvals the harness directory holds for `checkpoint`: a grant (or
-/// the records in it), a pending request, or nothing. An error is no
-/// verdict.
+/// Reads what a grant holds. Text that is not UTF-8, does not load as
+/// JSON or YAML, or is meant as a record but is not one is an error: no
+/// one can tell what it grants.
+pub fn grant_content(bytes: &[u8]) -> Result<GrantContent, String> {
+    let text = std::str::from_utf8(bytes).map_err(|_| "it is not UTF-8".to_string())?;
+    if text.trim().is_empty() {
+        return Ok(GrantContent::Empty);
+    }
+    let budget = MEMORY_PER_INPUT_BYTE * Bound::Sentinel.bytes();
+    let value =
+        parse_document_within(text, DocumentFormat::Detect, budget).map_err(|e| e.to_string())?;
+    if looks_like_records(&value) {
+        return parse_records(&value).map(GrantContent::Records);
+    }
+    Ok(match value {
+        Value::Object(_) | Value::Array(_) => GrantContent::Document(value),
+        _ => GrantContent::Text(text.trim().to_string()),
+    })
+}
+
+/// The approvals the harness directory holds for `checkpoint`, for a
+/// contract's resume check: a grant (or the records in it), a pending
+/// request, an ignored grant, or nothing. An error is no verdict.
 pub fn harness_sources(
     files: &impl SentinelFiles,
     dir: &Path,
     checkpoint: &str,
+    now: Timestamp,
+    max_clock_skew: u64,
 ) -> Result<Vec<ApprovalSource>, String> {
-    if !files.is_dir(dir) {
-        return Err(format!(
-            "--harness-dir `{}` is not a directory",
-            dir.display()
-        ));
-    }
-    let filename_safe = !checkpoint.is_empty()
-        && !checkpoint.starts_with('.')
-        && checkpoint
-            .chars()
-            .all(|c| c.is_ascii_alphanumeric() || matches!(c, '.' | '_' | '-'));
-    if !filename_safe {
-        return Err(format!(
-            "checkpoint id `{checkpoint}` is not filename-safe ([A-Za-z0-9._-]+), so no harness sentinel can name it"
-        ));
-    }
-    let request = dir.join(format!("checkpoint-{checkpoint}.md"));
-    let granted = dir.join(format!("checkpoint-{checkpoint}.md.granted"));
-    let location = granted.display().to_string();
-    let request_location = request.display().to_string();
-    match (files.exists(&granted)?, files.exists(&request)?) {
-        (false, false) => Ok(Vec::new()),
-        (false, true) => Ok(vec![ApprovalSource::HarnessPending {
-            location: request_location,
-        }]),
-        (true, false) => Ok(vec![ApprovalSource::HarnessIgnored {
-            reason: format!(
-                "the harness grant `{location}` has no request `{request_location}` beside it: it answers nothing now (an earlier run's leftover?), so it is ignored; remove it"
-            ),
-            location,
-        }]),
-        (true, true) => {
-            let grant_time = files
-                .modified(&granted)
-                .map_err(|e| format!("cannot read the harness grant `{location}`: {e}"))?;
-            let request_time = files.modified(&request).map_err(|e| {
-                format!("cannot read the harness request `{request_location}`: {e}")
-            })?;
-            if grant_time < request_time {
-                return Ok(vec![
-                    ApprovalSource::HarnessIgnored {
-                        reason: format!(
-                            "the harness grant `{location}` is older than the request `{request_location}`: it answered an earlier request, so it is ignored"
-                        ),
-                        location,
-                    },
-                    ApprovalSource::HarnessPending {
-                        location: request_location,
-                    },
-                ]);
-            }
-            read_grant(files, &granted, location)
-        }
-    }
-}
-
-/// The approvals a grant that answers the current request holds.
-fn read_grant(
-    files: &impl SentinelFiles,
-    granted: &Path,
-    location: String,
-) -> Result<Vec<ApprovalSource>, String> {
-    let cannot = |why: String| format!("cannot read the harness grant `{location}`: {why}");
-    let bytes = files.read_grant(granted).map_err(cannot)?;
-    let text = String::from_utf8(bytes).map_err(|_| cannot("it is not UTF-8".into()))?;
-    let plain = || {
-        Ok(vec![ApprovalSource::HarnessGrant {
-            location: location.clone(),
-            record: None,
-        }])
+    let sentinels = read_sentinels(files, dir, checkpoint)?;
+    let paths = &sentinels.paths;
+    let location = paths.grant.display().to_string();
+    let request_location = paths.request.display().to_string();
+    let pending = || ApprovalSource::HarnessPending {
+        location: request_location.clone(),
     };
-    if text.trim().is_empty() {
-        return plain();
+    let Some(grant) = &sentinels.grant else {
+        return Ok(sentinels
+            .request
+            .as_ref()
+            .map(|_| pending())
+            .into_iter()
+            .collect());
+    };
+    let timing = GrantTiming::of(sentinels.request.as_ref(), grant, now, max_clock_skew);
+    if timing != GrantTiming::Answers {
+        let ignored = ApprovalSource::HarnessIgnored {
+            reason: timing.reason(&paths.grant, &paths.request),
+            location,
+        };
+        return Ok(match sentinels.request {
+            Some(_) => vec![ignored, pending()],
+            None => vec![ignored],
+        });
     }
-    // Text that is no document at all may be a record written wrong:
-    // nobody can tell what it grants, so it is no verdict.
-    let budget = MEMORY_PER_INPUT_BYTE * Bound::Grant.bytes();
-    let value = parse_document_within(&text, DocumentFormat::Detect, budget)
-        .map_err(|e| cannot(e.to_string()))?;
-    if !looks_like_records(&value) {
-        return plain();
-    }
-    let records = parse_records(&value).map_err(cannot)?;
-    Ok(records
-        .into_iter()
-        .map(|record| ApprovalSource::HarnessGrant {
-            location: location.clone(),
-            record: Some(record),
-        })
-        .collect())
+    let content = grant_content(&grant.bytes)
+        .map_err(|e| format!("cannot read the harness grant `{location}`: {e}"))?;
+    Ok(match content {
+        GrantContent::Records(records) => records
+            .into_iter()
+            .map(|record| ApprovalSource::HarnessGrant {
+                location: location.clone(),
+                record: Some(record),
+            })
+            .collect(),
+        GrantContent::Empty | GrantContent::Text(_) | GrantContent::Document(_) => {
+            vec![ApprovalSource::HarnessGrant {
+                location,
+                record: None,
+            }]
+        }
+    })
 }
 
 #[cfg(test)]
-mod tests {
-    use std::collections::HashMap;
-    use std::path::PathBuf;
+pub(crate) mod tests {
+    use std::cell::RefCell;
+    use std::collections::BTreeMap;
     use std::time::Duration;
 
     use super::*;
 
-    /// A directory `/h` holding these files, written in this order (`None`:
-    /// a link to nothing).
-    struct Files(HashMap<PathBuf, (usize, Option<&'static str>)>);
+    /// A file in memory: the second it was written and its bytes (`None`:
+    /// a link, read as an error).
+    pub(crate) type MemoryFile = (u64, Option<Vec<u8>>);
+
+    /// A harness directory in memory.
+    #[derive(Default)]
+    pub(crate) struct Files {
+        pub(crate) dirs: RefCell<Vec<PathBuf>>,
+        pub(crate) files: RefCell<BTreeMap<PathBuf, MemoryFile>>,
+    }
 
     impl Files {
-        fn new(files: &[(&str, Option<&'static str>)]) -> Self {
-            Files(
-                files
-                    .iter()
-                    .enumerate()
-                    .map(|(i, (name, text))| (Path::new("/h").join(name), (i, *text)))
-                    .collect(),
-            )
+        pub(crate) fn new(files: &[(&str, Option<&str>)]) -> Self {
+            let made = Files {
+                dirs: RefCell::new(vec![PathBuf::from("/h")]),
+                ..Files::default()
+            };
+            for (i, (name, text)) in files.iter().enumerate() {
+                made.files.borrow_mut().insert(
+                    Path::new("/h").join(name),
+                    (i as u64, text.map(|t| t.as_bytes().to_vec())),
+                );
+            }
+            made
         }
     }
 
     impl SentinelFiles for Files {
         fn is_dir(&self, path: &Path) -> bool {
-            path == Path::new("/h")
+            self.dirs.borrow().iter().any(|d| d == path)
         }
 
-        fn exists(&self, path: &Path) -> Result<bool, String> {
-            Ok(self.0.contains_key(path))
-        }
-
-        fn read_grant(&self, path: &Path) -> Result<Vec<u8>, String> {
-            match self.0.get(path) {
-                Some((_, Some(text))) => Ok(text.as_bytes().to_vec()),
-                _ => Err("it is a link to nothing".into()),
+        fn read(&self, path: &Path) -> Result<Option<SentinelFile>, String> {
+            if self.is_dir(path) {
+                return Err("it is a directory, not a regular file".into());
+            }
+            match self.files.borrow().get(path) {
+                None => Ok(None),
+                Some((_, None)) => Err("it is a symbolic link, not a regular file".into()),
+                Some((second, Some(bytes))) => Ok(Some(SentinelFile {
+                    bytes: bytes.clone(),
+                    modified: SystemTime::UNIX_EPOCH + Duration::from_secs(*second),
+                })),
             }
         }
 
-        fn modified(&self, path: &Path) -> Result<SystemTime, String> {
-            match self.0.get(path) {
-                Some((order, Some(_))) => {
-                    Ok(SystemTime::UNIX_EPOCH + Duration::from_secs(*order as u64))
+        fn kind(&self, path: &Path) -> Result<EntryKind, String> {
+            Ok(if self.is_dir(path) {
+                EntryKind::Dir
+            } else {
+                match self.files.borrow().get(path) {
+                    None => EntryKind::Missing,
+                    Some((_, None)) => EntryKind::Other("a symbolic link"),
+                    Some(_) => EntryKind::File,
                 }
-                _ => Err("it is a link to nothing".into()),
-            }
+            })
         }
     }
 
-    fn sources(files: &[(&str, Option<&'static str>)]) -> Result<Vec<ApprovalSource>, String> {
-        harness_sources(&Files::new(files), Path::new("/h"), "k")
+    pub(crate) fn now() -> Timestamp {
+        Timestamp::UNIX_EPOCH + jiff::SignedDuration::from_secs(1000)
+    }
+
+    fn sources(files: &[(&str, Option<&str>)]) -> Result<Vec<ApprovalSource>, String> {
+        harness_sources(&Files::new(files), Path::new("/h"), "k", now(), 300)
     }
 
     const REQUEST: (&str, Option<&str>) = ("checkpoint-k.md", Some("please"));
@@ -272,6 +472,20 @@ mod tests {
     }
 
     #[test]
+    fn grant_content_is_shown_as_given() {
+        assert_eq!(grant_content(b" \n").unwrap(), GrantContent::Empty);
+        assert_eq!(
+            grant_content(b"approved by alice\n").unwrap(),
+            GrantContent::Text("approved by alice".into())
+        );
+        assert_eq!(
+            grant_content(br#"{"grantedBy":"alice"}"#).unwrap(),
+            GrantContent::Document(serde_json::json!({"grantedBy": "alice"}))
+        );
+        assert!(grant_content(b"\xff").unwrap_err().contains("not UTF-8"));
+    }
+
+    #[test]
     fn an_orphan_grant_or_one_older_than_the_request_is_ignored() {
         let orphan = sources(&[("checkpoint-k.md.granted", Some(""))]).unwrap();
         let [ApprovalSource::HarnessIgnored { reason, .. }] = &orphan[..] else {
@@ -290,6 +504,26 @@ mod tests {
     }
 
     #[test]
+    fn a_grant_dated_in_the_future_answers_nothing() {
+        let files = Files::new(&[REQUEST, ("checkpoint-k.md.granted", Some(""))]);
+        files
+            .files
+            .borrow_mut()
+            .get_mut(Path::new("/h/checkpoint-k.md.granted"))
+            .unwrap()
+            .0 = 1000 + 301;
+        let found = harness_sources(&files, Path::new("/h"), "k", now(), 300).unwrap();
+        let [
+            ApprovalSource::HarnessIgnored { reason, .. },
+            ApprovalSource::HarnessPending { .. },
+        ] = &found[..]
+        else {
+            panic!("{found:?}");
+        };
+        assert!(reason.contains("in the future"), "{reason}");
+    }
+
+    #[test]
     fn a_grant_holding_records_hands_them_on() {
         let record = r#"{"approved_by": "ana", "approved_at": "2026-03-01T11:00:00Z", "policy": "human", "checkpoint_id": "k", "stale_fields_acknowledged": []}"#;
         let found = sources(&[REQUEST, ("checkpoint-k.md.granted", Some(record))]).unwrap();
@@ -303,9 +537,14 @@ mod tests {
     }
 
     #[test]
-    fn an_unreadable_grant_a_broken_record_or_an_unsafe_id_is_no_verdict() {
-        let dangling = sources(&[REQUEST, ("checkpoint-k.md.granted", None)]).unwrap_err();
-        assert!(dangling.contains("link to nothing"), "{dangling}");
+    fn an_unreadable_sentinel_a_broken_record_or_an_unsafe_id_is_no_verdict() {
+        let linked = sources(&[REQUEST, ("checkpoint-k.md.granted", None)]).unwrap_err();
+        assert!(linked.contains("symbolic link"), "{linked}");
+        let linked_request = sources(&[("checkpoint-k.md", None)]).unwrap_err();
+        assert!(
+            linked_request.contains("cannot read the harness request"),
+            "{linked_request}"
+        );
         // Meant as a record (it has a record's keys) but not one: never
         // read as a plain grant instead.
         let broken = sources(&[
@@ -326,9 +565,23 @@ mod tests {
             not_yaml.contains("cannot read the harness grant"),
             "{not_yaml}"
         );
-        let unsafe_id = harness_sources(&Files::new(&[]), Path::new("/h"), "../x").unwrap_err();
-        assert!(unsafe_id.contains("not filename-safe"), "{unsafe_id}");
-        let no_dir = harness_sources(&Files::new(&[]), Path::new("/nope"), "k").unwrap_err();
+        for unsafe_id in ["../x", "a/b", ".hidden", ""] {
+            let refused = harness_sources(&Files::new(&[]), Path::new("/h"), unsafe_id, now(), 300)
+                .unwrap_err();
+            assert!(
+                refused.contains("cannot name a harness sentinel"),
+                "{refused}"
+            );
+        }
+        let no_dir =
+            harness_sources(&Files::new(&[]), Path::new("/nope"), "k", now(), 300).unwrap_err();
         assert!(no_dir.contains("is not a directory"), "{no_dir}");
+        let files = Files::new(&[REQUEST]);
+        files
+            .dirs
+            .borrow_mut()
+            .push(PathBuf::from("/h/.checkpoint-k.consuming"));
+        let interrupted = harness_sources(&files, Path::new("/h"), "k", now(), 300).unwrap_err();
+        assert!(interrupted.contains("was interrupted"), "{interrupted}");
     }
 }

@@ -17,6 +17,8 @@ mod document;
 mod entry;
 mod handoff;
 mod harness;
+mod harness_check;
+mod harness_write;
 mod manifest;
 mod next;
 mod nothing_to_check;
@@ -45,7 +47,20 @@ pub use handoff::{
     Task as HandoffTask, check_handoff, markdown_elements, row_cells, tina_phase_of,
     unfinished_signal_for,
 };
-pub use harness::{DiskSentinels, SentinelFiles, harness_sources};
+pub use harness::{
+    DiskSentinels, EntryKind, GrantContent, GrantTiming, SentinelFile, SentinelFiles,
+    SentinelPaths, Sentinels, grant_content, harness_sources, interrupted_consume, read_sentinels,
+    unsafe_name,
+};
+pub use harness_check::{
+    FIRED_NOTE, FiredFile, GrantFile, HarnessInput, HarnessReport, HarnessStatus, JudgedRecord,
+    RequestFile, SentinelState, StatusRow, check_harness, file_time, find_checkpoint,
+    harness_status,
+};
+pub use harness_write::{
+    FireRefusal, FireReport, HookRun, JournalRecovery, SentinelStore, consume, fire,
+    recover_consume, request_text, trigger_of,
+};
 pub use jiff::Timestamp;
 pub use manifest::{
     CHECKPOINT_TYPES, DiskFiles, EMPTY_INPUT_SHA256, Hashed, MAX_MANIFEST_STRUCTURE,

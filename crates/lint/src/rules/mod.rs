@@ -10,6 +10,10 @@ mod policy;
 mod reference;
 pub(crate) mod schema;
 
+/// Why a harness checkpoint name cannot be part of a file name (H503): the
+/// resume check builds no sentinel path from such a name.
+pub(crate) use harness::h503_unsafe_checkpoint_name::problem as harness_name_problem;
+
 use std::sync::OnceLock;
 
 use crate::config::Settings;
