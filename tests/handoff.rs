@@ -561,3 +561,47 @@ fn the_claude_code_edition_keeps_its_signal_in_claude_tina() {
         run.stdout
     );
 }
+
+/// A task table the reader would not read as one is never a partial
+/// handoff, and no task written beside the table is dropped in silence.
+#[test]
+fn tasks_written_where_the_table_reader_does_not_look_block() {
+    let table = "| ID | Subject | Status | Owner |\n|----|---------|--------|-------|\n| 1 | Implement feature A | completed | worker-1 |\n| 2 | Implement feature B | in_progress | worker-2 |\n| 3 | Add tests for A | pending | - |";
+    for (case, replacement, expected) in [
+        (
+            "an HTML table",
+            "<table><tr><td>2</td><td>B</td><td>in_progress</td><td></td></tr></table>",
+            "holds an HTML table",
+        ),
+        (
+            "rows without outer pipes or a delimiter row",
+            "ID | Subject | Status | Owner\n2 | B | in_progress | -",
+            "look like table rows but no table",
+        ),
+        (
+            "a row without outer pipes after the table",
+            &format!("{table}\n\n2 | B | in_progress | -"),
+            "looks like a row of the task table but is not in it",
+        ),
+    ] {
+        let text = edited(table, replacement);
+        let report = json(&text, &[], 1);
+        assert!(report.contains(expected), "{case}: {report}");
+        assert!(report.contains("\"partial\": false"), "{case}: {report}");
+    }
+}
+
+#[test]
+fn an_owner_that_names_nobody_is_no_owner() {
+    for owner in ["none", "N/A", "—", "\u{200b}", "unassigned"] {
+        let text = edited(
+            "| in_progress | worker-2 |",
+            &format!("| in_progress | {owner} |"),
+        );
+        let report = json(&text, &[], 1);
+        assert!(
+            report.contains("is in_progress but has no owner"),
+            "{owner:?}: {report}"
+        );
+    }
+}

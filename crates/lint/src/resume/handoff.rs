@@ -639,6 +639,13 @@ pub fn check_handoff(text: &str, input: &HandoffInput) -> Result<HandoffReport, 
         match section.tables.first() {
             Some(table) => {
                 tasks = task_table(table, &mut problem);
+                if section_has_html_table(text, section) {
+                    problem(
+                        section.line,
+                        Some("Task States"),
+                        "`## Task States` also holds an HTML table, whose tasks are not read: put every task in the Markdown task table".into(),
+                    );
+                }
                 // A line of the section that looks like a row but is not
                 // one of the table's (after a blank line or an empty row,
                 // in a code block, past where the parser stopped) is no
@@ -647,8 +654,7 @@ pub fn check_handoff(text: &str, input: &HandoffInput) -> Result<HandoffReport, 
                 let mut stray = 0usize;
                 for (offset, line) in lines_of(source) {
                     let at = lines.line_of(section.body.start + offset) + 1;
-                    let row_like = line.trim_start_matches([' ', '\t', '>']).starts_with('|');
-                    if !row_like
+                    if !looks_like_row(line)
                         || (table.line..=table.last_line).contains(&at)
                         || table.cut_at == Some(at)
                     {
@@ -674,6 +680,11 @@ pub fn check_handoff(text: &str, input: &HandoffInput) -> Result<HandoffReport, 
                     );
                 }
             }
+            None if section_has_html_table(text, section) => problem(
+                section.line,
+                Some("Task States"),
+                "`## Task States` holds an HTML table, whose tasks are not read: write the tasks as a Markdown table (`| ID | Subject | Status | Owner |`, a delimiter row, one row per task)".into(),
+            ),
             None if section_has_row_like_line(text, section) => problem(
                 section.line,
                 Some("Task States"),
@@ -764,7 +775,52 @@ pub fn check_handoff(text: &str, input: &HandoffInput) -> Result<HandoffReport, 
 /// written wrongly is not the note of a partial handoff.
 fn section_has_row_like_line(text: &str, section: &Section) -> bool {
     let source = text.get(section.body.clone()).unwrap_or_default();
-    lines_of(source).any(|(_, line)| line.trim_start_matches([' ', '\t', '>']).starts_with('|'))
+    lines_of(source).any(|(_, line)| looks_like_row(line))
+}
+
+/// Whether a line reads as a row of a table: it starts with `|`, or
+/// Markdown would split it into cells (a row may leave out its outer
+/// pipes), so a task written there is not mistaken for prose.
+fn looks_like_row(line: &str) -> bool {
+    let line = line.trim_start_matches([' ', '\t', '>']);
+    line.starts_with('|') || row_cells(line) >= 2
+}
+
+/// Whether the section holds an HTML table: tasks there are not read.
+fn section_has_html_table(text: &str, section: &Section) -> bool {
+    let source = text.get(section.body.clone()).unwrap_or_default();
+    source.to_ascii_lowercase().contains("<table")
+}
+
+/// An owner cell that names nobody: empty, a dash of any kind, a word
+/// for none, or only invisible characters.
+fn names_nobody(owner: &str) -> bool {
+    let visible: String = owner
+        .chars()
+        .filter(|c| {
+            !c.is_whitespace()
+                && !matches!(
+                    c,
+                    '\u{200b}'..='\u{200f}' | '\u{2060}' | '\u{feff}' | '\u{00ad}'
+                )
+        })
+        .collect();
+    visible.is_empty()
+        || visible
+            .chars()
+            .all(|c| matches!(c, '-' | '\u{2010}'..='\u{2015}' | '\u{2212}'))
+        || [
+            "none",
+            "n/a",
+            "na",
+            "nobody",
+            "unassigned",
+            "tbd",
+            "null",
+            "nil",
+        ]
+        .iter()
+        .any(|word| visible.eq_ignore_ascii_case(word))
 }
 
 /// What a section says in place of a table, on one line and cut short.
@@ -882,7 +938,7 @@ fn task_table(table: &Table, problem: &mut impl FnMut(usize, Option<&str>, Strin
             id: cell(row, id),
             subject: cell(row, subject),
             status: cell(row, status),
-            owner: Some(cell(row, owner)).filter(|o| !o.is_empty() && o != "-"),
+            owner: Some(cell(row, owner)).filter(|o| !names_nobody(o)),
             blocked_by: blocked_by.map_or_else(Vec::new, |b| {
                 cell(row, b)
                     .split(',')
