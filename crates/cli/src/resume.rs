@@ -519,11 +519,31 @@ fn check(args: &ResumeCheckArgs) -> Result<ResumeReport, NoVerdict> {
             "resume-check needs --contract, --checkpoint and --context (or --handoff FILE)".into(),
         ));
     };
-    let (analysis, settings) = load_contract(
+    let (analysis, settings, config_file) = load_contract_configured(
         contract,
         args.configuration.config.as_deref(),
         args.configuration.no_config,
     )?;
+    // The report says who trusted the context: the flag, or which
+    // configuration file (one found above the contract may not be where
+    // the operator expects it).
+    let trust_source = if args.trust_context_approvals {
+        Some("--trust-context-approvals".to_string())
+    } else if settings.trust_context_approvals {
+        Some(match &config_file {
+            Some(file) => {
+                let here = std::env::current_dir().ok();
+                let shown = here
+                    .as_deref()
+                    .and_then(|dir| file.strip_prefix(dir).ok())
+                    .unwrap_or(file);
+                format!("trust_context_approvals = true in `{}`", shown.display())
+            }
+            None => "trust_context_approvals = true in the configuration".to_string(),
+        })
+    } else {
+        None
+    };
     // Before any hook runs: a result the format cannot print is no verdict.
     if args.format == ResumeFormat::Contextcore
         && let Some(problem) = resume::contextcore::unrepresentable(&analysis, checkpoint)
@@ -574,13 +594,15 @@ fn check(args: &ResumeCheckArgs) -> Result<ResumeReport, NoVerdict> {
         );
         None
     };
-    resume::check(
+    let mut report = resume::check(
         &analysis,
         &request,
         hook.as_mut().map(|h| h as &mut dyn Recoverer),
         operator,
     )
-    .map_err(|e| NoVerdict(e.to_string()))
+    .map_err(|e| NoVerdict(e.to_string()))?;
+    report.approval_status.trust_context_source = trust_source;
+    Ok(report)
 }
 
 /// Reads every `--approvals` file, each within its bound and all of them
@@ -635,13 +657,18 @@ pub(crate) fn parse_now(now: Option<&str>) -> Result<Timestamp, NoVerdict> {
 /// contract's folder. Rule levels are not applied: no config can hide an
 /// E-code from the resume check. Only the clock skew and whether context
 /// approvals are trusted are taken from it.
+/// The settings for the contract at `path`, and the configuration file
+/// they came from (`None`: the defaults).
 fn settings_beside(
     path: &Path,
     config: Option<&Path>,
     no_config: bool,
-) -> Result<Settings, NoVerdict> {
+) -> Result<(Settings, Option<PathBuf>), NoVerdict> {
     let config = crate::config_beside(path, config, no_config)?;
-    Ok(resume_settings(&config.settings_for(path)))
+    Ok((
+        resume_settings(&config.settings_for(path)),
+        config.path.clone(),
+    ))
 }
 
 /// The settings of a handoff or manifest check: the configuration given,
@@ -677,7 +704,17 @@ pub(crate) fn load_contract(
     config: Option<&Path>,
     no_config: bool,
 ) -> Result<(Analysis, Settings), NoVerdict> {
-    let settings = settings_beside(path, config, no_config)?;
+    load_contract_configured(path, config, no_config)
+        .map(|(analysis, settings, _)| (analysis, settings))
+}
+
+/// `load_contract`, and the configuration file its settings came from.
+fn load_contract_configured(
+    path: &Path,
+    config: Option<&Path>,
+    no_config: bool,
+) -> Result<(Analysis, Settings, Option<PathBuf>), NoVerdict> {
+    let (settings, config_file) = settings_beside(path, config, no_config)?;
     let analysis =
         analyze_file(path, phaselint_lint::DocumentKind::Contract, &settings).map_err(|e| {
             format!(
@@ -702,7 +739,7 @@ pub(crate) fn load_contract(
             errors.join("\n")
         )));
     }
-    Ok((analysis, settings))
+    Ok((analysis, settings, config_file))
 }
 
 /// The text of a JSON or YAML document read from a file or, for `-`,

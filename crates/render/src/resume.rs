@@ -202,7 +202,13 @@ pub fn resume_human(
         if approval.trust_context_approvals {
             writeln!(
                 out,
-                "  approvals in the context are trusted (--trust-context-approvals): only the orchestrator writes the context store"
+                "  approvals in the context are trusted ({}): only the orchestrator may write the context store",
+                shown(
+                    approval
+                        .trust_context_source
+                        .as_deref()
+                        .unwrap_or("--trust-context-approvals")
+                )
             )?;
         }
         for c in &approval.candidates {

@@ -798,6 +798,7 @@ fn approve(
         context_digest: binding.digest.clone(),
         context_fields: binding.fields.clone(),
         trust_context_approvals: request.trust_context_approvals,
+        trust_context_source: None,
         candidates: Vec::new(),
         reason: String::new(),
     };

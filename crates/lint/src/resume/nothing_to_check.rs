@@ -128,6 +128,7 @@ pub(crate) fn report(
         context_digest: String::new(),
         context_fields: Vec::new(),
         trust_context_approvals: request.trust_context_approvals,
+        trust_context_source: None,
         candidates,
         reason: reason.clone(),
     };

@@ -237,6 +237,10 @@ pub struct ApprovalStatus {
     /// `--trust-context-approvals`: a record read from the context may
     /// satisfy a `human` policy (never an irreversible resume).
     pub trust_context_approvals: bool,
+    /// Who said so: `--trust-context-approvals`, or the configuration file
+    /// that sets `trust_context_approvals = true`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub trust_context_source: Option<String>,
     /// Every approval presented, valid or not, with where it came from.
     pub candidates: Vec<Candidate>,
     pub reason: String,
