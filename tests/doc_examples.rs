@@ -56,6 +56,29 @@ fn every_example_runs_to_its_end() {
     assert!(failed.is_empty(), "examples that stopped: {failed:?}");
 }
 
+/// One lifecycle per checkpoint system the resume check answers for.
+const LIFECYCLES: &[&str] = &[
+    "harness-run-sh.sh",
+    "tina-supervisor.sh",
+    "skill-cavr-git-stash.sh",
+    "syndicate-operator-queue.sh",
+    "contextcore-orchestrator.sh",
+];
+
+#[test]
+fn every_checkpoint_system_has_its_lifecycle() {
+    let present: Vec<String> = scripts()
+        .iter()
+        .map(|s| s.file_name().unwrap().to_string_lossy().into_owned())
+        .collect();
+    for name in LIFECYCLES {
+        assert!(
+            present.iter().any(|p| p == name),
+            "docs/examples/{name} is missing"
+        );
+    }
+}
+
 #[test]
 fn every_example_is_shown_in_the_resume_check_guide() {
     let guide = std::fs::read_to_string(examples().join("../resume-check.md")).unwrap();
