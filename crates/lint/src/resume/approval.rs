@@ -170,6 +170,30 @@ pub struct Candidate {
     pub problems: Vec<String>,
 }
 
+impl Candidate {
+    /// A harness sentinel that approves nothing (a grant that answers no
+    /// request, a request with no grant), with why.
+    pub(crate) fn unanswering_harness_sentinel(location: &str, problem: String) -> Candidate {
+        Candidate {
+            source: Origin::Harness,
+            location: location.to_string(),
+            record: None,
+            valid: false,
+            problems: vec![problem],
+        }
+    }
+
+    /// A harness request still waiting for its grant.
+    pub(crate) fn pending_harness_request(location: &str) -> Candidate {
+        Candidate::unanswering_harness_sentinel(
+            location,
+            format!(
+                "the harness request `{location}` is pending: no `.granted` sentinel was written after it"
+            ),
+        )
+    }
+}
+
 /// What the approval is checked against.
 pub(crate) struct Expectation<'a> {
     pub checkpoint_id: &'a str,

@@ -336,16 +336,8 @@ fn denial(
             // The phase the run resumes into, not the checkpoint's own:
             // its act is already done. With several, the highest risk and
             // the strongest side effect.
-            risk_classification: next
-                .iter()
-                .map(|p| p.risk())
-                .max()
-                .unwrap_or(RiskClass::Low),
-            side_effect_class: next
-                .iter()
-                .map(|p| p.side_effect_class())
-                .max()
-                .unwrap_or(SideEffects::None),
+            risk_classification: highest_risk(next),
+            side_effect_class: strongest_side_effect(next),
             // The spec's policy, even when the irreversible phase ahead
             // makes the requirement `human`.
             policy_basis: target
@@ -385,6 +377,24 @@ pub(crate) fn canonical_request_summary(
         now,
         target.digest
     )
+}
+
+/// The highest risk class among `phases` (`low` for none).
+pub(crate) fn highest_risk(phases: &[&Phase]) -> RiskClass {
+    phases
+        .iter()
+        .map(|p| p.risk())
+        .max()
+        .unwrap_or(RiskClass::Low)
+}
+
+/// The strongest side effect among `phases` (`none` for none).
+pub(crate) fn strongest_side_effect(phases: &[&Phase]) -> SideEffects {
+    phases
+        .iter()
+        .map(|p| p.side_effect_class())
+        .max()
+        .unwrap_or(SideEffects::None)
 }
 
 /// Which trigger category (Syndicate's §7.1) makes a resume from `target`
@@ -1160,24 +1170,13 @@ fn outside_candidates(
                 candidates.push(judge(Origin::Harness, location.clone(), record));
             }
             ApprovalSource::HarnessIgnored { location, reason } => {
-                candidates.push(Candidate {
-                    source: Origin::Harness,
-                    location: location.clone(),
-                    record: None,
-                    valid: false,
-                    problems: vec![reason.clone()],
-                });
+                candidates.push(Candidate::unanswering_harness_sentinel(
+                    location,
+                    reason.clone(),
+                ));
             }
             ApprovalSource::HarnessPending { location } => {
-                candidates.push(Candidate {
-                    source: Origin::Harness,
-                    location: location.clone(),
-                    record: None,
-                    valid: false,
-                    problems: vec![format!(
-                        "the harness request `{location}` is pending: no `.granted` sentinel was written after it"
-                    )],
-                });
+                candidates.push(Candidate::pending_harness_request(location));
                 pending.get_or_insert_with(|| location.clone());
             }
         }

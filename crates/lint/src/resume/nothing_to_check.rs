@@ -13,6 +13,7 @@
 use crate::Analysis;
 use crate::model::{ApprovalPolicy, Contract, Phase, RiskClass, SideEffects};
 use crate::resume::approval::{ApprovalSource, Candidate, Origin};
+use crate::resume::check::{highest_risk, strongest_side_effect};
 use crate::resume::report::{
     ApprovalStatus, CheckpointPending, Decision, Denial, EntryRevalidation, Evidence, GateOutcome,
     GateResult, GateSeverity, NextPhaseSource, ResumeReport, ScopeDelta, TriggerCategory,
@@ -85,23 +86,11 @@ pub(crate) fn report(
                 valid: false,
                 problems: nothing_to_approve(),
             }),
-            ApprovalSource::HarnessIgnored { location, reason } => candidates.push(Candidate {
-                source: Origin::Harness,
-                location: location.clone(),
-                record: None,
-                valid: false,
-                problems: vec![reason.clone()],
-            }),
+            ApprovalSource::HarnessIgnored { location, reason } => candidates.push(
+                Candidate::unanswering_harness_sentinel(location, reason.clone()),
+            ),
             ApprovalSource::HarnessPending { location } => {
-                candidates.push(Candidate {
-                    source: Origin::Harness,
-                    location: location.clone(),
-                    record: None,
-                    valid: false,
-                    problems: vec![format!(
-                        "the harness request `{location}` is pending: no `.granted` sentinel was written after it"
-                    )],
-                });
+                candidates.push(Candidate::pending_harness_request(location));
                 pending.get_or_insert(location);
             }
         }
@@ -265,16 +254,8 @@ fn denial(
                 stale_fields: Vec::new(),
                 failed_entry_fields: Vec::new(),
             },
-            risk_classification: phases
-                .iter()
-                .map(|p| p.risk())
-                .max()
-                .unwrap_or(RiskClass::Low),
-            side_effect_class: phases
-                .iter()
-                .map(|p| p.side_effect_class())
-                .max()
-                .unwrap_or(SideEffects::None),
+            risk_classification: highest_risk(&phases),
+            side_effect_class: strongest_side_effect(&phases),
             policy_basis: ApprovalPolicy::Human,
             authorization_statement: format!(
                 "Approving authorizes pipeline `{pipeline_id}` to resume from checkpoint `{}`. The contract declares no checkpoint specs, so nothing binds the approval to what the run does next.",
