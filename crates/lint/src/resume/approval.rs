@@ -154,7 +154,7 @@ impl Origin {
         match self {
             Origin::Context => "the context, written by the run",
             Origin::File => "an approvals file",
-            Origin::Harness => "a harness grant",
+            Origin::Harness => "the harness directory",
             Origin::Interactive => "the operator, on the terminal",
         }
     }
