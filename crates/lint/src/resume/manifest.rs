@@ -1174,6 +1174,9 @@ fn at_stash_base(
 }
 
 /// What to do next, by question and what was found.
+// Each argument is one finding of the check; a struct of them would only
+// be built for this call.
+#[allow(clippy::too_many_arguments)]
 fn next_steps(
     m: &Manifest<'_>,
     question: Question,

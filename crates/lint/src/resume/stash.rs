@@ -545,7 +545,7 @@ fn what_apply_writes(
                 "`core.fsmonitor` is `{}`: git runs it when it refreshes the index (git config core.fsmonitor false)",
                 first_line(&value)
             ));
-        } else if lower == "core.autocrlf" && !off && value.to_ascii_lowercase() != "input" {
+        } else if lower == "core.autocrlf" && !off && !value.eq_ignore_ascii_case("input") {
             acting.push(format!(
                 "`core.autocrlf` is `{value}`: git converts line endings on checkout (git config core.autocrlf false)"
             ));
