@@ -398,7 +398,9 @@ fn evidence_that_does_not_mention_the_checkpoint_warns() {
         ])
     );
     // An anchor object that names it counts.
-    let mut anchored = project.manifest("git_stash", SCOPE);
+    // (The same checkpoint: a second stash would hold the untracked
+    // manifest.json too.)
+    let mut anchored = manifest.clone();
     anchored["evidence_anchors"] = json!([{"checkpoint": "ckpt-7"}]);
     assert!(report_warnings(&project, &anchored).is_empty());
 }
@@ -996,7 +998,7 @@ fn after_a_mutation_the_checkpoint_is_still_a_rollback_point_until_its_stash_goe
     assert_eq!(rollback["changed_files"], json!(["config.toml"]));
     assert_eq!(rollback["problems"], json!([]));
     assert!(
-        strings(&rollback["next_steps"])[1].contains("discard the changes to `config.toml` first"),
+        strings(&rollback["next_steps"])[1].contains("first run `git checkout -- config.toml`"),
         "{rollback}"
     );
     // Another stash pushed since: stash@{0} is no longer the checkpoint.
@@ -1198,13 +1200,16 @@ fn a_hostile_repository_or_environment_cannot_run_code_or_redirect_git() {
         )
         .output()
         .unwrap();
+    // phaselint runs none of it; the `git stash apply` it would advise
+    // runs the fsmonitor, so that blocks.
+    let stdout = String::from_utf8_lossy(&output.stdout);
     assert_eq!(
         output.status.code(),
-        Some(0),
-        "{}{}",
-        String::from_utf8_lossy(&output.stdout),
+        Some(1),
+        "{stdout}{}",
         String::from_utf8_lossy(&output.stderr)
     );
+    assert!(stdout.contains("`core.fsmonitor` is `touch "), "{stdout}");
     assert!(!marker.exists(), "something ran the payload");
 }
 
@@ -1392,5 +1397,197 @@ fn the_skills_example_2_records_a_placeholder_and_its_cp_restores() {
     assert_eq!(
         check("2026-03-01T12:00:00Z", "rollback")[0],
         "the checkpoint expired at 2024-01-16T15:00:00Z: it is stale, and restoring it may lose later work"
+    );
+}
+
+/// The problems of the check with `--for QUESTION` that mention `text`.
+fn problems_with(report: &Value, text: &str) -> Vec<String> {
+    strings(&report["problems"])
+        .into_iter()
+        .filter(|p| p.contains(text))
+        .collect()
+}
+
+#[test]
+fn configuration_attributes_or_hooks_that_act_when_the_stash_is_applied_block() {
+    let project = Project::new();
+    let manifest = project.manifest("git_stash", SCOPE);
+    asked(&project, &manifest, "rollback", 0);
+    let marker = project.path().join("RAN_CODE");
+    // A smudge filter: `git stash apply` would run it and write its output.
+    std::fs::write(
+        project.path().join(".git/info/attributes"),
+        "src/app.py filter=evil\n",
+    )
+    .unwrap();
+    let payload = format!("sh -c 'touch {}; sed s/v1/EVIL/'", marker.display());
+    git(project.path(), &["config", "filter.evil.smudge", &payload]);
+    for question in ["rollback", "mutate"] {
+        let report = asked(&project, &manifest, question, 1);
+        let found = problems_with(&report, "would not just write the bytes");
+        assert_eq!(found.len(), 1, "{report}");
+        assert!(
+            found[0].contains("the filter driver `filter.evil.smudge`")
+                && found[0].contains("the attribute `filter=evil` is set for `src/app.py`"),
+            "{found:?}"
+        );
+    }
+    // The attribute alone still names a filter.
+    git(project.path(), &["config", "--unset", "filter.evil.smudge"]);
+    let report = asked(&project, &manifest, "rollback", 1);
+    assert_eq!(
+        problems_with(&report, "the filter driver").len(),
+        0,
+        "{report}"
+    );
+    assert_eq!(problems_with(&report, "`filter=evil`").len(), 1, "{report}");
+    std::fs::remove_file(project.path().join(".git/info/attributes")).unwrap();
+    asked(&project, &manifest, "rollback", 0);
+    // Attributes of the work tree that convert on checkout, without any
+    // configuration.
+    for attributes in [
+        "config.toml eol=crlf\n",
+        "*.py ident\n",
+        "*.toml working-tree-encoding=UTF-16\n",
+        "* text\n",
+    ] {
+        project.write(".gitattributes", attributes);
+        let report = asked(&project, &manifest, "rollback", 1);
+        assert_eq!(
+            problems_with(&report, "the attribute `").len(),
+            1,
+            "{attributes}: {report}"
+        );
+    }
+    project.write(".gitattributes", "* -text\n");
+    asked(&project, &manifest, "rollback", 0);
+    // Hooks `git stash apply` runs (post-index-change, reference-transaction).
+    let hooks = project.path().join("hooks-elsewhere");
+    std::fs::create_dir(&hooks).unwrap();
+    std::fs::write(hooks.join("reference-transaction"), "#!/bin/sh\n").unwrap();
+    git(
+        project.path(),
+        &["config", "core.hooksPath", hooks.to_str().unwrap()],
+    );
+    let report = asked(&project, &manifest, "rollback", 1);
+    assert_eq!(
+        problems_with(&report, "the hook `reference-transaction` is installed").len(),
+        1,
+        "{report}"
+    );
+    git(project.path(), &["config", "--unset", "core.hooksPath"]);
+    std::fs::write(
+        project.path().join(".git/hooks/post-index-change"),
+        "#!/bin/sh\n",
+    )
+    .unwrap();
+    let report = asked(&project, &manifest, "rollback", 1);
+    assert_eq!(
+        problems_with(&report, "the hook `post-index-change` is installed").len(),
+        1,
+        "{report}"
+    );
+    assert!(!marker.exists(), "phaselint ran the filter");
+}
+
+#[test]
+fn a_stash_that_also_writes_files_outside_the_scope_is_no_rollback_point() {
+    let project = Project::new();
+    // The stash (with untracked files) also holds a changed config.toml
+    // and a new .envrc; the scope is src/app.py only.
+    project.write("config.toml", "level = 9\n");
+    project.write(".envrc", "export PATH=.:$PATH\n");
+    let manifest = project.manifest("git_stash", &["src/app.py"]);
+    let rollback = asked(&project, &manifest, "rollback", 1);
+    assert_eq!(
+        rollback["stash"]["paths_outside_scope"],
+        json!(["config.toml", ".envrc"])
+    );
+    assert_eq!(
+        problems_with(&rollback, "outside the checkpoint's scope"),
+        [format!(
+            "applying `stash@{{0}}` also writes 2 paths outside the checkpoint's scope: `config.toml`, `.envrc`: a rollback with it restores those too (drop them from the stash, or restore only the scope files: `git checkout {} -- FILE...`)",
+            rollback["stash"]["commit"].as_str().unwrap()
+        )]
+    );
+    // Before a mutation it is said, and does not block.
+    let mutate = asked(&project, &manifest, "mutate", 0);
+    assert_eq!(mutate["problems"], json!([]));
+    assert!(
+        strings(&mutate["warnings"])
+            .iter()
+            .any(|w| w.contains("also writes 2 paths outside the checkpoint's scope")),
+        "{mutate}"
+    );
+}
+
+#[test]
+fn a_scope_file_head_changed_that_the_stash_does_not_hold_is_not_restored_by_it() {
+    let project = Project::new();
+    // The stash holds src/app.py's change; config.toml is as committed.
+    let manifest = project.manifest("git_stash", SCOPE);
+    asked(&project, &manifest, "rollback", 0);
+    // The run commits a change to config.toml: `git stash apply` would
+    // leave it so.
+    project.write("config.toml", "level = 2\n");
+    git(project.path(), &["add", "config.toml"]);
+    git(project.path(), &["commit", "-q", "-m", "the run's change"]);
+    let rollback = asked(&project, &manifest, "rollback", 1);
+    let base = rollback["stash"]["base"].as_str().unwrap();
+    let found = problems_with(&rollback, "changed in HEAD");
+    assert_eq!(found.len(), 1, "{rollback}");
+    assert!(
+        found[0].starts_with("scope file `config.toml` changed in HEAD (")
+            && found[0].ends_with(&format!(
+                "the stash holds no change to it, so `git stash apply` leaves it as HEAD has it, not as checkpointed: restore it with `git checkout {base} -- config.toml` (or reset to {base}) before applying"
+            )),
+        "{found:?}"
+    );
+}
+
+#[test]
+fn the_rollback_advice_removes_untracked_scope_files_and_restores() {
+    let project = Project::new();
+    project.write("u.txt", "untracked at the checkpoint\n");
+    let files = ["src/app.py", "u.txt"];
+    let manifest = project.manifest("git_stash", &files);
+    // The run changes both.
+    project.write("src/app.py", "print('v2')\n");
+    project.write("u.txt", "changed by the run\n");
+    let rollback = asked(&project, &manifest, "rollback", 0);
+    let steps = strings(&rollback["next_steps"]);
+    assert!(
+        steps[1].contains(
+            "first run `git checkout -- src/app.py` and `rm -- u.txt` (the tracked files back to the committed version, the untracked ones removed), then `git stash apply stash@{0}`"
+        ),
+        "{steps:?}"
+    );
+    // The advice, followed, restores the checkpoint.
+    git(project.path(), &["checkout", "--", "src/app.py"]);
+    std::fs::remove_file(project.path().join("u.txt")).unwrap();
+    git(project.path(), &["stash", "apply", "-q", "stash@{0}"]);
+    let after = asked(&project, &manifest, "mutate", 0);
+    assert_eq!(after["changed_files"], json!([]));
+}
+
+#[cfg(unix)]
+#[test]
+fn a_scope_file_that_is_a_link_to_its_backup_is_called_so() {
+    let project = Project::new();
+    let manifest = project.manifest("file_backup", &["src/app.py"]);
+    project.write(".checkpoints/ckpt-7/src/app.py", "print('v1')\n");
+    report(&project, &manifest, 0);
+    std::fs::remove_file(project.path().join("src/app.py")).unwrap();
+    std::os::unix::fs::symlink(
+        "../.checkpoints/ckpt-7/src/app.py",
+        project.path().join("src/app.py"),
+    )
+    .unwrap();
+    let found = problems(&report(&project, &manifest, 1));
+    assert_eq!(
+        found,
+        [
+            "the backup `.checkpoints/ckpt-7/src/app.py` of `src/app.py` is the live file itself: the scope file `src/app.py` is a symbolic link to it, so a mutation through `src/app.py` writes the backup and there is no copy to restore: make `src/app.py` a regular file and copy it into `.checkpoints/ckpt-7/`"
+        ]
     );
 }

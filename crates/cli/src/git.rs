@@ -1,5 +1,6 @@
 //! The git repository a `git_stash` checkpoint is checked in, read with
-//! the `git` command's plumbing (`rev-parse`, `cat-file`, `ls-tree`) for
+//! the `git` command's plumbing (`rev-parse`, `cat-file`, `ls-tree`,
+//! `diff-tree`, `config`, `check-attr`) for
 //! `phaselint_lint::resume::GitRepository`. The lint crate decides; this
 //! file only runs git and reads what it prints.
 //!
@@ -49,6 +50,10 @@ const STDERR_BYTES: u64 = 16 * 1024;
 /// Paths asked of one `ls-tree` (its arguments stay far below the
 /// system's limit).
 const PATHS_PER_LS_TREE: usize = 500;
+/// Bytes of one path git prints (far above any system's path limit).
+const PATH_BYTES: u64 = 64 * 1024;
+/// Bytes of configuration or attributes read for one question.
+const CONFIG_BYTES: u64 = 4 * 1024 * 1024;
 
 /// The repository at a root, read through one `git` found on `PATH`.
 pub struct GitCli {
@@ -521,6 +526,164 @@ impl GitRepository for GitCli {
             Ok(hashed)
         })
         .map_err(|f| f.message("cat-file"))
+    }
+    fn changed_paths(
+        &self,
+        from: Option<&str>,
+        to: &str,
+        max: usize,
+    ) -> Result<Vec<String>, String> {
+        for id in from.iter().chain([&to]) {
+            if !is_object_id(id) {
+                return Err(format!("`{id}` is not an object id"));
+            }
+        }
+        let args: Vec<&str> = match from {
+            Some(from) => vec![
+                "diff-tree",
+                "-r",
+                "-z",
+                "--no-renames",
+                "--no-ext-diff",
+                "--no-textconv",
+                "--name-only",
+                from,
+                to,
+                "--",
+            ],
+            None => vec![
+                "ls-tree",
+                "-r",
+                "-z",
+                "--name-only",
+                "--full-tree",
+                to,
+                "--",
+            ],
+        };
+        let what = args.first().copied().unwrap_or_default();
+        self.run(&args, None, |out| {
+            let mut paths = Vec::new();
+            loop {
+                let mut path = Vec::new();
+                let read = out
+                    .take(PATH_BYTES)
+                    .read_until(0, &mut path)
+                    .map_err(|e| format!("cannot read git's output: {e}"))?;
+                if read == 0 {
+                    break;
+                }
+                if path.last() == Some(&0) {
+                    path.pop();
+                } else if read as u64 >= PATH_BYTES {
+                    return Err("git printed a path longer than any path can be".into());
+                }
+                if paths.len() > max {
+                    // Cut off: the rest is drained and dropped.
+                    std::io::copy(out, &mut std::io::sink())
+                        .map_err(|e| format!("cannot read git's output: {e}"))?;
+                    break;
+                }
+                paths.push(String::from_utf8_lossy(&path).into_owned());
+            }
+            Ok(paths)
+        })
+        .map_err(|f| f.message(what))
+    }
+
+    fn config_entries(&self, pattern: &str) -> Result<Vec<(String, String)>, String> {
+        let answer = self.run(
+            &["config", "-z", "--show-scope", "--get-regexp", pattern],
+            None,
+            |out| {
+                let mut bytes = Vec::new();
+                out.take(CONFIG_BYTES + 1)
+                    .read_to_end(&mut bytes)
+                    .map_err(|e| format!("cannot read git's output: {e}"))?;
+                if bytes.len() as u64 > CONFIG_BYTES {
+                    return Err("git printed more configuration than any is expected".into());
+                }
+                Ok(bytes)
+            },
+        );
+        let bytes = match answer {
+            Ok(bytes) => bytes,
+            // Exit 1: no entry matches.
+            Err(GitFailure::Exit { code: Some(1), .. }) => return Ok(Vec::new()),
+            Err(failure) => return Err(failure.message("config")),
+        };
+        let fields: Vec<&[u8]> = bytes.split(|&b| b == 0).collect();
+        let mut entries = Vec::new();
+        // `scope NUL name LF value NUL`, each.
+        for pair in fields.chunks(2) {
+            let [scope, entry] = pair else {
+                continue;
+            };
+            // phaselint's own `-c` options are no configuration of the
+            // repository.
+            if *scope == b"command" {
+                continue;
+            }
+            let entry = String::from_utf8_lossy(entry);
+            let (name, value) = entry.split_once('\n').unwrap_or((&entry, ""));
+            entries.push((name.to_string(), value.to_string()));
+        }
+        Ok(entries)
+    }
+
+    fn path_attributes(&self, paths: &[String]) -> Result<Vec<(String, String, String)>, String> {
+        let mut found = Vec::new();
+        for chunk in paths.chunks(PATHS_PER_LS_TREE) {
+            let mut args = vec!["check-attr", "-z", "-a", "--"];
+            args.extend(chunk.iter().map(String::as_str));
+            let bytes = self
+                .run(&args, None, |out| {
+                    let mut bytes = Vec::new();
+                    out.take(CONFIG_BYTES + 1)
+                        .read_to_end(&mut bytes)
+                        .map_err(|e| format!("cannot read git's output: {e}"))?;
+                    if bytes.len() as u64 > CONFIG_BYTES {
+                        return Err("git printed more attributes than any are expected".into());
+                    }
+                    Ok(bytes)
+                })
+                .map_err(|f| f.message("check-attr"))?;
+            let fields: Vec<&[u8]> = bytes.split(|&b| b == 0).collect();
+            // `path NUL attribute NUL value NUL`, each.
+            for triple in fields.chunks(3) {
+                if let [path, attribute, value] = triple {
+                    found.push((
+                        String::from_utf8_lossy(path).into_owned(),
+                        String::from_utf8_lossy(attribute).into_owned(),
+                        String::from_utf8_lossy(value).into_owned(),
+                    ));
+                }
+            }
+        }
+        Ok(found)
+    }
+
+    fn hooks_present(&self, names: &[&str]) -> Result<Vec<String>, String> {
+        let mut present = Vec::new();
+        for name in names {
+            let hook = format!("hooks/{name}");
+            let path = self
+                .run(&["rev-parse", "--git-path", &hook], None, |out| {
+                    read_line(out, PATH_BYTES)?.ok_or_else(|| "git printed no path".to_string())
+                })
+                .map_err(|f| f.message("rev-parse"))?;
+            let path = PathBuf::from(String::from_utf8_lossy(&path).into_owned());
+            let path = if path.is_absolute() {
+                path
+            } else {
+                self.root.join(path)
+            };
+            // A link or any file there counts: git runs what it finds.
+            if std::fs::symlink_metadata(&path).is_ok() {
+                present.push((*name).to_string());
+            }
+        }
+        Ok(present)
     }
 }
 

@@ -841,6 +841,8 @@ pub fn check_manifest(
     let mut stored_hash = None;
     let mut actual_hash = None;
     let mut reverted_by_stash_push = false;
+    // Scope files the stash holds as untracked files.
+    let mut untracked: Vec<String> = Vec::new();
     if let Some(state) = &input.state {
         let (keys, hashed) = state_hash(state, &m.state_keys);
         state_keys = keys;
@@ -878,6 +880,17 @@ pub fn check_manifest(
                 let (check, restore) = stash_of(&m, git, hash_shape)?;
                 stored_problems.extend(check.problems);
                 warnings.extend(check.warnings);
+                match input.question {
+                    Question::Rollback => stored_problems.extend(check.rollback_problems),
+                    Question::Mutate => warnings.extend(check.rollback_problems),
+                }
+                untracked = m
+                    .files
+                    .iter()
+                    .zip(&check.untracked)
+                    .filter(|(_, u)| **u)
+                    .map(|(f, _)| f.to_string())
+                    .collect();
                 if input.question == Question::Rollback && restore.is_some_and(|r| r.pop) {
                     warnings.push("the restore command is `git stash pop`, which drops the stash once it applies: the rollback skill says never to delete a checkpoint until the rollback is verified; `git stash apply` keeps it".into());
                 }
@@ -961,6 +974,8 @@ pub fn check_manifest(
         reverted_by_stash_push,
         stash.as_ref(),
         &changed_files,
+        &untracked,
+        &scope,
     );
     let mut problems = record;
     problems.extend(stored_problems);
@@ -1159,6 +1174,9 @@ fn at_stash_base(
 }
 
 /// What to do next, by question and what was found.
+// Each argument is one finding of the check; a struct of them would only
+// be built for this call.
+#[allow(clippy::too_many_arguments)]
 fn next_steps(
     m: &Manifest<'_>,
     question: Question,
@@ -1167,6 +1185,8 @@ fn next_steps(
     reverted_by_stash_push: bool,
     stash: Option<&StashInfo>,
     changed: &[String],
+    untracked: &[String],
+    scope: &[ScopeFile],
 ) -> Vec<String> {
     let restore = m.restore_command.trim();
     let changed_list = crate::diagnostic::code_list(changed.iter().take(20));
@@ -1199,10 +1219,35 @@ fn next_steps(
                     format!(" ({} changed since the checkpoint)", changed_list)
                 }
             )];
-            if m.kind == "git_stash" && !changed.is_empty() {
-                steps.push(format!(
-                    "`git stash` merges the stash onto the work tree and will not overwrite local changes: discard the changes to {changed_list} first (`git checkout -- FILE...` brings back the committed version), then run `{restore}`"
-                ));
+            if m.kind == "git_stash" {
+                // Tracked files changed are checked out; untracked ones
+                // that exist are removed (`git stash apply` creates them,
+                // and refuses to overwrite one).
+                let tracked: Vec<&String> =
+                    changed.iter().filter(|f| !untracked.contains(f)).collect();
+                let present: Vec<&String> = untracked
+                    .iter()
+                    .filter(|f| scope.iter().any(|s| &s.path == *f && s.exists))
+                    .collect();
+                let mut commands = Vec::new();
+                if !tracked.is_empty() {
+                    commands.push(format!(
+                        "`git checkout -- {}`",
+                        tracked.iter().map(|f| shell_word(f)).collect::<Vec<_>>().join(" ")
+                    ));
+                }
+                if !present.is_empty() {
+                    commands.push(format!(
+                        "`rm -- {}`",
+                        present.iter().map(|f| shell_word(f)).collect::<Vec<_>>().join(" ")
+                    ));
+                }
+                if !commands.is_empty() {
+                    steps.push(format!(
+                        "`git stash` merges the stash onto the work tree and will not overwrite local changes nor an existing file the stash holds as untracked: first run {} (the tracked files back to the committed version, the untracked ones removed), then `{restore}`",
+                        commands.join(" and ")
+                    ));
+                }
             }
             steps
         }
@@ -1214,6 +1259,21 @@ fn next_steps(
                 format!("the changed files ({changed_list})")
             }
         )],
+    }
+}
+
+/// A path as one shell word: as it is when it holds only characters no
+/// shell reads specially, else in single quotes.
+fn shell_word(path: &str) -> String {
+    if !path.is_empty()
+        && path
+            .bytes()
+            .all(|b| b.is_ascii_alphanumeric() || b"._-/+@%=:,".contains(&b))
+        && !path.starts_with('-')
+    {
+        path.to_string()
+    } else {
+        format!("'{}'", path.replace('\'', "'\\''"))
     }
 }
 
@@ -1282,9 +1342,21 @@ fn backups(
         match found {
             Some((candidate, hashed)) => {
                 if let Some(live_path) = hashed.id.and_then(|id| live.get(&id)) {
-                    problems.push(format!(
-                        "the backup `{candidate}` of `{listed}` is the live file `{live_path}` itself (the same device and inode: a hard link), so there is no copy to restore: copy the file into `{folder}/` instead"
-                    ));
+                    // The live path reached it through a link (followed
+                    // within the root), or is the same inode.
+                    let linked = matches!(
+                        files.hash(live_path, Links::Refused, 0),
+                        Err(ScopeError::Refused(Refusal::Link { .. }))
+                    );
+                    problems.push(if linked {
+                        format!(
+                            "the backup `{candidate}` of `{listed}` is the live file itself: the scope file `{live_path}` is a symbolic link to it, so a mutation through `{live_path}` writes the backup and there is no copy to restore: make `{live_path}` a regular file and copy it into `{folder}/`"
+                        )
+                    } else {
+                        format!(
+                            "the backup `{candidate}` of `{listed}` is the live file `{live_path}` itself (the same device and inode: a hard link), so there is no copy to restore: copy the file into `{folder}/` instead"
+                        )
+                    });
                 } else {
                     stored[i] = Some(hashed.sha256);
                 }

@@ -73,6 +73,28 @@ pub trait GitRepository {
     /// The SHA-256 of each blob's bytes, in order; `Err` when one is over
     /// `max_bytes` or cannot be read.
     fn hash_blobs(&self, blobs: &[String], max_bytes: u64) -> Result<Vec<Hashed>, String>;
+    /// The paths (from the top of the work tree) whose entries differ
+    /// between the trees of `from` and `to`, or every path in `to`'s tree
+    /// when `from` is `None`; at most `max + 1` of them (more is cut off).
+    fn changed_paths(
+        &self,
+        from: Option<&str>,
+        to: &str,
+        max: usize,
+    ) -> Result<Vec<String>, String>;
+    /// The configuration entries whose name matches `pattern` (an extended
+    /// regular expression), from every file git reads (system, global,
+    /// repository, worktree) but not from phaselint's own `-c` options,
+    /// as `(name, value)` in the order git reads them.
+    fn config_entries(&self, pattern: &str) -> Result<Vec<(String, String)>, String>;
+    /// The attributes that are set, unset or given a value for each path
+    /// (`git check-attr -a`: the work tree's `.gitattributes`,
+    /// `.git/info/attributes`, `core.attributesFile`), as
+    /// `(path, attribute, value)`.
+    fn path_attributes(&self, paths: &[String]) -> Result<Vec<(String, String, String)>, String>;
+    /// Which of the hooks `names` exist as files where git looks for hooks
+    /// (`core.hooksPath`, or the repository's `hooks/`).
+    fn hooks_present(&self, names: &[&str]) -> Result<Vec<String>, String>;
 }
 
 /// No repository: a check with no git available, or a checkpoint of
@@ -95,6 +117,18 @@ impl GitRepository for NoRepository {
     fn hash_blobs(&self, _: &[String], _: u64) -> Result<Vec<Hashed>, String> {
         Err("no repository".into())
     }
+    fn changed_paths(&self, _: Option<&str>, _: &str, _: usize) -> Result<Vec<String>, String> {
+        Err("no repository".into())
+    }
+    fn config_entries(&self, _: &str) -> Result<Vec<(String, String)>, String> {
+        Err("no repository".into())
+    }
+    fn path_attributes(&self, _: &[String]) -> Result<Vec<(String, String, String)>, String> {
+        Err("no repository".into())
+    }
+    fn hooks_present(&self, _: &[&str]) -> Result<Vec<String>, String> {
+        Err("no repository".into())
+    }
 }
 
 /// The stash a report names: `ref` as the restore command names it.
@@ -108,6 +142,10 @@ pub struct StashInfo {
     pub message: Option<String>,
     /// The commit the stash was taken on (its first parent).
     pub base: Option<String>,
+    /// Paths (from the top of the work tree) `git stash apply` also
+    /// writes that are not scope files: changed between the base and the
+    /// stash, or in its untracked files.
+    pub paths_outside_scope: Vec<String>,
 }
 
 /// Whether a stash message carries `checkpoint:<id>` as a whole token:
@@ -168,8 +206,16 @@ pub(super) struct StashCheck {
     pub stored: Vec<Option<String>>,
     /// Each scope file's path in the repository's tree.
     pub tree_paths: Vec<Option<String>>,
+    /// Whether each scope file is in the stash as an untracked file (in
+    /// its third parent, not its tree): `git stash apply` creates it, and
+    /// fails when it exists.
+    pub untracked: Vec<bool>,
     /// Problems with the stash: it is no valid rollback point.
     pub problems: Vec<String>,
+    /// What makes `git stash apply` restore something else than the
+    /// checkpoint (files outside the scope, scope files HEAD changed):
+    /// problems for a rollback, warnings before a mutation.
+    pub rollback_problems: Vec<String>,
     pub warnings: Vec<String>,
 }
 
@@ -189,11 +235,13 @@ pub(super) fn check_stash(
     let mut check = StashCheck {
         stored: vec![None; files.len()],
         tree_paths: vec![None; files.len()],
+        untracked: vec![false; files.len()],
         info: Some(StashInfo {
             reference: reference.clone(),
             commit: None,
             message: None,
             base: None,
+            paths_outside_scope: Vec::new(),
         }),
         ..StashCheck::default()
     };
@@ -311,6 +359,13 @@ pub(super) fn check_stash(
             .collect();
         if !missing.is_empty() {
             for (path, entry) in git.tree_entries(untracked, &missing)? {
+                if let Some(i) = check
+                    .tree_paths
+                    .iter()
+                    .position(|p| p.as_ref() == Some(&path))
+                {
+                    check.untracked[i] = true;
+                }
                 entries.entry(path).or_insert(entry);
             }
         }
@@ -383,7 +438,171 @@ pub(super) fn check_stash(
             ));
         }
     }
+    let head = match head {
+        Revision::Commit(head) => Some(head.id),
+        _ => None,
+    };
+    what_apply_writes(git, &commit, head.as_deref(), &reference, &mut check)?;
     Ok(check)
+}
+
+/// Paths of a stash listed at most (beyond: no verdict is needed, the
+/// list is cut off and says so).
+pub const STASH_PATHS_LISTED: usize = 1000;
+
+/// Hooks `git stash apply` runs (seen with git 2.47: it updates the index
+/// and refs), and those a checkout or merge runs, which it may come to.
+const HOOKS_OF_APPLY: [&str; 4] = [
+    "post-index-change",
+    "reference-transaction",
+    "post-checkout",
+    "post-merge",
+];
+
+/// What `git stash apply`, run in this repository, writes besides the
+/// scope files, what it leaves as HEAD has it, and what in the
+/// repository's configuration, attributes or hooks acts when it writes.
+fn what_apply_writes(
+    git: &dyn GitRepository,
+    commit: &GitCommit,
+    head: Option<&str>,
+    reference: &str,
+    check: &mut StashCheck,
+) -> Result<(), String> {
+    let base = commit
+        .parents
+        .first()
+        .map(String::as_str)
+        .unwrap_or_default();
+    let mut written = git.changed_paths(Some(base), &commit.id, STASH_PATHS_LISTED)?;
+    if let Some(untracked) = commit.parents.get(2) {
+        for path in git.changed_paths(None, untracked, STASH_PATHS_LISTED)? {
+            if !written.contains(&path) {
+                written.push(path);
+            }
+        }
+    }
+    let cut_off = written.len() > STASH_PATHS_LISTED;
+    written.truncate(STASH_PATHS_LISTED);
+    let scope: Vec<&String> = check.tree_paths.iter().flatten().collect();
+    let outside: Vec<String> = written
+        .iter()
+        .filter(|p| !scope.contains(p))
+        .cloned()
+        .collect();
+    if !outside.is_empty() {
+        check.rollback_problems.push(format!(
+            "applying `{reference}` also writes {}{} outside the checkpoint's scope: {}{}: a rollback with it restores those too (drop them from the stash, or restore only the scope files: `git checkout {} -- FILE...`)",
+            outside.len(),
+            if cut_off { " or more paths" } else if outside.len() == 1 { " path" } else { " paths" },
+            crate::diagnostic::code_list(outside.iter().take(20)),
+            if outside.len() > 20 { ", …" } else { "" },
+            commit.id
+        ));
+    }
+    if let Some(info) = &mut check.info {
+        info.paths_outside_scope = outside;
+    }
+
+    // A scope file the stash does not change is left by the apply as HEAD
+    // has it: not as checkpointed when HEAD changed it since the base.
+    if let Some(head) = head.filter(|h| *h != base) {
+        let untouched: Vec<String> = scope
+            .iter()
+            .filter(|p| !written.contains(p))
+            .map(|p| (*p).clone())
+            .collect();
+        if !untouched.is_empty() {
+            let at_base = git.tree_entries(base, &untouched)?;
+            let at_head = git.tree_entries(head, &untouched)?;
+            for path in &untouched {
+                if at_base.get(path) != at_head.get(path) {
+                    check.rollback_problems.push(format!(
+                        "scope file `{path}` changed in HEAD ({head}) since the commit `{reference}` was taken on ({base}), and the stash holds no change to it, so `git stash apply` leaves it as HEAD has it, not as checkpointed: restore it with `git checkout {base} -- {path}` (or reset to {base}) before applying"
+                    ));
+                }
+            }
+        }
+    }
+
+    // What acts when git writes these paths in the work tree.
+    let mut acting = Vec::new();
+    for (name, value) in git
+        .config_entries(r"^(filter\..+\.(smudge|clean|process)|core\.fsmonitor|core\.autocrlf)$")?
+    {
+        let lower = name.to_ascii_lowercase();
+        let off = matches!(
+            value.to_ascii_lowercase().as_str(),
+            "false" | "no" | "off" | "0" | ""
+        );
+        if lower.starts_with("filter.") {
+            acting.push(format!(
+                "the filter driver `{name}` (`{}`) is configured: git runs it on the files that name it (git config --unset {name})",
+                first_line(&value)
+            ));
+        } else if lower == "core.fsmonitor" && !off {
+            acting.push(format!(
+                "`core.fsmonitor` is `{}`: git runs it when it refreshes the index (git config core.fsmonitor false)",
+                first_line(&value)
+            ));
+        } else if lower == "core.autocrlf" && !off && !value.eq_ignore_ascii_case("input") {
+            acting.push(format!(
+                "`core.autocrlf` is `{value}`: git converts line endings on checkout (git config core.autocrlf false)"
+            ));
+        }
+    }
+    let mut paths: Vec<String> = scope.iter().map(|p| (*p).clone()).collect();
+    paths.extend(written.iter().filter(|p| !scope.contains(p)).cloned());
+    let mut by_attribute: Vec<(String, Vec<String>)> = Vec::new();
+    if !paths.is_empty() {
+        for (path, attribute, value) in git.path_attributes(&paths)? {
+            let converts = match attribute.as_str() {
+                "filter" | "ident" | "working-tree-encoding" | "eol" | "text" | "crlf" => {
+                    value != "unset" && value != "unspecified"
+                }
+                // A merge driver of the configuration runs a command.
+                "merge" => !matches!(
+                    value.as_str(),
+                    "set" | "unset" | "unspecified" | "text" | "binary" | "union"
+                ),
+                _ => false,
+            };
+            if converts {
+                let shown = if value == "set" {
+                    attribute.clone()
+                } else {
+                    format!("{attribute}={value}")
+                };
+                match by_attribute.iter_mut().find(|(a, _)| *a == shown) {
+                    Some((_, on)) => on.push(path),
+                    None => by_attribute.push((shown, vec![path])),
+                }
+            }
+        }
+    }
+    for (attribute, on) in &by_attribute {
+        acting.push(format!(
+            "the attribute `{attribute}` is set for {}{} (in `.gitattributes`, `.git/info/attributes` or `core.attributesFile`): git converts or filters these files as it writes them",
+            crate::diagnostic::code_list(on.iter().take(10)),
+            if on.len() > 10 { ", …" } else { "" }
+        ));
+    }
+    let hooks = git.hooks_present(&HOOKS_OF_APPLY)?;
+    if !hooks.is_empty() {
+        acting.push(format!(
+            "the hook{} {} {} installed: `git stash apply` runs them",
+            if hooks.len() == 1 { "" } else { "s" },
+            crate::diagnostic::code_list(hooks.iter()),
+            if hooks.len() == 1 { "is" } else { "are" }
+        ));
+    }
+    if !acting.is_empty() {
+        check.problems.push(format!(
+            "`git stash apply` in this repository would not just write the bytes `{reference}` holds: {}. Remove what acts (the configuration, the attribute, the hook) before restoring, or restore in a clean clone of the repository",
+            acting.join("; ")
+        ));
+    }
+    Ok(())
 }
 
 /// Where else in the stash list the checkpoint's stash is, as a clause
