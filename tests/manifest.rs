@@ -1394,3 +1394,108 @@ fn the_skills_example_2_records_a_placeholder_and_its_cp_restores() {
         "the checkpoint expired at 2024-01-16T15:00:00Z: it is stale, and restoring it may lose later work"
     );
 }
+
+#[test]
+fn a_state_with_a_number_it_cannot_hash_exactly_gets_no_verdict() {
+    let project = Project::new();
+    let manifest = project.manifest("state_snapshot", SCOPE);
+    // Each of these would be read as another number (or as text), so two
+    // different states would hash alike: no verdict, naming where and why.
+    for (file, text, shown) in [
+        (
+            "state.json",
+            r#"{"app": {"mode": 100000000000000000001}}"#,
+            "the number `100000000000000000001` at `app.mode` (line 1) is an integer beyond 64 bits",
+        ),
+        (
+            "state.json",
+            r#"{"app": {"mode": "blue", "rate": 0.10000000000000000001}}"#,
+            "the number `0.10000000000000000001` at `app.rate` (line 1) has more digits than a 64-bit float keeps",
+        ),
+        (
+            "state.yaml",
+            "app:\n  mode: blue\n  limit: .inf\n",
+            "the number `.inf` at `app.limit` (line 3) is not a finite number",
+        ),
+        (
+            "state.yaml",
+            "app:\n  mode: blue\n  limit: .nan\n",
+            "the number `.nan` at `app.limit` (line 3) is not a finite number",
+        ),
+        (
+            "state.yaml",
+            "app:\n  mode: blue\n  limit: 1e400\n",
+            "the number `1e400` at `app.limit` (line 3) is not a finite number",
+        ),
+        (
+            "state.yaml",
+            "app:\n  mode: blue\n  ids: [1, 100000000000000000001]\n",
+            "the number `100000000000000000001` at `app.ids[1]` (line 3) is an integer beyond 64 bits",
+        ),
+        (
+            "state.yaml",
+            "app:\n  mode: blue\n  mask: 0xfffffffffffffffffff\n",
+            "the number `0xfffffffffffffffffff` at `app.mask` (line 3) is an integer beyond 64 bits",
+        ),
+    ] {
+        project.write(file, text);
+        let run = project.check(&manifest, &["--state", file]);
+        assert_eq!(run.code, 3, "{text}: {}{}", run.stdout, run.stderr);
+        assert!(run.stderr.contains(shown), "{text}: {}", run.stderr);
+        let run = phaselint(
+            project.path(),
+            &["manifest-hash", "--state", file, "--key", "app.mode"],
+        );
+        assert_eq!(run.code, 3, "{text}: {}", run.stdout);
+        assert!(run.stderr.contains(shown), "{text}: {}", run.stderr);
+    }
+    // Numbers read exactly hash; a number and the string of its text differ.
+    let hash = |text: &str| {
+        project.write("exact.yaml", text);
+        let run = phaselint(
+            project.path(),
+            &["manifest-hash", "--state", "exact.yaml", "--key", "n"],
+        );
+        assert_eq!(run.code, 0, "{text}: {}", run.stderr);
+        run.stdout
+    };
+    assert_eq!(hash("n: 1.50\n"), hash("n: 1.5e0\n"));
+    assert_ne!(hash("n: 1.5\n"), hash("n: '1.5'\n"));
+    assert_ne!(
+        hash("n: 9223372036854775807\n"),
+        hash("n: '9223372036854775807'\n")
+    );
+    assert_ne!(hash("n: 0.1\n"), hash("n: 0.2\n"));
+}
+
+#[test]
+fn a_state_key_that_reads_two_ways_is_ambiguous() {
+    let project = Project::new();
+    // `a.b.c` is `c` in `b` in `a`, and `c` in the key `a.b`, and the key
+    // `a.b.c`, and `b.c` in `a`: two of them present is no verdict.
+    for state in [
+        r#"{"a.b": {"c": 1}, "a": {"b": {"c": 2}}}"#,
+        r#"{"a": {"b.c": 1, "b": {"c": 2}}}"#,
+        r#"{"a.b.c": 1, "a": {"b.c": 2}}"#,
+    ] {
+        project.write("state.json", state);
+        let run = phaselint(
+            project.path(),
+            &["manifest-hash", "--state", "state.json", "--key", "a.b.c"],
+        );
+        assert_eq!(run.code, 3, "{state}: {}", run.stdout);
+        assert!(
+            run.stderr
+                .contains("state key `a.b.c` names more than one value"),
+            "{state}: {}",
+            run.stderr
+        );
+    }
+    // One reading present: its value.
+    project.write("state.json", r#"{"a.b": {"c": 1}, "a": {"x": 2}}"#);
+    let run = phaselint(
+        project.path(),
+        &["manifest-hash", "--state", "state.json", "--key", "a.b.c"],
+    );
+    assert_eq!(run.code, 0, "{}", run.stderr);
+}
