@@ -405,7 +405,7 @@ fn check_manifest(
     // Held open for the whole check: every scope path is walked from it.
     let files = resume::DiskFiles::open(&root)?;
     let state = match &args.state {
-        Some(state) => Some(read_document(state, "state", Bound::Document)?),
+        Some(state) => Some(read_state(state)?),
         None => None,
     };
     let input = resume::ManifestInput {
@@ -491,7 +491,7 @@ fn state_hash(path: &Path, keys: &[String]) -> Result<String, String> {
             resume::MAX_SCOPE_FILES
         ));
     }
-    let state = read_document(path, "state", Bound::Document).map_err(|NoVerdict(m)| m)?;
+    let state = read_state(path).map_err(|NoVerdict(m)| m)?;
     let keys: Vec<&str> = keys.iter().map(String::as_str).collect();
     resume::state_hash(&state, &keys).1.map_err(|problems| {
         format!(
@@ -788,6 +788,14 @@ pub(crate) fn read_document(
     bound: Bound,
 ) -> Result<serde_json::Value, NoVerdict> {
     parse_document(read_text(path, what, bound)?, what, bound)
+}
+
+/// Reads a state (`--state FILE`): a document whose numbers must be exact.
+fn read_state(path: &Path) -> Result<serde_json::Value, NoVerdict> {
+    let document = read_text(path, "state", Bound::Document)?;
+    let budget = resume::MEMORY_PER_INPUT_BYTE * Bound::Document.bytes();
+    resume::parse_state_within(&document.text, document.format, budget)
+        .map_err(|e| NoVerdict(format!("cannot read the state {}: {e}", document.shown)))
 }
 
 /// Parses a document's text within what it may take in memory.

@@ -41,6 +41,15 @@ pub enum DocumentError {
     Yaml { message: String, line: usize },
     #[error("it cannot be loaded: {0}")]
     Unloadable(String),
+    #[error(
+        "the number `{number}` at `{path}` (line {line}) {why}: a state is hashed exactly, so it cannot hold it; quote it if it is text, or store it as a string of its digits"
+    )]
+    InexactNumber {
+        path: String,
+        number: String,
+        line: usize,
+        why: String,
+    },
     #[error("key `{key}` appears twice in one mapping (line {line})")]
     DuplicateKey { key: String, line: usize },
     #[error(

@@ -86,7 +86,7 @@ pub use staleness::{PROVENANCE_KEY, parse_timestamp};
 pub use stash::{
     GitCommit, GitRepository, NoRepository, Revision, StashInfo, TreeEntry, carries_checkpoint,
 };
-pub use state::{StateKey, state_hash, state_value};
+pub use state::{StateKey, parse_state_within, state_hash, state_value};
 pub use target::{
     ContractError, SUPPRESSED_ERROR_NOTE, Target, contract_errors, target_digest, target_digests,
 };

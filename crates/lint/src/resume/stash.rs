@@ -527,19 +527,19 @@ fn what_apply_writes(
 
     // What acts when git writes these paths in the work tree.
     let mut acting = Vec::new();
-    for (name, value) in git
-        .config_entries(r"^(filter\..+\.(smudge|clean|process)|core\.fsmonitor|core\.autocrlf)$")?
-    {
+    for (name, value) in git.config_entries(r"^(core\.fsmonitor|core\.autocrlf|core\.eol)$")? {
+        // A filter driver acts only on the paths whose `filter` attribute
+        // names it (read below), so one configured for other files (git
+        // lfs, set up globally) is no reason to block.
         let lower = name.to_ascii_lowercase();
         let off = matches!(
             value.to_ascii_lowercase().as_str(),
             "false" | "no" | "off" | "0" | ""
         );
-        if lower.starts_with("filter.") {
-            acting.push(format!(
-                "the filter driver `{name}` (`{}`) is configured: git runs it on the files that name it (git config --unset {name})",
-                first_line(&value)
-            ));
+        if lower == "core.eol" && value.eq_ignore_ascii_case("crlf") {
+            acting.push(
+                "`core.eol` is `crlf`: git converts line endings to CRLF as it writes text files (git config --unset core.eol)".to_string(),
+            );
         } else if lower == "core.fsmonitor" && !off {
             acting.push(format!(
                 "`core.fsmonitor` is `{}`: git runs it when it refreshes the index (git config core.fsmonitor false)",
@@ -556,10 +556,16 @@ fn what_apply_writes(
     let mut by_attribute: Vec<(String, Vec<String>)> = Vec::new();
     if !paths.is_empty() {
         for (path, attribute, value) in git.path_attributes(&paths)? {
+            // Only what changes the bytes written on checkout: a filter, the
+            // `$Id$` expansion, a re-encoding, and conversion to CRLF. `text`
+            // or `eol=lf` alone write a blob's bytes as they are (line
+            // endings are converted to LF when a file is added, not when it
+            // is checked out), so `* text=auto` does not block.
             let converts = match attribute.as_str() {
-                "filter" | "ident" | "working-tree-encoding" | "eol" | "text" | "crlf" => {
+                "filter" | "ident" | "working-tree-encoding" => {
                     value != "unset" && value != "unspecified"
                 }
+                "eol" => value.eq_ignore_ascii_case("crlf"),
                 // A merge driver of the configuration runs a command.
                 "merge" => !matches!(
                     value.as_str(),
