@@ -477,3 +477,48 @@ fn resume_check_interactive_reads_d_as_detail_not_as_a_decline() {
     assert!(screen.contains("Decision: RESUME (exit 0"), "{screen}");
     assert!(run.ok, "{screen}");
 }
+
+/// A checkpoint the resume check cannot judge with this context is
+/// counted, keeps what the contract says of it, and never lets the queue
+/// say that nothing waits.
+#[test]
+fn a_checkpoint_without_a_verdict_is_counted_and_keeps_what_the_contract_says() {
+    let dir = project();
+    std::fs::write(
+        dir.path().join("broken.json"),
+        r#"{"release_plan": "v2", "_cc_propagation": {"release_plan": {"set_at": 5}}}"#,
+    )
+    .unwrap();
+    let listed = queue(dir.path(), &["--context", "broken.json"]);
+    let count = listed["checkpoints"].as_array().unwrap().len();
+    assert_eq!(listed["no_verdict"], count, "{listed}");
+    for item in listed["checkpoints"].as_array().unwrap() {
+        assert_eq!(item["approval_state"], "no_verdict", "{item}");
+        assert!(item["required_policy"].is_string(), "{item}");
+        assert!(item["trigger"].is_string(), "{item}");
+        assert!(
+            !item["resumes_into"].as_array().unwrap().is_empty(),
+            "{item}"
+        );
+    }
+    let run = phaselint(
+        dir.path(),
+        &[
+            "checkpoints",
+            "--no-config",
+            "--contract",
+            "release.contract.yaml",
+            "--context",
+            "broken.json",
+            "--now",
+            NOW,
+        ],
+    );
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    assert!(run.stdout.contains("cannot be checked"), "{}", run.stdout);
+    assert!(
+        !run.stdout.contains("No checkpoint waits"),
+        "{}",
+        run.stdout
+    );
+}

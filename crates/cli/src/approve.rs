@@ -420,6 +420,21 @@ fn approve_interactively(args: &ApproveArgs) -> Result<(), NoVerdict> {
                 .is_none_or(|c| c == &i.checkpoint_id)
         })
         .collect();
+    // A checkpoint the resume check cannot judge is not asked about (no
+    // approval would let it resume), but never passed over in silence.
+    for item in queue.checkpoints.iter().filter(|i| {
+        args.checkpoint
+            .as_ref()
+            .is_none_or(|c| c == &i.checkpoint_id)
+    }) {
+        if let Some(problem) = &item.no_verdict {
+            eprintln!(
+                "Not asked: checkpoint `{}` cannot be checked (resume-check gives no verdict there): {}",
+                inline(&item.checkpoint_id),
+                inline(problem)
+            );
+        }
+    }
     let total = waiting.len();
     eprintln!(
         "{} {} for approval{}",

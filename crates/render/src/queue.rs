@@ -151,7 +151,18 @@ pub fn queue_human(
     }
     writeln!(out)?;
     let total = queue.checkpoints.len();
-    if queue.pending == 0 {
+    if queue.no_verdict > 0 {
+        writeln!(
+            out,
+            "{} of {} cannot be checked (resume-check gives no verdict there, so the run does not resume from {}): see above.",
+            queue.no_verdict,
+            crate::plural(total, "checkpoint", "checkpoints"),
+            if queue.no_verdict == 1 { "it" } else { "them" },
+        )?;
+    }
+    if queue.pending == 0 && queue.no_verdict > 0 {
+        writeln!(out, "No other checkpoint waits for an operator.")?;
+    } else if queue.pending == 0 {
         writeln!(
             out,
             "No checkpoint waits for an operator ({}).",

@@ -47,6 +47,9 @@ pub struct Queue {
     pub context_checked: bool,
     /// How many checkpoints wait for an operator (`pending` items).
     pub pending: usize,
+    /// How many checkpoints cannot be checked (`resume-check` would give
+    /// no verdict there): never "nothing waits".
+    pub no_verdict: usize,
     pub checkpoints: Vec<QueueItem>,
 }
 
@@ -240,24 +243,41 @@ pub fn queue(
                 judge(analysis, &resume, context_checked).map_err(|e| e.to_string())
             }
         };
-        items.push(item.unwrap_or_else(|problem| QueueItem {
-            checkpoint_id: id,
-            phase,
-            resumes_into: Vec::new(),
-            trigger: None,
-            required_policy: None,
-            approval_state: ApprovalState::NoVerdict,
-            approved_by: None,
-            approval_reason: "the checkpoint cannot be checked".into(),
-            pending: false,
-            // `resume-check` would exit 3 here, whatever the context: never
-            // a resume.
-            blocks_now: Some(true),
-            decision: None,
-            failures: Vec::new(),
-            stale_fields: Vec::new(),
-            target_digest: None,
-            no_verdict: Some(problem),
+        items.push(item.unwrap_or_else(|problem| {
+            // What the contract alone says of the checkpoint still holds
+            // when this context or these files cannot be checked.
+            let target = Target::find(analysis, &id).ok();
+            let next = target
+                .as_ref()
+                .map_or_else(Vec::new, |t| t.successor_phases());
+            QueueItem {
+                checkpoint_id: id,
+                phase,
+                resumes_into: next
+                    .iter()
+                    .map(|p| ResumedPhase {
+                        name: p.name.clone(),
+                        side_effects: p.side_effect_class(),
+                        risk_class: p.risk(),
+                    })
+                    .collect(),
+                trigger: target.as_ref().and_then(|t| trigger_category(t, &next)),
+                required_policy: target
+                    .as_ref()
+                    .and_then(|t| required_policy(&t.spec.on_resume, &t.irreversible_next())),
+                approval_state: ApprovalState::NoVerdict,
+                approved_by: None,
+                approval_reason: "the checkpoint cannot be checked".into(),
+                pending: false,
+                // `resume-check` would exit 3 here, whatever the context: never
+                // a resume.
+                blocks_now: Some(true),
+                decision: None,
+                failures: Vec::new(),
+                stale_fields: Vec::new(),
+                target_digest: target.as_ref().map(|t| t.digest.clone()),
+                no_verdict: Some(problem),
+            }
         }));
     }
     Ok(Queue {
@@ -269,6 +289,7 @@ pub fn queue(
         now: request.now.to_string(),
         context_checked,
         pending: items.iter().filter(|i| i.pending).count(),
+        no_verdict: items.iter().filter(|i| i.no_verdict.is_some()).count(),
         checkpoints: items,
     })
 }
