@@ -227,6 +227,11 @@ pub fn resume_readers(data: &[u8]) {
             assert_eq!(listed.len(), keys.len());
             assert_eq!(hash.is_ok(), listed.iter().all(|k| k.sha256.is_some()));
         }
+        // As a state read exactly: a state it accepts is a document the
+        // plain reader reads to the same value (it only refuses more).
+        if let Ok(state) = resume::parse_state_within(text, format, 64 * 1024 * 1024) {
+            assert_eq!(resume::parse_document(text, format).ok(), Some(state));
+        }
     }
     // As a checkpoint's restore command: read only when it holds nothing
     // a shell would expand, redirect or run besides the one command.
