@@ -19,6 +19,8 @@ use std::process::{Command, Stdio};
 use serde_json::{Value, json};
 use tools::{missing, pipe};
 
+#[path = "support/resume_cases.rs"]
+mod resume_cases;
 #[path = "support/tools.rs"]
 mod tools;
 
@@ -177,10 +179,6 @@ for case in json.load(sys.stdin):
 print(json.dumps(problems))
 "#;
 
-const NOW: &str = "2026-03-01T12:00:00Z";
-/// The pipeline fixture, seen from a case folder.
-const PIPELINE_FROM_A_CASE: &str = "../../../fixtures/resume/contracts/pipeline.contract.yaml";
-
 fn repo() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
 }
@@ -215,73 +213,9 @@ fn phaselint(dir: &Path, args: &[String], stdin: Option<&str>) -> Run {
     }
 }
 
-/// A harness grant counts only when it is not older than its request; a
-/// checkout dates files as it likes, so each request with a grant beside
-/// it is dated a minute before the grant (as `tests/resume.rs` does).
-fn date_requests_before_grants(dir: &Path) {
-    let set = |path: &Path, time: std::time::SystemTime| {
-        std::fs::File::options()
-            .write(true)
-            .open(path)
-            .and_then(|file| file.set_modified(time))
-            .unwrap();
-    };
-    let requested =
-        std::time::SystemTime::UNIX_EPOCH + std::time::Duration::from_secs(1_767_225_600);
-    for entry in std::fs::read_dir(dir).unwrap() {
-        let path = entry.unwrap().path();
-        if path.is_dir() {
-            date_requests_before_grants(&path);
-            continue;
-        }
-        let name = path.file_name().unwrap().to_string_lossy().into_owned();
-        let Some(request) = name.strip_suffix(".granted") else {
-            continue;
-        };
-        let request = path.with_file_name(request);
-        let regular = |p: &Path| std::fs::symlink_metadata(p).is_ok_and(|m| m.is_file());
-        if regular(&path) && regular(&request) {
-            set(&request, requested);
-            set(&path, requested + std::time::Duration::from_secs(60));
-        }
-    }
-}
-
-/// The folder's arguments as `tests/resume-cases/README.md` says the
-/// runner builds them, with `--format FORMAT` in place of any format.
+/// The folder's arguments with `--format FORMAT` in place of any format.
 fn case_args(folder: &Path, format: &str) -> Vec<String> {
-    let listed = std::fs::read_to_string(folder.join("args")).unwrap_or_default();
-    let mut given: Vec<String> = Vec::new();
-    let mut lines = listed.lines().filter(|line| !line.is_empty());
-    while let Some(line) = lines.next() {
-        if line == "--format" {
-            lines.next();
-        } else {
-            given.push(line.to_string());
-        }
-    }
-    let mut args = vec!["resume-check".to_string()];
-    if !given.iter().any(|a| a == "--contract") {
-        let contract = if folder.join("contract.yaml").is_file() {
-            "contract.yaml"
-        } else {
-            PIPELINE_FROM_A_CASE
-        };
-        args.extend(["--contract".into(), contract.into()]);
-    }
-    for entry in std::fs::read_dir(folder).unwrap() {
-        let path = entry.unwrap().path();
-        if path.is_file() && path.file_stem().is_some_and(|stem| stem == "context") {
-            let name = path.file_name().unwrap().to_string_lossy().into_owned();
-            args.extend(["--context".into(), name]);
-        }
-    }
-    if !given.iter().any(|a| a == "--now") {
-        args.extend(["--now".into(), NOW.into()]);
-    }
-    args.extend(["--format".into(), format.into()]);
-    args.extend(given);
-    args
+    resume_cases::case_args(folder, Some(format)).unwrap()
 }
 
 /// What the ContextCore result and the JSON report of one run disagree on.
@@ -376,20 +310,14 @@ fn disagreements(result: &Value, report: &Value) -> Vec<String> {
 
 #[test]
 fn every_scenario_folder_prints_what_contextcores_models_serialize() {
-    let cases = repo().join("tests/resume-cases");
-    let mut folders: Vec<PathBuf> = std::fs::read_dir(&cases)
-        .unwrap()
-        .map(|e| e.unwrap().path())
-        .filter(|p| p.is_dir())
-        .collect();
-    folders.sort();
+    let folders = resume_cases::case_folders();
     assert!(folders.len() >= 86, "{folders:?}");
 
     let mut failures = Vec::new();
     let mut results = Vec::new();
     for folder in &folders {
         let name = folder.file_name().unwrap().to_string_lossy().into_owned();
-        date_requests_before_grants(folder);
+        resume_cases::date_harness_requests_before_their_grants(folder);
         let stdin = std::fs::read_to_string(folder.join("stdin")).ok();
         let contextcore = phaselint(folder, &case_args(folder, "contextcore"), stdin.as_deref());
         let report = phaselint(folder, &case_args(folder, "json"), stdin.as_deref());

@@ -17,7 +17,10 @@ use std::process::{Command, Stdio};
 
 use serde_json::{Value, json};
 
-const NOW: &str = "2026-03-01T12:00:00Z";
+#[path = "support/resume_cases.rs"]
+mod resume_cases;
+
+use resume_cases::NOW;
 
 fn repo() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
@@ -1140,9 +1143,6 @@ fn req10_example_contract_when_present() {
 // folder per scenario, all run by one test that names every failing folder.
 // ---------------------------------------------------------------------------
 
-/// The pipeline fixture as seen from a case folder, the working directory.
-const PIPELINE_FROM_A_CASE: &str = "../../../fixtures/resume/contracts/pipeline.contract.yaml";
-
 /// Whether `actual` has what `expected` lists; with `exact`, objects also
 /// have no key that `expected` leaves out.
 fn matches_expected(
@@ -1178,49 +1178,6 @@ fn matches_expected(
     }
 }
 
-/// Every file under `dir` with its bytes, to see that a run changed none.
-fn files_under(dir: &Path) -> std::collections::BTreeMap<PathBuf, Vec<u8>> {
-    let mut files = std::collections::BTreeMap::new();
-    for entry in std::fs::read_dir(dir).unwrap() {
-        let path = entry.unwrap().path();
-        if path.is_dir() {
-            files.extend(files_under(&path));
-        } else {
-            let bytes = std::fs::read(&path).unwrap();
-            files.insert(path, bytes);
-        }
-    }
-    files
-}
-
-/// A harness writes its request `checkpoint-<id>.md` before anyone grants
-/// it, and a grant counts only when it is not older than its request; a
-/// checkout gives files whatever times it likes, so every request under
-/// `folder` that has a grant beside it is dated a minute before the grant.
-fn date_harness_requests_before_their_grants(folder: &Path) {
-    let set = |path: &Path, time: std::time::SystemTime| {
-        std::fs::File::options()
-            .write(true)
-            .open(path)
-            .and_then(|file| file.set_modified(time))
-            .unwrap();
-    };
-    let requested =
-        std::time::SystemTime::UNIX_EPOCH + std::time::Duration::from_secs(1_767_225_600);
-    for (path, _) in files_under(folder) {
-        let name = path.file_name().unwrap().to_string_lossy().into_owned();
-        let Some(request) = name.strip_suffix(".granted") else {
-            continue;
-        };
-        let request = path.with_file_name(request);
-        let regular = |p: &Path| std::fs::symlink_metadata(p).is_ok_and(|m| m.is_file());
-        if regular(&path) && regular(&request) {
-            set(&request, requested);
-            set(&path, requested + std::time::Duration::from_secs(60));
-        }
-    }
-}
-
 /// Runs the case in `folder`; what differs from what the folder expects.
 fn run_case(folder: &Path) -> Vec<String> {
     let read = |name: &str| std::fs::read_to_string(folder.join(name)).ok();
@@ -1228,42 +1185,17 @@ fn run_case(folder: &Path) -> Vec<String> {
         Some(Ok(Value::Object(expected))) => expected,
         _ => return vec!["expected.json is missing or not a JSON object".to_string()],
     };
-    let listed = read("args").unwrap_or_default();
-    let given: Vec<&str> = listed.lines().filter(|line| !line.is_empty()).collect();
-    let mut args = vec!["resume-check"];
-    if !given.contains(&"--contract") {
-        let own = folder.join("contract.yaml").is_file();
-        let contract = if own {
-            "contract.yaml"
-        } else {
-            PIPELINE_FROM_A_CASE
-        };
-        args.extend(["--contract", contract]);
-    }
-    let contexts: Vec<String> = std::fs::read_dir(folder)
-        .unwrap()
-        .map(|entry| entry.unwrap().path())
-        .filter(|path| path.is_file() && path.file_stem().is_some_and(|stem| stem == "context"))
-        .map(|path| path.file_name().unwrap().to_string_lossy().into_owned())
-        .collect();
-    match contexts.as_slice() {
-        [] => {}
-        [context] => args.extend(["--context", context]),
-        more => return vec![format!("more than one context file: {more:?}")],
-    }
-    if !given.contains(&"--now") {
-        args.extend(["--now", NOW]);
-    }
-    if !given.contains(&"--format") {
-        args.extend(["--format", "json"]);
-    }
-    args.extend(&given);
+    let args = match resume_cases::case_args(folder, None) {
+        Ok(args) => args,
+        Err(problem) => return vec![problem],
+    };
+    let args: Vec<&str> = args.iter().map(String::as_str).collect();
 
-    date_harness_requests_before_their_grants(folder);
-    let before = files_under(folder);
+    resume_cases::date_harness_requests_before_their_grants(folder);
+    let before = resume_cases::files_under(folder);
     let run = phaselint_with(folder, &args, read("stdin").as_deref(), &[]);
     let mut problems = Vec::new();
-    if files_under(folder) != before {
+    if resume_cases::files_under(folder) != before {
         problems.push("the run changed the folder's files".to_string());
     }
     match expected.remove("exit") {
@@ -1333,13 +1265,7 @@ fn run_case(folder: &Path) -> Vec<String> {
 
 #[test]
 fn every_scenario_folder_gives_its_expected_report() {
-    let cases = repo().join("tests/resume-cases");
-    let mut folders: Vec<PathBuf> = std::fs::read_dir(&cases)
-        .unwrap()
-        .map(|e| e.unwrap().path())
-        .filter(|p| p.is_dir())
-        .collect();
-    folders.sort();
+    let folders = resume_cases::case_folders();
     assert!(folders.len() >= 86, "{folders:?}");
     let failures: Vec<String> = folders
         .iter()
