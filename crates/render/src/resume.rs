@@ -228,6 +228,17 @@ pub fn resume_human(
         }
     }
 
+    report_verdict(report, contract, context, out)
+}
+
+/// A contract checkpoint's verdict block: its failures, warnings and next
+/// steps, the steps naming the contract and context as the user gave them.
+fn report_verdict(
+    report: &ResumeReport,
+    contract: &str,
+    context: &str,
+    out: &mut impl Write,
+) -> io::Result<()> {
     let next: Vec<String> = report
         .next_steps
         .iter()
@@ -286,19 +297,7 @@ fn nothing_to_check(
             shown_list(&c.problems, "; ")
         )?;
     }
-    let next: Vec<String> = report
-        .next_steps
-        .iter()
-        .map(|step| step.describe(contract, context))
-        .collect();
-    verdict(
-        out,
-        report.decision,
-        report.mode,
-        &report.failures,
-        &report.warnings,
-        &next,
-    )
+    report_verdict(report, contract, context, out)
 }
 
 /// The end of every resume check's report, whatever it checked: the
