@@ -387,6 +387,16 @@ pub struct ResumedPhase {
     pub risk_class: RiskClass,
 }
 
+impl ResumedPhase {
+    pub(crate) fn of(phase: &crate::model::Phase) -> Self {
+        ResumedPhase {
+            name: phase.name.clone(),
+            side_effects: phase.side_effect_class(),
+            risk_class: phase.risk(),
+        }
+    }
+}
+
 /// A person who can approve a resume on the spot.
 pub trait Operator {
     /// Asks for approval; `Ok(Some(name))` when the operator approves,

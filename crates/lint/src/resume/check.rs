@@ -445,19 +445,8 @@ pub(crate) fn question(
         authorization_statement: authorization_statement(target, next, stale_fields),
         trigger: trigger_category(target, next).unwrap_or(TriggerCategory::ApprovalPolicy),
         canonical_request_summary: canonical_request_summary(target, next, now),
-        resumes_into: next
-            .iter()
-            .map(|p| ResumedPhase {
-                name: p.name.clone(),
-                side_effects: p.side_effect_class(),
-                risk_class: p.risk(),
-            })
-            .collect(),
-        reversibility: next
-            .iter()
-            .map(|p| p.side_effect_class())
-            .max()
-            .unwrap_or(SideEffects::None),
+        resumes_into: next.iter().map(|p| ResumedPhase::of(p)).collect(),
+        reversibility: strongest_side_effect(next),
         context_digest: context.map(|c| c.digest.clone()),
         canonical_form: target.canonical_form(analysis)?,
     })

@@ -253,14 +253,7 @@ pub fn queue(
             QueueItem {
                 checkpoint_id: id,
                 phase,
-                resumes_into: next
-                    .iter()
-                    .map(|p| ResumedPhase {
-                        name: p.name.clone(),
-                        side_effects: p.side_effect_class(),
-                        risk_class: p.risk(),
-                    })
-                    .collect(),
+                resumes_into: next.iter().map(|p| ResumedPhase::of(p)).collect(),
                 trigger: target.as_ref().and_then(|t| trigger_category(t, &next)),
                 required_policy: target
                     .as_ref()
@@ -307,14 +300,7 @@ fn judge(
     let mut item = QueueItem {
         checkpoint_id: target.checkpoint_id.clone(),
         phase: target.phase.name.clone(),
-        resumes_into: next
-            .iter()
-            .map(|p| ResumedPhase {
-                name: p.name.clone(),
-                side_effects: p.side_effect_class(),
-                risk_class: p.risk(),
-            })
-            .collect(),
+        resumes_into: next.iter().map(|p| ResumedPhase::of(p)).collect(),
         trigger: trigger_category(&target, &next),
         required_policy: required_policy(&target.spec.on_resume, &irreversible),
         approval_state: ApprovalState::NotRequired,
