@@ -12,6 +12,7 @@ mod operator;
 mod queue;
 mod resume;
 mod rule;
+mod telemetry;
 
 use std::path::PathBuf;
 use std::process::ExitCode;

@@ -139,7 +139,19 @@ impl From<String> for NoVerdict {
     }
 }
 
+/// Runs the check; with an OTLP endpoint configured, exports its span
+/// once the answer is printed (`telemetry.rs`). Without one, no
+/// telemetry code runs beyond reading whether an endpoint is set.
 pub fn run(args: &ResumeCheckArgs) -> u8 {
+    let Some(recording) = crate::telemetry::Recording::start() else {
+        return check_and_answer(args);
+    };
+    let code = check_and_answer(args);
+    recording.finish(args, code);
+    code
+}
+
+fn check_and_answer(args: &ResumeCheckArgs) -> u8 {
     // An option of another kind of check would be silently ignored: the
     // caller believes it asked for something it did not get.
     let misplaced = [
@@ -214,7 +226,7 @@ pub fn run(args: &ResumeCheckArgs) -> u8 {
     if args.format == ResumeFormat::Contextcore {
         let result = check(args).and_then(|report| {
             resume::contextcore::CheckpointResumeResult::try_from(&report)
-                .map(|result| ContextCoreResult(result, report.decision))
+                .map(|result| ContextCoreResult(result, report))
                 .map_err(NoVerdict)
         });
         return answer(args, result, |_, _| Ok(()));
@@ -233,6 +245,7 @@ pub fn run(args: &ResumeCheckArgs) -> u8 {
 /// No verdict: the reason on stderr (and as JSON on stdout with
 /// `--format json`), exit 3.
 pub(crate) fn no_verdict(args: &ResumeCheckArgs, message: &str) -> u8 {
+    crate::telemetry::record_no_verdict(message);
     eprintln!(
         "phaselint: error: {}",
         phaselint_render::terminal::block(message)
@@ -266,6 +279,7 @@ pub(crate) fn answer<R: serde::Serialize + Verdict>(
 ) -> u8 {
     match report {
         Ok(report) => {
+            crate::telemetry::record_report(|| report.telemetry());
             let mut out = std::io::stdout().lock();
             let printed = match args.format {
                 ResumeFormat::Json | ResumeFormat::Contextcore => {
@@ -287,11 +301,9 @@ pub(crate) fn answer<R: serde::Serialize + Verdict>(
 }
 
 /// `--format contextcore`: ContextCore's model of the result, which has no
-/// decision, with the decision that gives the exit code.
-struct ContextCoreResult(
-    resume::contextcore::CheckpointResumeResult,
-    resume::Decision,
-);
+/// decision, with the report it came from (its decision gives the exit
+/// code, its events the telemetry).
+struct ContextCoreResult(resume::contextcore::CheckpointResumeResult, ResumeReport);
 
 impl serde::Serialize for ContextCoreResult {
     fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
@@ -301,13 +313,25 @@ impl serde::Serialize for ContextCoreResult {
 
 impl Verdict for ContextCoreResult {
     fn decision(&self) -> resume::Decision {
-        self.1
+        self.1.decision
+    }
+
+    fn telemetry(&self) -> Option<serde_json::Value> {
+        serde_json::to_value(&self.1).ok()
     }
 }
 
 /// What every resume check's report says: its decision.
 pub(crate) trait Verdict {
     fn decision(&self) -> resume::Decision;
+
+    /// The report as `--format json` prints it, for the exported span.
+    fn telemetry(&self) -> Option<serde_json::Value>
+    where
+        Self: serde::Serialize + Sized,
+    {
+        serde_json::to_value(self).ok()
+    }
 }
 
 impl Verdict for ResumeReport {
