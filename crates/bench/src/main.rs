@@ -8,7 +8,10 @@
 //! phaselint-bench run [--sizes 100,1000,5000] [--runs K] [--topology]
 //!                     [--real PATH] [--phaselint PATH] [--tree-files N]
 //! phaselint-bench lsp [--real PATH] [--phases N] [--phaselint PATH]
+//! phaselint-bench otel [--runs K] [--phaselint PATH] [--rotel PATH]
 //! ```
+
+mod otel;
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, ExitCode, Stdio};
@@ -35,6 +38,10 @@ usage:
       edit-to-diagnostics latency (p50/p95) and server memory of
       `phaselint lsp` on the real contract and a generated N-phase one
       (default 5000)
+  phaselint-bench otel [--runs K] [--phaselint PATH] [--rotel PATH]
+      whole-process `resume-check` with no OTLP endpoint, a refused one and
+      a live rotel collector (ROTEL or --rotel; left out when absent), side
+      by side (default 50 rounds)
 
 run options:
   --sizes       generated contract sizes in phases (default 100,1000,5000)
@@ -54,6 +61,7 @@ fn main() -> ExitCode {
         Some("run") => run_command(&args[1..]),
         Some("parse-only") => parse_only_command(&args[1..]),
         Some("lsp") => lsp_command(&args[1..]),
+        Some("otel") => otel::command(&args[1..]),
         Some("-h" | "--help" | "help") => {
             print!("{USAGE}");
             return ExitCode::SUCCESS;
