@@ -7,7 +7,7 @@ cd "$(dirname "$0")"
 repo=..
 shared=../../shared/corpus
 mkdir -p corpus/analyze corpus/resume_readers corpus/resume_check corpus/lsp_framing corpus/fixes \
-  corpus/manifest_scope corpus/handoff_tables
+  corpus/manifest_scope corpus/handoff_tables corpus/otlp_export
 
 seed() { # target file
   local name
@@ -69,7 +69,18 @@ seed handoff_tables "$tmp"
 printf '%s\n' ' Blocked By |' '| 1 | a \| b | completed | w | |' '| 2 | `c | d` | blocked | - | 1 |' \
   '| 3 | e | pending |' '| 4 | f | pending | - | 2 | x |' '|| 5 | g |' > "$tmp"
 seed handoff_tables "$tmp"
+# The exporter's environment and a collector's answers.
+printf '%s\n' 'OTEL_EXPORTER_OTLP_ENDPOINT=http://127.0.0.1:4318/' 'OTEL_EXPORTER_OTLP_PROTOCOL=http/json' \
+  'OTEL_EXPORTER_OTLP_HEADERS=api-key=a%20b,x=%0d%0aHost: evil,bad name=1' \
+  'OTEL_RESOURCE_ATTRIBUTES=service.name=s,team=a%2Cb' 'OTEL_SERVICE_NAME=orchestrator' \
+  'TRACEPARENT=00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01' 'TRACESTATE=congo=t61' \
+  'checkpoint.stale.field' 'index.snapshot' > "$tmp"
+printf '%s' '---answer---HTTP/1.1 200 OK' >> "$tmp"; seed otlp_export "$tmp"
+printf '%s\n' 'OTEL_EXPORTER_OTLP_TRACES_ENDPOINT=http://[::1]:4318/v1/traces?x=1' 'OTEL_EXPORTER_OTLP_TIMEOUT=300' \
+  'TRACEPARENT=01-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-00-more' > "$tmp"
+printf '%s' '---answer---HTTP/1.1 400 Bad Request' >> "$tmp"; printf '\r\ncontent-length: 5\r\n\r\n\033[2Jx' >> "$tmp"
+seed otlp_export "$tmp"
 rm -f "$tmp"
-for t in analyze resume_readers resume_check lsp_framing fixes manifest_scope handoff_tables; do
+for t in analyze resume_readers resume_check lsp_framing fixes manifest_scope handoff_tables otlp_export; do
   echo "corpus/$t: $(ls "corpus/$t" | wc -l) seeds"
 done

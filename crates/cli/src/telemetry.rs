@@ -43,7 +43,10 @@ impl Recording {
     pub fn start() -> Option<Recording> {
         let (exporter, warnings) = phaselint_otlp::from_env(|name| std::env::var(name).ok());
         for warning in warnings {
-            eprintln!("phaselint: warning: {warning}");
+            eprintln!(
+                "phaselint: warning: {}",
+                phaselint_render::terminal::inline(&warning)
+            );
         }
         let exporter = exporter?;
         RECORDING.with(|r| *r.borrow_mut() = Some(None));
@@ -58,9 +61,12 @@ impl Recording {
         let answer = RECORDING.with(|r| r.borrow_mut().take()).flatten();
         let span = span(args, answer, exit_code, self.start, SystemTime::now());
         if let Err(reason) = self.exporter.export(&span) {
+            // The reason may quote the collector's answer: shown, never
+            // written to the terminal as control sequences.
             eprintln!(
-                "phaselint: warning: could not export the resume check's span to {}: {reason}",
-                self.exporter.url.text
+                "phaselint: warning: could not export the resume check's span to {}: {}",
+                phaselint_render::terminal::inline(&self.exporter.url.text),
+                phaselint_render::terminal::inline(&reason)
             );
         }
     }

@@ -12,6 +12,7 @@
 pub mod fixes;
 pub mod handoff_tables;
 pub mod manifest_scope;
+pub mod otlp_export;
 
 use phaselint_lint::completion::{complete, enum_value_at, key_at, may_be_enum_value};
 use phaselint_lint::config::Settings;
@@ -35,6 +36,7 @@ pub const TARGETS: &[(&str, Check)] = &[
     ("manifest_scope", manifest_scope::manifest_scope),
     ("handoff_tables", handoff_tables::handoff_tables),
     ("fixes", fixes::fixes),
+    ("otlp_export", otlp_export::otlp_export),
 ];
 
 /// Offsets at which positions, completion and hover are exercised: every

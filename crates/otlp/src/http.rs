@@ -147,21 +147,7 @@ pub fn post(
     }
     let mut stream = stream.ok_or(last_error)?;
     let _ = stream.set_nodelay(true);
-    let mut request = format!(
-        "POST {} HTTP/1.1\r\nHost: {}\r\nContent-Type: {content_type}\r\nContent-Length: {}\r\nConnection: close\r\nUser-Agent: phaselint/{}\r\n",
-        url.path,
-        url.authority(),
-        body.len(),
-        env!("CARGO_PKG_VERSION"),
-    );
-    for (name, value) in headers {
-        request.push_str(name);
-        request.push_str(": ");
-        request.push_str(value);
-        request.push_str("\r\n");
-    }
-    request.push_str("\r\n");
-    let mut message = request.into_bytes();
+    let mut message = request_head(url, headers, content_type, body.len()).into_bytes();
     message.extend_from_slice(body);
     stream
         .set_write_timeout(Some(remaining()?))
@@ -195,7 +181,39 @@ pub fn post(
             break;
         }
     }
-    match status_of(&answer) {
+    judge_answer(&answer)
+}
+
+/// The request line and headers of the POST, ending with the blank line.
+/// `Url::parse` and `config` keep CR, LF and other control characters out
+/// of every part, so each header is one line.
+pub fn request_head(
+    url: &Url,
+    headers: &[(String, String)],
+    content_type: &str,
+    length: usize,
+) -> String {
+    let mut head = format!(
+        "POST {} HTTP/1.1\r\nHost: {}\r\nContent-Type: {content_type}\r\nContent-Length: {length}\r\nConnection: close\r\nUser-Agent: phaselint/{}\r\n",
+        url.path,
+        url.authority(),
+        env!("CARGO_PKG_VERSION"),
+    );
+    for (name, value) in headers {
+        head.push_str(name);
+        head.push_str(": ");
+        head.push_str(value);
+        head.push_str("\r\n");
+    }
+    head.push_str("\r\n");
+    head
+}
+
+/// What the collector's answer (as much of it as was read) means: Ok for a
+/// 2xx status, else why not, without control characters (it is printed on
+/// a terminal).
+pub fn judge_answer(answer: &[u8]) -> Result<(), String> {
+    match status_of(answer) {
         Some((code, _)) if (200..300).contains(&code) => Ok(()),
         Some((_, line)) => {
             let body = answer
