@@ -764,3 +764,33 @@ fn nothing_else_exports() {
         other => panic!("something connected to the collector: {other:?}"),
     }
 }
+
+/// `--format contextcore` prints ContextCore's model, which has no events;
+/// the span still carries the report's events, as a JSON run shows them.
+#[test]
+fn a_contextcore_run_exports_the_same_events_as_a_json_run() {
+    let Some(rotel) = Rotel::start() else { return };
+    let folder = case("stale-blocking-field-blocks");
+    let json_args = resume_cases::case_args(&folder, None).unwrap();
+    let as_json = run(&folder, &json_args, &[]);
+    let args = resume_cases::case_args(&folder, Some("contextcore")).unwrap();
+    let alone = run(&folder, &args, &[]);
+    let trace_id = fresh_trace_id();
+    let exported = run(
+        &folder,
+        &args,
+        &exporting(&rotel.endpoint(), "http/protobuf", &trace_id),
+    );
+    assert_eq!(
+        (exported.code, &exported.stdout, &exported.stderr),
+        (alone.code, &alone.stdout, &alone.stderr)
+    );
+    let spans = rotel.spans_of(&trace_id);
+    assert_eq!(spans.len(), 1);
+    // The JSON run's report, with this run's exit code and clock.
+    let reported = Run {
+        stdout: as_json.stdout,
+        ..exported
+    };
+    assert_span_matches_report(&spans[0], &reported, &trace_id, "contract");
+}
