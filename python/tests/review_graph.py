@@ -43,7 +43,7 @@ def publish(state: ReviewState) -> dict:
     return {"published": f"{state['draft']} (reviewed by {state['reviewed_by']})"}
 
 
-def build_graph(checkpointer, *, review_node: str = "review"):
+def build_graph(checkpointer, *, review_node: str = "review", interrupt_before=None):
     """The graph; `review_node` renames the review node (a new version of
     the application that renamed it)."""
     graph = StateGraph(ReviewState)
@@ -56,7 +56,7 @@ def build_graph(checkpointer, *, review_node: str = "review"):
     graph.add_edge("generate", review_node)
     graph.add_edge(review_node, "publish")
     graph.add_edge("publish", END)
-    return graph.compile(checkpointer=checkpointer)
+    return graph.compile(checkpointer=checkpointer, interrupt_before=interrupt_before)
 
 
 def open_saver(path) -> SqliteSaver:

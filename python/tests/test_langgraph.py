@@ -14,11 +14,13 @@ from __future__ import annotations
 
 import importlib
 import json
+import operator
 import os
 import subprocess
 import sys
 from datetime import datetime, timedelta, timezone
 from pathlib import Path
+from typing import Annotated, TypedDict
 
 import pytest
 
@@ -40,6 +42,8 @@ _require("langgraph")
 _require("langgraph.checkpoint.sqlite")
 
 import phaselint  # noqa: E402
+from langgraph.graph import END, START, StateGraph  # noqa: E402
+from langgraph.types import Command, interrupt  # noqa: E402
 from phaselint.langgraph import Pause, guard_resume, pause_of  # noqa: E402
 
 HERE = Path(__file__).resolve().parent
@@ -47,6 +51,17 @@ CONTRACT = HERE / "review.contract.yaml"
 SECOND_PROCESS = HERE / "resume_in_second_process.py"
 sys.path.insert(0, str(HERE))
 from review_graph import build_graph, open_saver  # noqa: E402
+
+class Twice(TypedDict, total=False):
+    topic: str
+    draft: str
+    answers: list
+
+
+class Fan(TypedDict, total=False):
+    topic: str
+    answers: Annotated[list, operator.add]
+
 
 THREAD = "review-1"
 CONFIG = {"configurable": {"thread_id": THREAD}}
@@ -243,3 +258,124 @@ def test_the_state_cannot_vouch_for_its_own_freshness(tmp_path):
     finally:
         saver.conn.close()
     assert refused.value.result.decision == "blocked"
+
+
+def test_an_edited_draft_is_checked_as_edited_and_resumes_once_approved(tmp_path):
+    # graph.update_state() while paused: LangGraph drops the pending
+    # interrupt from the state but Command(resume=...) still answers it; the
+    # guard finds the pause under the update, and the edit's checkpoint is
+    # the draft's stamp.
+    saver = open_saver(tmp_path / "threads.sqlite")
+    try:
+        graph = build_graph(saver)
+        graph.invoke({"topic": "otters"}, CONFIG)
+        graph.update_state(CONFIG, {"draft": "An edited text."}, as_node="generate")
+        pause = pause_of(graph, CONFIG, CONTRACT)
+        assert (pause.checkpoint_id, pause.node, pause.kind) == ("draft_ready", "review", "interrupt")
+        assert pause.context["draft"] == "An edited text."
+        assert pause.context["_cc_propagation"]["draft"]["set_at"] == pause.created_at
+        record = phaselint.approve(CONTRACT, pause.checkpoint_id, approved_by="ana", policy="human",
+                                   context=pause.context)
+        assert guard_resume(graph, CONFIG, CONTRACT, approval=record).decision == "resume"
+        final = graph.invoke(Command(resume=record), CONFIG)
+        assert final["published"] == "An edited text. (reviewed by ana)"
+    finally:
+        saver.conn.close()
+
+
+def test_a_pause_before_a_node_resumes_into_it(tmp_path):
+    saver = open_saver(tmp_path / "threads.sqlite")
+    try:
+        graph = build_graph(saver, interrupt_before=["review"])
+        graph.invoke({"topic": "otters"}, CONFIG)
+        pause = pause_of(graph, CONFIG, CONTRACT)
+        assert (pause.checkpoint_id, pause.node, pause.kind, pause.interrupt_id) == (
+            "draft_ready", "review", "interrupt_before", None)
+        with pytest.raises(phaselint.ResumeRefused, match="approval required"):
+            guard_resume(graph, CONFIG, CONTRACT)
+        record = phaselint.approve(CONTRACT, pause.checkpoint_id, approved_by="ana", policy="human",
+                                   context=pause.context)
+        guard_resume(graph, CONFIG, CONTRACT, approval=record)
+        # The resume value also answers review's interrupt() when it runs.
+        assert graph.invoke(Command(resume=record), CONFIG)["reviewed_by"] == "ana"
+    finally:
+        saver.conn.close()
+
+
+def test_one_approval_does_not_answer_two_interrupts(tmp_path):
+    def generate(state):
+        return {"draft": "text"}
+
+    def review(state):
+        return {"answers": [interrupt("first look"), interrupt("second look")]}
+
+    builder = StateGraph(Twice)
+    builder.add_node("generate", generate)
+    builder.add_node("review", review)
+    builder.add_edge(START, "generate")
+    builder.add_edge("generate", "review")
+    builder.add_edge("review", END)
+    saver = open_saver(tmp_path / "threads.sqlite")
+    try:
+        graph = builder.compile(checkpointer=saver)
+        graph.invoke({"topic": "otters"}, CONFIG)
+        pause = pause_of(graph, CONFIG, CONTRACT)
+        record = phaselint.approve(CONTRACT, pause.checkpoint_id, approved_by="ana", policy="human",
+                                   context=pause.context)
+        guard_resume(graph, CONFIG, CONTRACT, approval=record)
+        graph.invoke(Command(resume=record), CONFIG)
+        assert [i.value for i in graph.get_state(CONFIG).interrupts] == ["second look"]
+        with pytest.raises(phaselint.ResumeRefused, match="already answered an interrupt"):
+            guard_resume(graph, CONFIG, CONTRACT, approval=record)
+    finally:
+        saver.conn.close()
+
+
+def test_several_pending_interrupts_are_refused(tmp_path):
+    builder = StateGraph(Fan)
+    builder.add_node("retrieve", lambda state: {"topic": "otters"})
+    builder.add_node("generate", lambda state: {"answers": [interrupt("draft?")]})
+    builder.add_node("review", lambda state: {"answers": [interrupt("review?")]})
+    builder.add_edge(START, "retrieve")
+    builder.add_edge("retrieve", "generate")
+    builder.add_edge("retrieve", "review")
+    builder.add_edge("generate", END)
+    builder.add_edge("review", END)
+    saver = open_saver(tmp_path / "threads.sqlite")
+    try:
+        graph = builder.compile(checkpointer=saver)
+        graph.invoke({"topic": "otters"}, CONFIG)
+        with pytest.raises(phaselint.ResumeRefused, match="2 interrupts pending") as refused:
+            guard_resume(graph, CONFIG, CONTRACT)
+        assert refused.value.result is None
+    finally:
+        saver.conn.close()
+
+
+def test_a_node_without_a_phase_is_refused(tmp_path):
+    saver = open_saver(tmp_path / "threads.sqlite")
+    try:
+        graph = build_graph(saver)
+        graph.invoke({"topic": "otters"}, CONFIG)
+        with pytest.raises(phaselint.ResumeRefused, match="the contract has no phase `human_check`"):
+            pause_of(graph, CONFIG, CONTRACT, phases={"review": "human_check"})
+    finally:
+        saver.conn.close()
+
+
+def test_importing_phaselint_does_not_import_langgraph():
+    code = "import sys, phaselint; print(any(m == 'langgraph' or m.startswith('langgraph.') for m in sys.modules))"
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert done.stdout.strip() == "False"
+
+
+def test_phaselint_langgraph_without_langgraph_says_how_to_install_it(tmp_path):
+    # A `langgraph` that cannot be imported, first on the path.
+    (tmp_path / "langgraph").mkdir()
+    (tmp_path / "langgraph" / "__init__.py").write_text("raise ImportError('no langgraph here')\n")
+    code = "import phaselint.langgraph"
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join([str(tmp_path), os.environ.get("PYTHONPATH", "")]))
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env)
+    assert done.returncode == 1
+    assert "ImportError: phaselint.langgraph needs LangGraph" in done.stderr
+    assert "pip install langgraph" in done.stderr
