@@ -335,10 +335,7 @@ def pause_of(graph, config, contract, *, phases=None):
 
 
 def _refused(reason, result=None):
-    error = phaselint.ResumeRefused(reason)
-    error.reason = reason
-    error.result = result
-    return error
+    return phaselint.ResumeRefused(reason, result)
 
 
 def _where(pause):
