@@ -61,6 +61,7 @@ except ImportError as error:  # pragma: no cover - exercised without langgraph
         "pip install langgraph (and a checkpointer, e.g. langgraph-checkpoint-sqlite)"
     ) from error
 
+import hashlib
 import os
 import stat
 from collections.abc import Mapping
@@ -84,6 +85,9 @@ _TRIGGER_PREFIX = "branch:to:"
 # The contract is read here only to map the pause to a checkpoint id; the
 # resume check reads it again, with phaselint's own bounds and parser.
 _CONTRACT_BOUND = 32 * 1024 * 1024
+# (kind, path or text digest, identity) -> (phases, checkpoint specs).
+_CONTRACTS = {}
+_CONTRACTS_KEPT = 64
 
 
 @dataclass(frozen=True)
@@ -453,15 +457,32 @@ def _read_contract(contract):
 
     Only to find the checkpoint the pause is at: phaselint's resume check
     reads the contract again and refuses what this reading got wrong (the
-    checkpoint's phase it reports must be the one found here)."""
+    checkpoint's phase it reports must be the one found here). Kept per
+    file identity (device, inode, size, modification time) or per text, so
+    an orchestrator that guards every resume parses a contract once."""
+    if isinstance(contract, str) and "\n" in contract:
+        key = ("text", hashlib.sha256(contract.encode("utf-8", "surrogatepass")).hexdigest())
+        cached = _CONTRACTS.get(key)
+        if cached is None:
+            cached = _contract_outline(contract)
+    else:
+        path = os.fspath(contract)
+        text, identity = _read_bounded(path)
+        key = ("file", path, identity)
+        cached = _CONTRACTS.get(key)
+        if cached is None:
+            cached = _contract_outline(text)
+    if len(_CONTRACTS) >= _CONTRACTS_KEPT:
+        _CONTRACTS.clear()
+    _CONTRACTS[key] = cached
+    return cached
+
+
+def _contract_outline(text):
     import yaml  # LangGraph's langchain-core depends on PyYAML
 
-    if isinstance(contract, str) and "\n" in contract:
-        text = contract
-    else:
-        text = _read_bounded(os.fspath(contract))
     try:
-        document = yaml.safe_load(text)
+        document = yaml.load(text, Loader=getattr(yaml, "CSafeLoader", yaml.SafeLoader))
     except yaml.YAMLError as error:
         raise _refused(f"the contract is not YAML ({error}); `phaselint lint` it") from error
     if not isinstance(document, Mapping) or not isinstance(document.get("phases"), Mapping):
@@ -475,18 +496,22 @@ def _read_contract(contract):
 
 
 def _read_bounded(path):
-    # Never wait on a FIFO, never read past the bound.
+    """The file's text and identity; never waits on a FIFO, never reads past the bound."""
     try:
         descriptor = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
     except OSError as error:
         raise _refused(f"cannot read the contract {path}: {error.strerror}") from error
     with os.fdopen(descriptor, "rb") as file:
-        if not stat.S_ISREG(os.fstat(file.fileno()).st_mode):
+        info = os.fstat(file.fileno())
+        if not stat.S_ISREG(info.st_mode):
             raise _refused(f"the contract {path} is not a regular file")
+        identity = (info.st_dev, info.st_ino, info.st_size, info.st_mtime_ns)
+        if _CONTRACTS.get(("file", path, identity)) is not None:
+            return "", identity
         data = file.read(_CONTRACT_BOUND + 1)
     if len(data) > _CONTRACT_BOUND:
         raise _refused(f"the contract {path} is larger than {_CONTRACT_BOUND} bytes")
-    return data.decode("utf-8", errors="replace")
+    return data.decode("utf-8", errors="replace"), identity
 
 
 def _context(graph, saver, state, saved, parent, phase_of):

@@ -379,3 +379,20 @@ def test_phaselint_langgraph_without_langgraph_says_how_to_install_it(tmp_path):
     assert done.returncode == 1
     assert "ImportError: phaselint.langgraph needs LangGraph" in done.stderr
     assert "pip install langgraph" in done.stderr
+
+
+def test_an_edited_contract_is_read_again(tmp_path):
+    contract = tmp_path / "review.contract.yaml"
+    contract.write_text(CONTRACT.read_text(encoding="utf-8"), encoding="utf-8")
+    saver = open_saver(tmp_path / "threads.sqlite")
+    try:
+        graph = build_graph(saver)
+        graph.invoke({"topic": "otters"}, CONFIG)
+        assert pause_of(graph, CONFIG, contract).checkpoint_id == "draft_ready"
+        contract.write_text(contract.read_text(encoding="utf-8").replace("draft_ready", "draft_done"),
+                            encoding="utf-8")
+        assert pause_of(graph, CONFIG, contract).checkpoint_id == "draft_done"
+        # The contract as YAML text works the same.
+        assert pause_of(graph, CONFIG, contract.read_text(encoding="utf-8")).checkpoint_id == "draft_done"
+    finally:
+        saver.conn.close()
