@@ -307,8 +307,9 @@ _STALE_FIELD_NAMES = {f.name for f in dataclasses.fields(StalenessCheckResult)}
 class ResumeResult:
     """The verdict of one resume check (`phaselint resume-check --format json`).
 
-    Deliberately without `__bool__`: test `result.decision == "resume"` (or
-    `result.passed`), never the object.
+    It has no truth value: `if result:` raises TypeError, so a result is
+    never taken for a permission by accident. Test `result.decision ==
+    "resume"` (or `result.passed`).
     """
 
     checkpoint_id: str
@@ -357,6 +358,11 @@ class ResumeResult:
     def to_gate_result(self) -> dict[str, Any]:
         """ContextCore's GateResult for this check (its `gate_result`)."""
         return json.loads(json.dumps(self._report["gate_result"]))
+
+    def __bool__(self) -> bool:
+        raise TypeError(
+            "a ResumeResult has no truth value: test result.decision == 'resume' (or result.passed)"
+        )
 
     def __repr__(self) -> str:
         return (
@@ -451,10 +457,7 @@ def _to_json(value: Any, what: str) -> str:
 
 
 def _context_json(context: Any) -> str:
-    if not isinstance(context, Mapping):
-        raise InputError(
-            f"the context must be a mapping, found {type(context).__name__}"
-        )
+    # Whether it is a mapping is the check's to say, in the CLI's words.
     return _to_json(context, "context")
 
 

@@ -419,11 +419,21 @@ fn approve(
     })
 }
 
+/// Panics inside the boundary, so a test can see a Rust panic arrive as
+/// `phaselint.PhaselintError` (an `Exception`), not PyO3's PanicException.
+#[pyfunction]
+fn _panic_for_tests(py: Python<'_>) -> PyResult<()> {
+    guarded(py, || -> Result<(), Failure> {
+        panic!("a panic raised on purpose by _panic_for_tests")
+    })
+}
+
 #[pymodule]
 fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(resume_check, m)?)?;
     m.add_function(wrap_pyfunction!(lint, m)?)?;
     m.add_function(wrap_pyfunction!(approve, m)?)?;
+    m.add_function(wrap_pyfunction!(_panic_for_tests, m)?)?;
     m.add("NoVerdict", m.py().get_type::<NoVerdict>())?;
     m.add("InternalError", m.py().get_type::<InternalError>())?;
     m.add("VERSION", env!("CARGO_PKG_VERSION"))?;
