@@ -54,19 +54,21 @@ This module imports LangGraph; ``import phaselint`` does not import it.
 from __future__ import annotations
 
 try:
-    from langgraph.checkpoint.base import BaseCheckpointSaver
+    from langgraph.checkpoint.base import BaseCheckpointSaver, CheckpointTuple
 except ImportError as error:  # pragma: no cover - exercised without langgraph
     raise ImportError(
         "phaselint.langgraph needs LangGraph, which is not installed: "
         "pip install langgraph (and a checkpointer, e.g. langgraph-checkpoint-sqlite)"
     ) from error
 
+import datetime
 import hashlib
+import importlib
 import os
 import stat
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
-from typing import Any, Optional
+from typing import Any, Optional, Union
 
 import phaselint
 
@@ -86,7 +88,7 @@ _TRIGGER_PREFIX = "branch:to:"
 # resume check reads it again, with phaselint's own bounds and parser.
 _CONTRACT_BOUND = 32 * 1024 * 1024
 # (kind, path or text digest, identity) -> (phases, checkpoint specs).
-_CONTRACTS = {}
+_CONTRACTS: dict[tuple[Any, ...], tuple[list[str], list[tuple[str, str]]]] = {}
 _CONTRACTS_KEPT = 64
 
 
@@ -98,7 +100,7 @@ class Pause:
     """The contract checkpoint the thread is paused at (see the module doc)."""
     phase: str
     """That checkpoint's phase: the phase of the node that ran before the pause."""
-    ran: tuple
+    ran: tuple[str, ...]
     """The nodes that ran in the step that wrote the paused checkpoint."""
     node: str
     """The node the thread resumes into."""
@@ -110,18 +112,26 @@ class Pause:
     """The pending interrupt's id (``None`` for a static interrupt)."""
     interrupt_value: Any
     """What the node passed to ``interrupt()`` (``None`` for a static interrupt)."""
-    context: dict
+    context: dict[str, Any]
     """The context the check reads: the state's values and ``_cc_propagation``."""
     langgraph_checkpoint_id: str
     """LangGraph's id of the checkpoint the thread is paused at."""
     created_at: str
     """When LangGraph wrote that checkpoint."""
-    answered: tuple = ()
+    answered: tuple[Any, ...] = ()
     """The resume values already given at that checkpoint (a node that calls
     interrupt() twice stays at one checkpoint)."""
 
 
-def guard_resume(graph, config, contract, *, approval=None, phases=None, now=None):
+def guard_resume(
+    graph: Any,
+    config: Mapping[str, Any],
+    contract: Union[str, "os.PathLike[str]"],
+    *,
+    approval: Optional[Mapping[str, Any]] = None,
+    phases: Optional[Mapping[str, str]] = None,
+    now: Union[None, datetime.datetime, str] = None,
+) -> phaselint.ResumeResult:
     """Run phaselint's resume check for the thread ``config`` names, before
     ``graph.invoke(Command(resume=approval), config)``.
 
@@ -167,7 +177,13 @@ def guard_resume(graph, config, contract, *, approval=None, phases=None, now=Non
     return result
 
 
-def pause_of(graph, config, contract, *, phases=None):
+def pause_of(
+    graph: Any,
+    config: Mapping[str, Any],
+    contract: Union[str, "os.PathLike[str]"],
+    *,
+    phases: Optional[Mapping[str, str]] = None,
+) -> Pause:
     """Where the thread ``config`` names is paused, as a :class:`Pause`.
 
     This is what :func:`guard_resume` checks, and what an approver needs:
@@ -241,8 +257,10 @@ def pause_of(graph, config, contract, *, phases=None):
                 "the guard checks a resume into one node"
             )
         node, interrupt_id, interrupt_value = state.next[0], None, None
-        kind = _static_interrupt(graph, node, ran_at_saved)
-        if kind is None:
+        static = _static_interrupt(graph, node, ran_at_saved)
+        if static is not None:
+            kind = static
+        else:
             # graph.update_state() on a thread paused at an interrupt() writes
             # a checkpoint without the interrupt, and Command(resume=...) still
             # answers it when the node runs again: the pause is the one under
@@ -338,15 +356,15 @@ def pause_of(graph, config, contract, *, phases=None):
     )
 
 
-def _refused(reason, result=None):
+def _refused(reason: str, result: Optional[phaselint.ResumeResult] = None) -> phaselint.ResumeRefused:
     return phaselint.ResumeRefused(reason, result)
 
 
-def _where(pause):
+def _where(pause: Pause) -> str:
     return f"checkpoint `{pause.checkpoint_id}` (after `{pause.phase}`, resuming into `{pause.next_phase}`)"
 
 
-def _why(result):
+def _why(result: phaselint.ResumeResult) -> str:
     """The check's reasons, in a sentence: what blocked and what denied."""
     reasons = []
     stale = [s for s in result.stale_fields if s.is_stale and s.severity == "blocking"]
@@ -362,12 +380,12 @@ def _why(result):
     return f"{result.decision}: {'; '.join(reasons)}"
 
 
-def _thread_id(config):
+def _thread_id(config: Mapping[str, Any]) -> Any:
     configurable = (config or {}).get("configurable") or {}
     return configurable.get("thread_id")
 
 
-def _phase_mapper(phases):
+def _phase_mapper(phases: Optional[Mapping[str, str]]) -> Callable[[str], str]:
     if phases is None:
         return lambda node: node
     if not isinstance(phases, Mapping) or not all(
@@ -378,22 +396,22 @@ def _phase_mapper(phases):
     return lambda node: mapping.get(node, node)
 
 
-def _user_nodes(graph):
+def _user_nodes(graph: Any) -> list[str]:
     return [node for node in graph.nodes if node != _START]
 
 
-def _newer(version, seen):
+def _newer(version: Any, seen: Any) -> bool:
     if seen is None:
         return True
     try:
-        return version > seen
+        return bool(version > seen)
     except TypeError:
         # Versions of different kinds are not LangGraph's; count the node
         # as triggered, so a node this graph lacks is refused, not missed.
         return True
 
 
-def _triggered_nodes(checkpoint):
+def _triggered_nodes(checkpoint: Mapping[str, Any]) -> set[str]:
     """The nodes a checkpoint triggers, as LangGraph decides it: a
     `branch:to:N` channel that holds a value (LangGraph empties it once N
     has run) and is newer than the version node N has seen."""
@@ -409,7 +427,7 @@ def _triggered_nodes(checkpoint):
     return nodes
 
 
-def _nodes_that_ran(saved, parent):
+def _nodes_that_ran(saved: CheckpointTuple, parent: Optional[CheckpointTuple]) -> list[str]:
     """The nodes that ran in the step that wrote `saved`: those whose seen
     versions changed from the parent checkpoint (LangGraph records a node's
     `versions_seen` when it runs)."""
@@ -418,7 +436,9 @@ def _nodes_that_ran(saved, parent):
     return sorted(node for node, seen in now_seen.items() if node != _INPUT and before.get(node) != seen)
 
 
-def _paused_under_updates(saver, saved, node):
+def _paused_under_updates(
+    saver: BaseCheckpointSaver[Any], saved: CheckpointTuple, node: str
+) -> Optional[tuple[CheckpointTuple, list[Any]]]:
     """`(checkpoint, interrupts)` when `saved` is a chain of state updates
     (metadata source "update") on a checkpoint where `node`'s interrupt()
     was pending; otherwise None."""
@@ -428,9 +448,10 @@ def _paused_under_updates(saver, saved, node):
         if identifier in visited:
             return None
         visited.add(identifier)
-        current = saver.get_tuple(current.parent_config)
-        if current is None:
+        older = saver.get_tuple(current.parent_config)
+        if older is None:
             return None
+        current = older
     if current is saved or node not in _triggered_nodes(current.checkpoint):
         return None
     interrupts = [
@@ -442,7 +463,7 @@ def _paused_under_updates(saver, saved, node):
     return (current, interrupts) if interrupts else None
 
 
-def _static_interrupt(graph, node, ran):
+def _static_interrupt(graph: Any, node: str, ran: list[str]) -> Optional[str]:
     before = getattr(graph, "interrupt_before_nodes", None) or ()
     after = getattr(graph, "interrupt_after_nodes", None) or ()
     if before == "*" or node in before:
@@ -452,7 +473,7 @@ def _static_interrupt(graph, node, ran):
     return None
 
 
-def _read_contract(contract):
+def _read_contract(contract: Union[str, "os.PathLike[str]"]) -> tuple[list[str], list[tuple[str, str]]]:
     """The contract's phase names and its (checkpoint_id, phase) pairs.
 
     Only to find the checkpoint the pause is at: phaselint's resume check
@@ -460,6 +481,7 @@ def _read_contract(contract):
     checkpoint's phase it reports must be the one found here). Kept per
     file identity (device, inode, size, modification time) or per text, so
     an orchestrator that guards every resume parses a contract once."""
+    key: tuple[Any, ...]
     if isinstance(contract, str) and "\n" in contract:
         key = ("text", hashlib.sha256(contract.encode("utf-8", "surrogatepass")).hexdigest())
         cached = _CONTRACTS.get(key)
@@ -478,8 +500,9 @@ def _read_contract(contract):
     return cached
 
 
-def _contract_outline(text):
-    import yaml  # LangGraph's langchain-core depends on PyYAML
+def _contract_outline(text: str) -> tuple[list[str], list[tuple[str, str]]]:
+    # LangGraph's langchain-core depends on PyYAML (untyped without types-PyYAML).
+    yaml: Any = importlib.import_module("yaml")
 
     try:
         document = yaml.load(text, Loader=getattr(yaml, "CSafeLoader", yaml.SafeLoader))
@@ -495,7 +518,7 @@ def _contract_outline(text):
     return phases, specs
 
 
-def _read_bounded(path):
+def _read_bounded(path: str) -> tuple[str, tuple[int, int, int, int]]:
     """The file's text and identity; never waits on a FIFO, never reads past the bound."""
     try:
         descriptor = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
@@ -514,7 +537,14 @@ def _read_bounded(path):
     return data.decode("utf-8", errors="replace"), identity
 
 
-def _context(graph, saver, state, saved, parent, phase_of):
+def _context(
+    graph: Any,
+    saver: BaseCheckpointSaver[Any],
+    state: Any,
+    saved: CheckpointTuple,
+    parent: Optional[CheckpointTuple],
+    phase_of: Callable[[str], str],
+) -> dict[str, Any]:
     """The state's values (no `_cc_*` key of the state's own) and the
     `_cc_propagation` LangGraph's records give them."""
     values = state.values
@@ -528,7 +558,14 @@ def _context(graph, saver, state, saved, parent, phase_of):
     return context
 
 
-def _provenance(graph, saver, saved, parent, channels, phase_of):
+def _provenance(
+    graph: Any,
+    saver: BaseCheckpointSaver[Any],
+    saved: CheckpointTuple,
+    parent: Optional[CheckpointTuple],
+    channels: list[str],
+    phase_of: Callable[[str], str],
+) -> dict[str, dict[str, str]]:
     """`{channel: {set_at, origin_phase?, langgraph_checkpoint_id, langgraph_step}}`.
 
     A channel's stamp is the checkpoint at which it took its current
@@ -541,7 +578,7 @@ def _provenance(graph, saver, saved, parent, channels, phase_of):
     written) gets no stamp: the check lists it as missing provenance and,
     since `_cc_propagation` is present, stale."""
     stamps = {}
-    pending = {}
+    pending: dict[str, set[str]] = {}
     for task_id, channel, _ in saved.pending_writes or ():
         pending.setdefault(channel, set()).add(task_id)
     for channel in channels:
@@ -577,7 +614,14 @@ def _provenance(graph, saver, saved, parent, channels, phase_of):
     return stamps
 
 
-def _stamp(graph, setter, step_start, writer_tasks, phase_of, ran):
+def _stamp(
+    graph: Any,
+    setter: CheckpointTuple,
+    step_start: Optional[CheckpointTuple],
+    writer_tasks: set[str],
+    phase_of: Callable[[str], str],
+    ran: Optional[list[str]],
+) -> dict[str, str]:
     """The stamp of a channel set by the step from `step_start` to `setter`."""
     stamp = {
         "set_at": str(setter.checkpoint.get("ts")),
@@ -602,7 +646,7 @@ def _stamp(graph, setter, step_start, writer_tasks, phase_of, ran):
     return stamp
 
 
-def _answered_already(pause, approval):
+def _answered_already(pause: Pause, approval: Mapping[str, Any]) -> bool:
     """Whether `approval` is already a resume value written at the paused
     checkpoint: a node with two interrupt() calls stays at one checkpoint,
     and one approval must not answer both."""
