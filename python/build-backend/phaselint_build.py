@@ -8,7 +8,10 @@ the profile and target directory maturin used, stripped as maturin strips
 (`strip = true` in pyproject.toml: `-C strip=symbols` on the final crate),
 and adds it to the wheel's `phaselint-<version>.data/scripts/`, with its
 line in RECORD. The command then starts natively: no Python in its
-start-up. Every other hook is maturin's.
+start-up. `build_sdist` is maturin's with the workspace's own Cargo.toml
+put back: maturin lists only the module's crates as workspace members, and
+the command's crate (included by pyproject.toml) must be one to be built.
+Every other hook is maturin's.
 
 pyproject.toml names this module with `backend-path`; it needs nothing
 but maturin and the standard library.
@@ -21,15 +24,17 @@ import hashlib
 import json
 import os
 import shlex
+import gzip
+import io
 import subprocess
 import sys
+import tarfile
 import tempfile
 import zipfile
 from typing import Any, Mapping, Optional
 
 import maturin
 from maturin import (  # noqa: F401  (re-exported hooks)
-    build_sdist,
     get_requires_for_build_sdist,
     get_requires_for_build_wheel,
     prepare_metadata_for_build_wheel,
@@ -150,4 +155,30 @@ def build_wheel(
     name = maturin.build_wheel(wheel_directory, config_settings, metadata_directory)
     binary = _build_binary(_profile(config_settings))
     _add_binary(os.path.join(wheel_directory, name), binary)
+    return name
+
+
+def build_sdist(sdist_directory: str, config_settings: Optional[Mapping[str, Any]] = None) -> str:
+    name = maturin.build_sdist(sdist_directory, config_settings)
+    path = os.path.join(sdist_directory, name)
+    with open("Cargo.toml", "rb") as f:
+        workspace = f.read()
+    top = name[: -len(".tar.gz")]
+    manifest = f"{top}/Cargo.toml"
+    with tarfile.open(path, "r:gz") as source:
+        members = [(m, source.extractfile(m).read() if m.isfile() else None) for m in source.getmembers()]  # type: ignore[union-attr]
+    if not any(m.name == manifest for m, _ in members):
+        raise RuntimeError(f"the sdist has no {manifest}")
+    buffer = io.BytesIO()
+    # Written as maturin writes it (gzip, no timestamps from this run).
+    with gzip.GzipFile(fileobj=buffer, mode="wb", mtime=0) as zipped:
+        with tarfile.open(fileobj=zipped, mode="w", format=tarfile.PAX_FORMAT) as target:
+            for member, data in members:
+                if member.name == manifest:
+                    data = workspace
+                    member.size = len(data)
+                target.addfile(member, io.BytesIO(data) if data is not None else None)
+    with open(path, "wb") as f:
+        f.write(buffer.getvalue())
+    _say(f"put the workspace's Cargo.toml (every member) back in {name}")
     return name

@@ -353,11 +353,13 @@ class ResumeResult:
 
     def to_dict(self) -> dict[str, Any]:
         """The report exactly as `phaselint resume-check --format json` prints it."""
-        return json.loads(json.dumps(self._report))
+        copied: dict[str, Any] = json.loads(json.dumps(self._report))
+        return copied
 
     def to_gate_result(self) -> dict[str, Any]:
         """ContextCore's GateResult for this check (its `gate_result`)."""
-        return json.loads(json.dumps(self._report["gate_result"]))
+        copied: dict[str, Any] = json.loads(json.dumps(self._report["gate_result"]))
+        return copied
 
     def __bool__(self) -> bool:
         raise TypeError(
