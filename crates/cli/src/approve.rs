@@ -157,6 +157,9 @@ fn approve(args: &ApproveArgs) -> Result<(), NoVerdict> {
         irreversible_into: into,
         irreversible_next,
     } = prepared;
+    // The phase names come from the contract: shown on a terminal, escaped
+    // (as before the request moved to the lint crate; tests/hostile_output.rs).
+    let into = inline(&into).into_owned();
     // What is approved is shown before anything is recorded, on standard
     // error, terminal or not (INV-OI-001), from the same target and binding
     // the record is made of.
