@@ -576,6 +576,7 @@ def resume_check(
     no_config: bool = False,
     trust_context_approvals: bool = False,
     recovery_handler: Optional[RecoveryHandler] = None,
+    _cache: Optional[_native.ContractCache] = None,
 ) -> ResumeResult:
     """May a paused run resume from `checkpoint_id` with `context`?
 
@@ -604,6 +605,7 @@ def resume_check(
         no_config=no_config,
         trust_context_approvals=trust_context_approvals,
         recoverer=_recoverer(recovery_handler, context),
+        cache=_cache,
     )
     result = ResumeResult(json.loads(report))
     _emit_events(result)
@@ -616,6 +618,10 @@ class CheckpointGuard:
     strict: raises `CheckpointStalenessError` unless the decision is
     "resume"; permissive: returns the failed result (blocking failures are
     reported, a missing approval still denies); audit: never raises.
+
+    A guard of a contract file reads the file (and its configuration) again
+    for every check, as `resume_check` does, but analyzes it again only when
+    its bytes changed, so checks after the first skip the analysis.
     """
 
     def __init__(
@@ -632,6 +638,7 @@ class CheckpointGuard:
         self.mode: Mode = mode
         self.recovery_handler = recovery_handler
         self.config = config
+        self._cache = _native.ContractCache()
 
     def resume_checkpoint(
         self,
@@ -654,6 +661,7 @@ class CheckpointGuard:
             harness_dir=harness_dir,
             config=self.config,
             recovery_handler=self.recovery_handler,
+            _cache=self._cache,
         )
         if self.mode == "strict" and result.decision != "resume":
             raise CheckpointStalenessError(result)
