@@ -576,7 +576,6 @@ def resume_check(
     no_config: bool = False,
     trust_context_approvals: bool = False,
     recovery_handler: Optional[RecoveryHandler] = None,
-    _cache: Optional[_native.ContractCache] = None,
 ) -> ResumeResult:
     """May a paused run resume from `checkpoint_id` with `context`?
 
@@ -589,6 +588,31 @@ def resume_check(
     CLI's message when no verdict can be given. With the OpenTelemetry API
     installed, the report's events are added to the current span.
     """
+    return _resume_check(
+        contract, checkpoint_id, context, approvals=approvals, now=now, mode=mode,
+        next_phase=next_phase, harness_dir=harness_dir, config=config, no_config=no_config,
+        trust_context_approvals=trust_context_approvals, recovery_handler=recovery_handler,
+        cache=None,
+    )
+
+
+def _resume_check(
+    contract: Union[str, "os.PathLike[str]"],
+    checkpoint_id: str,
+    context: Mapping[str, Any],
+    *,
+    approvals: Iterable[Union[Mapping[str, Any], str, "os.PathLike[str]"]],
+    now: Union[None, _datetime.datetime, str],
+    mode: Mode,
+    next_phase: Optional[str],
+    harness_dir: Optional[PathLike],
+    config: Optional[PathLike],
+    no_config: bool,
+    trust_context_approvals: bool,
+    recovery_handler: Optional[RecoveryHandler],
+    cache: Optional[_native.ContractCache],
+) -> ResumeResult:
+    """`resume_check`, with a guard's contract cache."""
     files, records = _approval_args(approvals)
     report = _call(
         _native.resume_check,
@@ -605,7 +629,7 @@ def resume_check(
         no_config=no_config,
         trust_context_approvals=trust_context_approvals,
         recoverer=_recoverer(recovery_handler, context),
-        cache=_cache,
+        cache=cache,
     )
     result = ResumeResult(json.loads(report))
     _emit_events(result)
@@ -650,7 +674,7 @@ class CheckpointGuard:
         next_phase: Optional[str] = None,
         harness_dir: Optional[PathLike] = None,
     ) -> ResumeResult:
-        result = resume_check(
+        result = _resume_check(
             self.contract,
             checkpoint_id,
             context,
@@ -660,8 +684,10 @@ class CheckpointGuard:
             next_phase=next_phase,
             harness_dir=harness_dir,
             config=self.config,
+            no_config=False,
+            trust_context_approvals=False,
             recovery_handler=self.recovery_handler,
-            _cache=self._cache,
+            cache=self._cache,
         )
         if self.mode == "strict" and result.decision != "resume":
             raise CheckpointStalenessError(result)
