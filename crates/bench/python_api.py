@@ -5,7 +5,9 @@ of a virtual environment that holds the built wheel (a release build).
 - `import phaselint` in a fresh interpreter: the median wall time of
   `python -c "import phaselint"` minus that of `python -c pass`, runs
   interleaved, and the cumulative figure `python -X importtime` reports;
-- `resume_check` in process against `subprocess.run([phaselint,
+- `resume_check` in process (the contract read and analyzed on every
+  call) and a `CheckpointGuard` (the file read on every call, analyzed
+  again only when it changed) against `subprocess.run([phaselint,
   "resume-check", ...])` on the same inputs, interleaved, median and p95;
 - the native command's whole-process time (`--phaselint` and, to compare,
   `--before`): median of interleaved spawns of the same resume check.
@@ -65,7 +67,7 @@ def import_time(runs: int) -> tuple[float, float, float]:
 
 def side_by_side(
     contract: str, checkpoint: str, context: dict[str, object], runs: int, binary: str
-) -> tuple[list[float], list[float], str, int]:
+) -> tuple[list[float], list[float], list[float], str, int]:
     """In process and as a subprocess, interleaved, on the same inputs."""
     with tempfile.NamedTemporaryFile("w", suffix=".json", delete=False) as f:
         json.dump(context, f)
@@ -76,11 +78,14 @@ def side_by_side(
         result = phaselint.resume_check(contract, checkpoint, context, now=NOW)
         ran = subprocess.run(args, capture_output=True)
         assert json.loads(ran.stdout) == result.to_dict(), "the two answers differ"
-        inproc, spawned = [], []
+        guard = phaselint.CheckpointGuard(contract, mode="audit")
+        assert guard.resume_checkpoint(checkpoint, context, now=NOW).to_dict()["approval_status"] == result.to_dict()["approval_status"]
+        inproc, guarded, spawned = [], [], []
         for _ in range(runs):
             inproc.append(timed(lambda: phaselint.resume_check(contract, checkpoint, context, now=NOW)))
+            guarded.append(timed(lambda: guard.resume_checkpoint(checkpoint, context, now=NOW)))
             spawned.append(timed(lambda: subprocess.run(args, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)))
-        return inproc, spawned, result.decision, ran.returncode
+        return inproc, guarded, spawned, result.decision, ran.returncode
     finally:
         os.unlink(context_file)
 
@@ -124,8 +129,8 @@ def main() -> None:
     print(f"| `python -X importtime`, cumulative for `phaselint` | {cumulative / 1000:.3f} ms |\n")
 
     print(f"### `resume_check` in process against a `phaselint resume-check` subprocess ({options.runs} of each, interleaved)\n")
-    print("| contract, checkpoint | verdict | in process median | p95 | subprocess median | p95 | ratio (medians) |")
-    print("|---|---|---|---|---|---|---|")
+    print("| contract, checkpoint | verdict | call | median | p95 | subprocess / call (medians) |")
+    print("|---|---|---|---|---|---|")
     with open(options.example_context) as f:
         example_context = json.load(f)
     rows = [
@@ -134,15 +139,19 @@ def main() -> None:
     ]
     for contract, checkpoint, context, what in rows:
         if not os.path.isfile(contract):
-            print(f"| {contract} | absent, skipped | | | | | |")
+            print(f"| {contract} | absent, skipped | | | | |")
             continue
-        inproc, spawned, decision, code = side_by_side(contract, checkpoint, context, options.runs, binary)
-        print(
-            f"| {what}: `{os.path.basename(contract)}`, `{checkpoint}` | {decision} (exit {code}) "
-            f"| {ms(statistics.median(inproc))} | {ms(percentile(inproc, 0.95))} "
-            f"| {ms(statistics.median(spawned))} | {ms(percentile(spawned, 0.95))} "
-            f"| {statistics.median(spawned) / statistics.median(inproc):.0f}x |"
-        )
+        inproc, guarded, spawned, decision, code = side_by_side(contract, checkpoint, context, options.runs, binary)
+        label = f"{what}: `{os.path.basename(contract)}`, `{checkpoint}` | {decision} (exit {code})"
+        for call, samples in (
+            ("`resume_check` (analyzes every call)", inproc),
+            ("`CheckpointGuard.resume_checkpoint` (analysis kept)", guarded),
+            ("`subprocess.run([phaselint, \"resume-check\", ...])`", spawned),
+        ):
+            print(
+                f"| {label} | {call} | {ms(statistics.median(samples))} | {ms(percentile(samples, 0.95))} "
+                f"| {statistics.median(spawned) / statistics.median(samples):.1f}x |"
+            )
 
     binaries = [b for b in (options.before, binary) if b]
     names = ["before (main)", "after (the wheel's)"] if options.before else ["the wheel's"]

@@ -140,6 +140,8 @@ def _add_binary(wheel: str, binary: str) -> None:
                 record_entry.external_attr = (0o100644 & 0xFFFF) << 16
                 record_entry.compress_type = zipfile.ZIP_DEFLATED
                 target.writestr(record_entry, "\n".join(lines) + "\n")
+            # mkstemp makes it private; a wheel is as readable as maturin's.
+            os.chmod(temporary, os.stat(wheel).st_mode & 0o777)
             os.replace(temporary, wheel)
         except BaseException:
             os.unlink(temporary)

@@ -588,6 +588,31 @@ def resume_check(
     CLI's message when no verdict can be given. With the OpenTelemetry API
     installed, the report's events are added to the current span.
     """
+    return _resume_check(
+        contract, checkpoint_id, context, approvals=approvals, now=now, mode=mode,
+        next_phase=next_phase, harness_dir=harness_dir, config=config, no_config=no_config,
+        trust_context_approvals=trust_context_approvals, recovery_handler=recovery_handler,
+        cache=None,
+    )
+
+
+def _resume_check(
+    contract: Union[str, "os.PathLike[str]"],
+    checkpoint_id: str,
+    context: Mapping[str, Any],
+    *,
+    approvals: Iterable[Union[Mapping[str, Any], str, "os.PathLike[str]"]],
+    now: Union[None, _datetime.datetime, str],
+    mode: Mode,
+    next_phase: Optional[str],
+    harness_dir: Optional[PathLike],
+    config: Optional[PathLike],
+    no_config: bool,
+    trust_context_approvals: bool,
+    recovery_handler: Optional[RecoveryHandler],
+    cache: Optional[_native.ContractCache],
+) -> ResumeResult:
+    """`resume_check`, with a guard's contract cache."""
     files, records = _approval_args(approvals)
     report = _call(
         _native.resume_check,
@@ -604,6 +629,7 @@ def resume_check(
         no_config=no_config,
         trust_context_approvals=trust_context_approvals,
         recoverer=_recoverer(recovery_handler, context),
+        cache=cache,
     )
     result = ResumeResult(json.loads(report))
     _emit_events(result)
@@ -616,6 +642,10 @@ class CheckpointGuard:
     strict: raises `CheckpointStalenessError` unless the decision is
     "resume"; permissive: returns the failed result (blocking failures are
     reported, a missing approval still denies); audit: never raises.
+
+    A guard of a contract file reads the file (and its configuration) again
+    for every check, as `resume_check` does, but analyzes it again only when
+    its bytes changed, so checks after the first skip the analysis.
     """
 
     def __init__(
@@ -632,6 +662,7 @@ class CheckpointGuard:
         self.mode: Mode = mode
         self.recovery_handler = recovery_handler
         self.config = config
+        self._cache = _native.ContractCache()
 
     def resume_checkpoint(
         self,
@@ -643,7 +674,7 @@ class CheckpointGuard:
         next_phase: Optional[str] = None,
         harness_dir: Optional[PathLike] = None,
     ) -> ResumeResult:
-        result = resume_check(
+        result = _resume_check(
             self.contract,
             checkpoint_id,
             context,
@@ -653,7 +684,10 @@ class CheckpointGuard:
             next_phase=next_phase,
             harness_dir=harness_dir,
             config=self.config,
+            no_config=False,
+            trust_context_approvals=False,
             recovery_handler=self.recovery_handler,
+            cache=self._cache,
         )
         if self.mode == "strict" and result.decision != "resume":
             raise CheckpointStalenessError(result)

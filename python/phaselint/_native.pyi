@@ -11,6 +11,11 @@ CONTEXT_BOUND_TEXT: str
 class NoVerdict(Exception):
     """The inputs give no verdict; the message is the CLI's."""
 
+class ContractCache:
+    """A contract kept between checks; analyzed again when its bytes change."""
+
+    def __init__(self) -> None: ...
+
 class InternalError(Exception):
     """A bug in phaselint (a Rust panic), caught at the boundary."""
 
@@ -32,6 +37,7 @@ def resume_check(
     recoverer: Optional[
         tuple[str, Callable[[str, str, str, str], tuple[bool, str]], Callable[[], str]]
     ],
+    cache: Optional[ContractCache] = None,
 ) -> str: ...
 def lint(*, source: Optional[str], path: str, config: Optional[str], read: bool) -> str: ...
 def approve(

@@ -88,6 +88,23 @@ def test_the_guard_in_strict_mode_raises_with_the_result() -> None:
     assert guard.resume_checkpoint("after_retrieve", fresh_at_now(), now=NOW).decision == "resume"
 
 
+def test_the_guard_reads_a_changed_contract_again(tmp_path: Path) -> None:
+    contract = tmp_path / "pipeline.contract.yaml"
+    contract.write_text(PIPELINE.read_text())
+    guard = phaselint.CheckpointGuard(contract, mode="audit")
+    first = guard.resume_checkpoint("after_retrieve", fresh_at_now(), now=NOW)
+    assert first.to_dict() == phaselint.resume_check(contract, "after_retrieve", fresh_at_now(), now=NOW, mode="audit").to_dict()
+    # The same size and a new digest: the checkpoint's max age changes.
+    contract.write_text(PIPELINE.read_text().replace("max_age_seconds: 3600", "max_age_seconds: 3601"))
+    second = guard.resume_checkpoint("after_retrieve", fresh_at_now(), now=NOW)
+    assert second.to_dict()["target_digest"] != first.to_dict()["target_digest"]
+    assert second.to_dict() == phaselint.resume_check(contract, "after_retrieve", fresh_at_now(), now=NOW, mode="audit").to_dict()
+    # A contract that gained an error is refused, not judged by the old analysis.
+    contract.write_text("schema_version: [\n")
+    with pytest.raises(phaselint.InputError, match="has errors"):
+        guard.resume_checkpoint("after_retrieve", fresh_at_now(), now=NOW)
+
+
 def test_the_guard_in_permissive_mode_returns_the_failed_result() -> None:
     guard = phaselint.CheckpointGuard(PIPELINE, mode="permissive")
     result = guard.resume_checkpoint("after_retrieve", context("stale.json"), now=NOW)
@@ -234,13 +251,14 @@ def test_a_handler_that_breaks_the_context_gives_no_verdict() -> None:
 def test_a_rust_panic_is_a_phaselint_error_an_exception() -> None:
     from phaselint import _native
 
+    # Every call into the module goes through phaselint._call, which maps
+    # the module's InternalError (a panic caught in Rust) onto PhaselintError.
     with pytest.raises(Exception) as raised:
-        try:
-            _native._panic_for_tests()
-        except _native.InternalError as error:
-            raise phaselint.PhaselintError(str(error)) from None
-    assert isinstance(raised.value, phaselint.PhaselintError)
+        phaselint._call(_native._panic_for_tests)
+    assert type(raised.value) is phaselint.PhaselintError
     assert "a panic raised on purpose" in str(raised.value)
+    # Not PyO3's PanicException, a BaseException `except Exception` misses.
+    assert isinstance(raised.value, Exception)
 
 
 def test_context_values_are_converted_or_refused_naming_the_key() -> None:

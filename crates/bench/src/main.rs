@@ -8,6 +8,7 @@
 //! phaselint-bench run [--sizes 100,1000,5000] [--runs K] [--topology]
 //!                     [--real PATH] [--phaselint PATH] [--tree-files N]
 //! phaselint-bench lsp [--real PATH] [--phases N] [--phaselint PATH]
+//! phaselint-bench python PYTHON [ARGS...]
 //! ```
 
 use std::path::{Path, PathBuf};
@@ -35,6 +36,11 @@ usage:
       edit-to-diagnostics latency (p50/p95) and server memory of
       `phaselint lsp` on the real contract and a generated N-phase one
       (default 5000)
+  phaselint-bench python PYTHON [ARGS...]
+      the Python API's figures (`import phaselint`, resume_check in process
+      against the command as a subprocess): runs crates/bench/python_api.py
+      with PYTHON, the interpreter of a virtual environment that holds the
+      wheel (`python_api.py --help` lists ARGS)
 
 run options:
   --sizes       generated contract sizes in phases (default 100,1000,5000)
@@ -54,6 +60,7 @@ fn main() -> ExitCode {
         Some("run") => run_command(&args[1..]),
         Some("parse-only") => parse_only_command(&args[1..]),
         Some("lsp") => lsp_command(&args[1..]),
+        Some("python") => python_command(&args[1..]),
         Some("-h" | "--help" | "help") => {
             print!("{USAGE}");
             return ExitCode::SUCCESS;
@@ -66,6 +73,27 @@ fn main() -> ExitCode {
             eprintln!("phaselint-bench: {message}");
             ExitCode::FAILURE
         }
+    }
+}
+
+/// `phaselint-bench python PYTHON [ARGS...]`: the Python API's benchmark,
+/// a Python script because what it measures is Python calling phaselint.
+fn python_command(args: &[String]) -> Result<(), String> {
+    let Some((python, rest)) = args.split_first() else {
+        return Err(format!(
+            "python needs the interpreter to run with\n\n{USAGE}"
+        ));
+    };
+    let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("python_api.py");
+    let status = Command::new(python)
+        .arg(&script)
+        .args(rest)
+        .status()
+        .map_err(|e| format!("cannot run {python}: {e}"))?;
+    if status.success() {
+        Ok(())
+    } else {
+        Err(format!("{} exited with {status}", script.display()))
     }
 }
 

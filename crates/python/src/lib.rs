@@ -111,6 +111,23 @@ fn load(
     }
 }
 
+/// A contract kept by a long-lived caller (`phaselint.CheckpointGuard`):
+/// each check reads the file and its configuration again, and analyzes it
+/// again only when its bytes changed (`resume::request::ContractCache`).
+#[pyclass(frozen, module = "phaselint._native")]
+#[derive(Default)]
+struct ContractCache {
+    cache: std::sync::Mutex<request::ContractCache>,
+}
+
+#[pymethods]
+impl ContractCache {
+    #[new]
+    fn new() -> Self {
+        ContractCache::default()
+    }
+}
+
 /// A recovery handler in Python, called through the lint crate's
 /// `Recoverer` like the CLI's `--recover-with` hook.
 ///
@@ -188,7 +205,7 @@ use phaselint_lint::model::EnumValue;
 #[pyo3(signature = (
     *, contract_path, contract_text, checkpoint_id, context_json, approval_files,
     approval_records_json, now, mode, next_phase, harness_dir, config, no_config,
-    trust_context_approvals, recoverer
+    trust_context_approvals, recoverer, cache=None
 ))]
 #[allow(clippy::too_many_arguments)]
 fn resume_check(
@@ -207,6 +224,7 @@ fn resume_check(
     no_config: bool,
     trust_context_approvals: bool,
     recoverer: Option<Bound<'_, PyTuple>>,
+    cache: Option<Py<ContractCache>>,
 ) -> PyResult<String> {
     let mut recoverer = match recoverer {
         Some(tuple) => {
@@ -225,12 +243,22 @@ fn resume_check(
         // In the order the CLI reads its inputs, so the first problem
         // reported is the one the CLI reports.
         let now = request::parse_now(now.as_deref())?;
-        let loaded = load(
-            contract_path.as_deref(),
-            contract_text,
-            config.as_deref(),
-            no_config,
-        )?;
+        let mut kept = None;
+        let mut fresh = None;
+        let loaded: &LoadedContract = match (&cache, contract_path.as_deref()) {
+            (Some(cache), Some(path)) => {
+                let guard = kept.insert(cache.get().cache.lock().map_err(|_| {
+                    "the contract cache was poisoned by an earlier panic".to_string()
+                })?);
+                guard.load(Path::new(path), config.as_deref().map(Path::new), no_config)?
+            }
+            _ => fresh.insert(load(
+                contract_path.as_deref(),
+                contract_text,
+                config.as_deref(),
+                no_config,
+            )?),
+        };
         let trust_source = request::trust_source(
             trust_context_approvals,
             &loaded.settings,
@@ -258,7 +286,7 @@ fn resume_check(
             )?);
         }
         let request = request::resume_request(
-            &loaded,
+            loaded,
             context,
             RequestOptions {
                 checkpoint_id,
@@ -434,6 +462,7 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(lint, m)?)?;
     m.add_function(wrap_pyfunction!(approve, m)?)?;
     m.add_function(wrap_pyfunction!(_panic_for_tests, m)?)?;
+    m.add_class::<ContractCache>()?;
     m.add("NoVerdict", m.py().get_type::<NoVerdict>())?;
     m.add("InternalError", m.py().get_type::<InternalError>())?;
     m.add("VERSION", env!("CARGO_PKG_VERSION"))?;

@@ -68,21 +68,87 @@ pub fn load_contract(
     config: Option<&Path>,
     no_config: bool,
 ) -> Result<LoadedContract, String> {
-    let config = config_beside(path, config, no_config)?;
-    let settings = resume_settings(&config.settings_for(path));
-    let analysis = analyze_file(path, DocumentKind::Contract, &settings).map_err(|e| {
-        format!(
-            "cannot read the contract `{}`: {}",
-            path.display(),
-            e.reason()
-        )
-    })?;
-    refuse_errors(&analysis, &path.display().to_string())?;
-    Ok(LoadedContract {
-        analysis,
-        settings,
-        config_file: config.path.clone(),
-    })
+    let mut cache = ContractCache::default();
+    cache.load(path, config, no_config)?;
+    cache
+        .loaded
+        .take()
+        .ok_or_else(|| "the contract was not loaded".to_string())
+}
+
+/// A contract loaded for a long-lived caller (the Python API's
+/// `CheckpointGuard`): every load reads the configuration and the file
+/// again, exactly as `load_contract` does, and analyzes the contract again
+/// only when its bytes changed. The analysis depends on nothing else (the
+/// settings a resume check takes from a configuration are not rules), so
+/// a reused analysis is the one a fresh load would make.
+#[derive(Default)]
+pub struct ContractCache {
+    /// The bytes `loaded` was analyzed from.
+    bytes: Option<Vec<u8>>,
+    loaded: Option<LoadedContract>,
+}
+
+impl ContractCache {
+    /// The contract at `path` as `load_contract` gives it.
+    pub fn load(
+        &mut self,
+        path: &Path,
+        config: Option<&Path>,
+        no_config: bool,
+    ) -> Result<&LoadedContract, String> {
+        let found = config_beside(path, config, no_config)?;
+        let settings = resume_settings(&found.settings_for(path));
+        let config_file = found.path.clone();
+        let bytes = match input::read_file(path, Bound::Contract) {
+            Ok(bytes) => bytes,
+            // Over its bound, the file is analyzed as unloadable (E007):
+            // `analyze_file` says so; nothing is kept.
+            Err(input::InputError::TooLarge { .. }) => {
+                self.bytes = None;
+                let analysis = analyze_file(path, DocumentKind::Contract, &settings)
+                    .map_err(|e| cannot_read(path, &e))?;
+                return self.keep(None, analysis, settings, config_file, path);
+            }
+            Err(e) => return Err(cannot_read(path, &e)),
+        };
+        if self.bytes.as_ref() == Some(&bytes)
+            && let Some(mut loaded) = self.loaded.take()
+        {
+            loaded.settings = settings;
+            loaded.config_file = config_file;
+            return Ok(self.loaded.insert(loaded));
+        }
+        let analysis = crate::analyze_vec(bytes.clone(), DocumentKind::Contract, &settings);
+        self.keep(Some(bytes), analysis, settings, config_file, path)
+    }
+
+    fn keep(
+        &mut self,
+        bytes: Option<Vec<u8>>,
+        analysis: Analysis,
+        settings: Settings,
+        config_file: Option<PathBuf>,
+        path: &Path,
+    ) -> Result<&LoadedContract, String> {
+        self.bytes = None;
+        self.loaded = None;
+        refuse_errors(&analysis, &path.display().to_string())?;
+        self.bytes = bytes;
+        Ok(self.loaded.insert(LoadedContract {
+            analysis,
+            settings,
+            config_file,
+        }))
+    }
+}
+
+fn cannot_read(path: &Path, error: &input::InputError) -> String {
+    format!(
+        "cannot read the contract `{}`: {}",
+        path.display(),
+        error.reason()
+    )
 }
 
 /// Analyzes a contract given as text (`shown` names it in messages), with
