@@ -9,6 +9,7 @@
 //!                     [--real PATH] [--phaselint PATH] [--tree-files N]
 //! phaselint-bench lsp [--real PATH] [--phases N] [--phaselint PATH]
 //! phaselint-bench otel [--runs K] [--phaselint PATH] [--rotel PATH]
+//! phaselint-bench python PYTHON [ARGS...]
 //! ```
 
 mod otel;
@@ -42,6 +43,11 @@ usage:
       whole-process `resume-check` with no OTLP endpoint, a refused one and
       a live rotel collector (ROTEL or --rotel; left out when absent), side
       by side (default 50 rounds)
+  phaselint-bench python PYTHON [ARGS...]
+      the Python API's figures (`import phaselint`, resume_check in process
+      against the command as a subprocess): runs crates/bench/python_api.py
+      with PYTHON, the interpreter of a virtual environment that holds the
+      wheel (`python_api.py --help` lists ARGS)
 
 run options:
   --sizes       generated contract sizes in phases (default 100,1000,5000)
@@ -62,6 +68,7 @@ fn main() -> ExitCode {
         Some("parse-only") => parse_only_command(&args[1..]),
         Some("lsp") => lsp_command(&args[1..]),
         Some("otel") => otel::command(&args[1..]),
+        Some("python") => python_command(&args[1..]),
         Some("-h" | "--help" | "help") => {
             print!("{USAGE}");
             return ExitCode::SUCCESS;
@@ -74,6 +81,27 @@ fn main() -> ExitCode {
             eprintln!("phaselint-bench: {message}");
             ExitCode::FAILURE
         }
+    }
+}
+
+/// `phaselint-bench python PYTHON [ARGS...]`: the Python API's benchmark,
+/// a Python script because what it measures is Python calling phaselint.
+fn python_command(args: &[String]) -> Result<(), String> {
+    let Some((python, rest)) = args.split_first() else {
+        return Err(format!(
+            "python needs the interpreter to run with\n\n{USAGE}"
+        ));
+    };
+    let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("python_api.py");
+    let status = Command::new(python)
+        .arg(&script)
+        .args(rest)
+        .status()
+        .map_err(|e| format!("cannot run {python}: {e}"))?;
+    if status.success() {
+        Ok(())
+    } else {
+        Err(format!("{} exited with {status}", script.display()))
     }
 }
 

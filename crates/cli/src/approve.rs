@@ -8,10 +8,9 @@ use std::path::PathBuf;
 
 use clap::ValueEnum;
 use phaselint_lint::input::Bound;
-use phaselint_lint::model::EnumValue;
 use phaselint_lint::resume::{
-    ApprovalRecord, ApprovalSource, ApproverKind, ContextBinding, QueueRequest, Target, Timestamp,
-    approval_question, required_policy,
+    ApprovalRecord, ApprovalSource, ApproverKind, ContextBinding, QueueRequest, Target,
+    approval_question,
 };
 use phaselint_render::terminal::{block, inline};
 
@@ -20,6 +19,9 @@ use crate::exit;
 use crate::operator::{Answer, ask_about, ask_yes_no, confirm_irreversible};
 use crate::resume::{NoVerdict, load_contract, parse_now, read_approvals, read_document};
 use crate::{ClockArgs, ConfigArgs};
+use phaselint_lint::resume::request::{
+    ApprovalAsk, ApprovalNotice, PreparedApproval, approval_record, prepare_approval,
+};
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
 pub enum ApproverArg {
@@ -116,115 +118,51 @@ fn approve(args: &ApproveArgs) -> Result<(), NoVerdict> {
         args.configuration.config.as_deref(),
         args.configuration.no_config,
     )?;
-    let target = Target::find(&analysis, checkpoint).map_err(|e| NoVerdict(e.to_string()))?;
-    phaselint_lint::resume::check_entry_field_count(&target.successor_phases())
-        .map_err(|e| NoVerdict(e.to_string()))?;
-    if args.by.trim().is_empty() {
-        return Err(NoVerdict("--by must name the approver".into()));
-    }
     let kind = match policy {
         ApproverArg::Human => ApproverKind::Human,
         ApproverArg::Orchestrator => ApproverKind::Orchestrator,
     };
-    let on_resume = &target.spec.on_resume;
-    let irreversible_next = target.irreversible_next();
-    let into = inline(&phaselint_lint::diagnostic::code_list(
-        irreversible_next.iter(),
-    ))
-    .into_owned();
-    match required_policy(on_resume, &irreversible_next) {
-        Some(_) if !irreversible_next.is_empty() && kind != ApproverKind::Human => {
-            return Err(NoVerdict(format!(
-                "a resume from checkpoint `{}` runs irreversible phase {into}: only a person may approve it (--policy human)",
-                target.checkpoint_id
-            )));
-        }
-        Some(policy) if !kind.satisfies(policy) => {
-            return Err(NoVerdict(format!(
-                "checkpoint `{}` has approval_policy `{}`: an approval with --policy {} cannot satisfy it",
-                target.checkpoint_id,
-                policy.as_str(),
-                kind.as_str()
-            )));
-        }
-        None => eprintln!(
-            "phaselint: note: checkpoint `{}` does not require approval; the record is written anyway",
-            target.checkpoint_id
-        ),
-        Some(_) => {}
-    }
-    let context = match &args.context {
-        Some(path) => Some(read_document(path, "context", Bound::Document)?),
-        None if !irreversible_next.is_empty() => {
-            return Err(NoVerdict(format!(
-                "a resume from checkpoint `{}` runs irreversible phase {into}: approve it with the context it resumes with (--context FILE), so the approval covers those values and nothing wider",
-                inline(&target.checkpoint_id)
-            )));
-        }
-        None => None,
+    let ask = ApprovalAsk {
+        checkpoint_id: checkpoint,
+        approved_by: &args.by,
+        kind,
+        acknowledged: &args.ack,
+        notes: args.notes.clone(),
+        now,
     };
-    if context.as_ref().is_some_and(|c| !c.is_object()) {
-        return Err(NoVerdict("the context must be a mapping".into()));
-    }
-    let binding = context
-        .as_ref()
-        .map(|c| ContextBinding::of(&target.successor_phases(), c));
-    let watched: Vec<&str> = on_resume
-        .staleness_checks
-        .iter()
-        .filter_map(|c| c.field.as_ref().map(|f| f.value.as_str()))
-        .collect();
-    let blocking = |field: &str| {
-        on_resume
-            .staleness_checks
-            .iter()
-            .any(|c| c.blocks() && c.field.as_ref().is_some_and(|f| f.value.as_str() == field))
+    let mut read_context = || {
+        let path = args.context.as_deref().unwrap_or(std::path::Path::new("-"));
+        read_document(path, "context", Bound::Document).map_err(|NoVerdict(m)| m)
     };
-    let mut acks: Vec<String> = Vec::new();
-    for ack in &args.ack {
-        let ack = ack.trim();
-        if !watched.contains(&ack) {
-            return Err(NoVerdict(format!(
-                "--ack `{ack}` is not a staleness-checked field of checkpoint `{}`; {}",
-                target.checkpoint_id,
-                if watched.is_empty() {
-                    "it declares no staleness checks".to_string()
-                } else {
-                    format!(
-                        "its fields: {}",
-                        phaselint_lint::diagnostic::code_list(watched.iter())
-                    )
-                }
-            )));
-        }
-        if acks.iter().any(|a| a == ack) {
-            continue;
-        }
-        if blocking(ack) {
-            eprintln!(
+    let prepared = prepare_approval(
+        &analysis,
+        &ask,
+        args.context
+            .as_ref()
+            .map(|_| &mut read_context as &mut dyn FnMut() -> Result<serde_json::Value, String>),
+        &mut |notice| match notice {
+            ApprovalNotice::NotRequired => eprintln!(
+                "phaselint: note: checkpoint `{checkpoint}` does not require approval; the record is written anyway"
+            ),
+            ApprovalNotice::BlockingAck(ack) => eprintln!(
                 "phaselint: warning: `{}` is a blocking staleness check of checkpoint `{}`: the approval records the acknowledgement, but if the field is stale it still blocks the resume; refresh it, or recover it with `resume-check --recover-with`",
-                inline(ack),
-                inline(&target.checkpoint_id)
-            );
-        }
-        acks.push(ack.to_string());
-    }
+                inline(&ack),
+                inline(checkpoint)
+            ),
+        },
+    )?;
+    let PreparedApproval {
+        record,
+        question,
+        irreversible_into: into,
+        irreversible_next,
+    } = prepared;
+    // The phase names come from the contract: shown on a terminal, escaped
+    // (as before the request moved to the lint crate; tests/hostile_output.rs).
+    let into = inline(&into).into_owned();
     // What is approved is shown before anything is recorded, on standard
     // error, terminal or not (INV-OI-001), from the same target and binding
     // the record is made of.
-    let question = approval_question(
-        &analysis,
-        &target.checkpoint_id,
-        binding.as_ref(),
-        &acks,
-        now,
-    )
-    .map_err(|e| NoVerdict(e.to_string()))?;
-    if question.target_digest != target.digest {
-        return Err(NoVerdict(
-            "the target digest shown is not the one the record would carry; nothing written".into(),
-        ));
-    }
     phaselint_render::question_human(&question, &mut std::io::stderr().lock())
         .map_err(|e| format!("cannot show what is approved: {e}"))?;
     if !irreversible_next.is_empty() {
@@ -234,7 +172,7 @@ fn approve(args: &ApproveArgs) -> Result<(), NoVerdict> {
             let first = args.confirm_irreversible
                 || ask_yes_no(&format!(
                     "Resuming past checkpoint `{}` runs {into}, whose side effects cannot be undone. Approve it?",
-                    inline(&target.checkpoint_id)
+                    inline(checkpoint)
                 ))
                 .map_err(|e| format!("cannot ask for confirmation: {e}"))?;
             let second = first
@@ -246,19 +184,10 @@ fn approve(args: &ApproveArgs) -> Result<(), NoVerdict> {
         } else if !args.confirm_irreversible {
             return Err(NoVerdict(format!(
                 "a resume from checkpoint `{}` runs irreversible phase {into}; pass --confirm-irreversible to approve it (or run on a terminal to confirm interactively)",
-                target.checkpoint_id
+                record.checkpoint_id
             )));
         }
     }
-    let record = record_of(
-        &target,
-        &args.by,
-        kind,
-        acks,
-        args.notes.clone(),
-        binding.as_ref(),
-        now,
-    );
     let mut text = Vec::new();
     phaselint_render::write_json_pretty(&mut text, &record)
         .map_err(|e| format!("cannot write the approval: {e}"))?;
@@ -279,37 +208,13 @@ fn approve(args: &ApproveArgs) -> Result<(), NoVerdict> {
                 .map_or(String::new(), |d| format!(", context digest {d}"));
             eprintln!(
                 "phaselint: wrote the approval of checkpoint `{}` (target digest {}{context}) to {}",
-                inline(&target.checkpoint_id),
-                target.digest,
+                inline(&record.checkpoint_id),
+                question.target_digest,
                 inline(&path.display().to_string())
             );
         }
     }
     Ok(())
-}
-
-/// The record an approval writes: bound to the target digest and, with a
-/// context, to the binding the operator was shown.
-fn record_of(
-    target: &Target<'_>,
-    by: &str,
-    kind: ApproverKind,
-    acknowledged: Vec<String>,
-    notes: Option<String>,
-    binding: Option<&ContextBinding>,
-    now: Timestamp,
-) -> ApprovalRecord {
-    ApprovalRecord {
-        approved_by: by.trim().to_string(),
-        approved_at: now.to_string(),
-        policy: kind.as_str().to_string(),
-        checkpoint_id: target.checkpoint_id.clone(),
-        stale_fields_acknowledged: acknowledged,
-        notes,
-        target_digest: Some(target.digest.clone()),
-        context_digest: binding.map(|b| b.digest.clone()),
-        context_field_digests: binding.map(|b| b.field_digests.clone()),
-    }
 }
 
 /// The records as an approvals file holds them: a JSON list.
@@ -509,7 +414,7 @@ fn approve_interactively(args: &ApproveArgs) -> Result<(), NoVerdict> {
         }
         match ask_about(&question)? {
             Answer::Approve => {
-                let record = record_of(
+                let record = approval_record(
                     &target,
                     &args.by,
                     ApproverKind::Human,

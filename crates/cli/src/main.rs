@@ -135,18 +135,7 @@ pub(crate) fn config_beside(
     config: Option<&std::path::Path>,
     no_config: bool,
 ) -> Result<phaselint_lint::config::Config, String> {
-    use phaselint_lint::config::Config;
-    if let Some(file) = config {
-        Config::load(file).map_err(|e| e.to_string())
-    } else if no_config {
-        Ok(Config::defaults(std::path::Path::new(".")))
-    } else {
-        let dir = std::path::absolute(path)
-            .ok()
-            .and_then(|p| p.parent().map(std::path::Path::to_path_buf))
-            .unwrap_or_else(|| PathBuf::from("."));
-        Config::discover(&dir).map_err(|e| e.to_string())
-    }
+    phaselint_lint::resume::request::config_beside(path, config, no_config)
 }
 
 /// The time a resume decision is made at; shared by `resume-check` and `approve`.

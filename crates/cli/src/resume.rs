@@ -10,14 +10,14 @@ use std::sync::mpsc;
 use std::time::{Duration, Instant};
 
 use clap::ValueEnum;
+use phaselint_lint::Analysis;
 use phaselint_lint::config::Settings;
 use phaselint_lint::input::{self, Bound};
 use phaselint_lint::model::EnumValue;
 use phaselint_lint::resume::{
-    self, ApprovalQuestion, ApprovalSource, DocumentFormat, Mode, Operator, Recoverer,
-    RecoveryOutcome, RecoveryRequest, ResumeReport, ResumeRequest, Timestamp,
+    self, ApprovalQuestion, ApprovalSource, Mode, Operator, Recoverer, RecoveryOutcome,
+    RecoveryRequest, ResumeReport, Timestamp, request,
 };
-use phaselint_lint::{Analysis, analyze_file};
 
 use crate::exit;
 use crate::{ClockArgs, ConfigArgs};
@@ -416,7 +416,7 @@ fn check_manifest(
 ) -> Result<resume::ManifestReport, NoVerdict> {
     let now = parse_now(args.clock.now.as_deref())?;
     let settings = settings_here(&args.configuration)?;
-    let document = read_text(path, "manifest", Bound::Document)?;
+    let document = request::read_text(path, "manifest", Bound::Document)?;
     let manifest = resume::read_manifest(&document.text, document.format)
         .map_err(|e| format!("cannot read the manifest {}: {e}", document.shown))?;
     let root = args.root.clone().unwrap_or_else(|| PathBuf::from("."));
@@ -543,34 +543,20 @@ fn check(args: &ResumeCheckArgs) -> Result<ResumeReport, NoVerdict> {
             "resume-check needs --contract, --checkpoint and --context (or --handoff FILE)".into(),
         ));
     };
-    let (analysis, settings, config_file) = load_contract_configured(
+    let loaded = request::load_contract(
         contract,
         args.configuration.config.as_deref(),
         args.configuration.no_config,
     )?;
-    // The report says who trusted the context: the flag, or which
-    // configuration file (one found above the contract may not be where
-    // the operator expects it).
-    let trust_source = if args.trust_context_approvals {
-        Some("--trust-context-approvals".to_string())
-    } else if settings.trust_context_approvals {
-        Some(match &config_file {
-            Some(file) => {
-                let here = std::env::current_dir().ok();
-                let shown = here
-                    .as_deref()
-                    .and_then(|dir| file.strip_prefix(dir).ok())
-                    .unwrap_or(file);
-                format!("trust_context_approvals = true in `{}`", shown.display())
-            }
-            None => "trust_context_approvals = true in the configuration".to_string(),
-        })
-    } else {
-        None
-    };
+    let trust_source = request::trust_source(
+        args.trust_context_approvals,
+        &loaded.settings,
+        loaded.config_file.as_deref(),
+    );
+    let (analysis, settings) = (&loaded.analysis, &loaded.settings);
     // Before any hook runs: a result the format cannot print is no verdict.
     if args.format == ResumeFormat::Contextcore
-        && let Some(problem) = resume::contextcore::unrepresentable(&analysis, checkpoint)
+        && let Some(problem) = resume::contextcore::unrepresentable(analysis, checkpoint)
     {
         return Err(NoVerdict(problem));
     }
@@ -592,16 +578,18 @@ fn check(args: &ResumeCheckArgs) -> Result<ResumeReport, NoVerdict> {
             settings.max_clock_skew,
         )?);
     }
-    let request = ResumeRequest {
-        checkpoint_id: checkpoint.clone(),
+    let request = request::resume_request(
+        &loaded,
         context,
-        now,
-        mode: mode(args.mode),
-        next_phase: args.next_phase.clone(),
-        approvals,
-        max_clock_skew: settings.max_clock_skew,
-        trust_context_approvals: args.trust_context_approvals || settings.trust_context_approvals,
-    };
+        request::RequestOptions {
+            checkpoint_id: checkpoint.clone(),
+            now,
+            mode: mode(args.mode),
+            next_phase: args.next_phase.clone(),
+            approvals,
+            trust_context_approvals: args.trust_context_approvals,
+        },
+    );
     let mut hook = args.recover_with.as_ref().map(|command| Hook {
         command: command.clone(),
         context: context_path.clone(),
@@ -619,7 +607,7 @@ fn check(args: &ResumeCheckArgs) -> Result<ResumeReport, NoVerdict> {
         None
     };
     let mut report = resume::check(
-        &analysis,
+        analysis,
         &request,
         hook.as_mut().map(|h| h as &mut dyn Recoverer),
         operator,
@@ -629,70 +617,13 @@ fn check(args: &ResumeCheckArgs) -> Result<ResumeReport, NoVerdict> {
     Ok(report)
 }
 
-/// Reads every `--approvals` file, each within its bound and all of them
-/// within `APPROVALS_TOTAL_BYTES` and `MAX_APPROVAL_RECORDS` together.
+/// Reads every `--approvals` file (`resume::request::read_approvals`).
 pub(crate) fn read_approvals(paths: &[PathBuf]) -> Result<Vec<ApprovalSource>, NoVerdict> {
-    let mut approvals = Vec::with_capacity(paths.len());
-    let (mut bytes, mut records_read) = (0u64, 0usize);
-    for path in paths {
-        // Each file within its own bound first, so a file over it is named
-        // for that bound; then all of them together.
-        let document = read_text(path, "approvals file", Bound::Approvals)?;
-        bytes += document.text.len() as u64;
-        if bytes > resume::APPROVALS_TOTAL_BYTES {
-            return Err(NoVerdict(format!(
-                "cannot read the approvals file `{}`: the --approvals files hold more than {} together",
-                path.display(),
-                input::describe(resume::APPROVALS_TOTAL_BYTES)
-            )));
-        }
-        let value = parse_document(document, "approvals file", Bound::Approvals)?;
-        let records = resume::parse_records(&value)
-            .map_err(|e| format!("cannot read the approvals file `{}`: {e}", path.display()))?;
-        records_read += records.len();
-        if records_read > resume::MAX_APPROVAL_RECORDS {
-            return Err(NoVerdict(format!(
-                "cannot read the approvals file `{}`: the --approvals files hold more than {} approval records together",
-                path.display(),
-                resume::MAX_APPROVAL_RECORDS
-            )));
-        }
-        approvals.push(ApprovalSource::File {
-            location: path.display().to_string(),
-            records,
-        });
-    }
-    Ok(approvals)
+    Ok(request::read_approvals(paths)?)
 }
 
 pub(crate) fn parse_now(now: Option<&str>) -> Result<Timestamp, NoVerdict> {
-    match now {
-        None => Ok(Timestamp::now()),
-        Some(text) => resume::parse_timestamp(text).map_err(|e| {
-            NoVerdict(format!(
-                "--now `{text}` is not an RFC 3339 timestamp with `Z` or an offset: {e}"
-            ))
-        }),
-    }
-}
-
-/// The settings a resume check of the contract at `path` uses: the
-/// configuration given, none, or the one found by walking up from the
-/// contract's folder. Rule levels are not applied: no config can hide an
-/// E-code from the resume check. Only the clock skew and whether context
-/// approvals are trusted are taken from it.
-/// The settings for the contract at `path`, and the configuration file
-/// they came from (`None`: the defaults).
-fn settings_beside(
-    path: &Path,
-    config: Option<&Path>,
-    no_config: bool,
-) -> Result<(Settings, Option<PathBuf>), NoVerdict> {
-    let config = crate::config_beside(path, config, no_config)?;
-    Ok((
-        resume_settings(&config.settings_for(path)),
-        config.path.clone(),
-    ))
+    Ok(request::parse_now(now)?)
 }
 
 /// The settings of a handoff or manifest check: the configuration given,
@@ -711,98 +642,18 @@ fn settings_here(configuration: &ConfigArgs) -> Result<Settings, NoVerdict> {
         ),
     }
     .map_err(|e| NoVerdict(e.to_string()))?;
-    Ok(resume_settings(config.settings()))
+    Ok(request::resume_settings(config.settings()))
 }
 
-fn resume_settings(configured: &Settings) -> Settings {
-    let mut settings = Settings::default();
-    settings.max_clock_skew = configured.max_clock_skew;
-    settings.trust_context_approvals = configured.trust_context_approvals;
-    settings
-}
-
-/// Reads and analyzes the contract. Any E-code finding, and any config
-/// problem, is a no-verdict error listing what is wrong.
+/// Reads and analyzes the contract (`resume::request::load_contract`):
+/// any E-code finding, and any config problem, is a no-verdict error.
 pub(crate) fn load_contract(
     path: &Path,
     config: Option<&Path>,
     no_config: bool,
 ) -> Result<(Analysis, Settings), NoVerdict> {
-    load_contract_configured(path, config, no_config)
-        .map(|(analysis, settings, _)| (analysis, settings))
-}
-
-/// `load_contract`, and the configuration file its settings came from.
-fn load_contract_configured(
-    path: &Path,
-    config: Option<&Path>,
-    no_config: bool,
-) -> Result<(Analysis, Settings, Option<PathBuf>), NoVerdict> {
-    let (settings, config_file) = settings_beside(path, config, no_config)?;
-    let analysis =
-        analyze_file(path, phaselint_lint::DocumentKind::Contract, &settings).map_err(|e| {
-            format!(
-                "cannot read the contract `{}`: {}",
-                path.display(),
-                e.reason()
-            )
-        })?;
-    // An E-code hidden by a suppression comment still counts here.
-    let errors: Vec<String> = resume::first_findings(
-        resume::contract_errors(&analysis)
-            .iter()
-            .map(|e| format!("{}:{e}", path.display())),
-    )
-    .into_iter()
-    .map(|line| format!("  {line}"))
-    .collect();
-    if !errors.is_empty() {
-        return Err(NoVerdict(format!(
-            "the contract `{}` has errors (E-codes); a checkpoint of a contract with errors can be neither resumed nor approved:\n{}",
-            path.display(),
-            errors.join("\n")
-        )));
-    }
-    Ok((analysis, settings, config_file))
-}
-
-/// The text of a JSON or YAML document read from a file or, for `-`,
-/// standard input, with its format and how messages name it.
-struct DocumentText {
-    text: String,
-    format: DocumentFormat,
-    shown: String,
-}
-
-fn read_text(path: &Path, what: &str, bound: Bound) -> Result<DocumentText, NoVerdict> {
-    let stdin = path.as_os_str() == "-";
-    let shown = if stdin {
-        "standard input".to_string()
-    } else {
-        format!("`{}`", path.display())
-    };
-    let bytes = if stdin {
-        input::read_stream(std::io::stdin().lock(), path, bound)
-    } else {
-        input::read_file(path, bound)
-    }
-    .map_err(|e| format!("cannot read the {what} {shown}: {}", e.reason()))?;
-    let text = String::from_utf8(bytes).map_err(|e| {
-        format!(
-            "cannot read the {what} {shown}: it is not UTF-8 ({})",
-            e.utf8_error()
-        )
-    })?;
-    let format = if stdin {
-        DocumentFormat::Detect
-    } else {
-        DocumentFormat::from_file_name(&path.to_string_lossy())
-    };
-    Ok(DocumentText {
-        text,
-        format,
-        shown,
-    })
+    let loaded = request::load_contract(path, config, no_config)?;
+    Ok((loaded.analysis, loaded.settings))
 }
 
 /// Reads a JSON or YAML document from a file or, for `-`, standard input.
@@ -811,26 +662,15 @@ pub(crate) fn read_document(
     what: &str,
     bound: Bound,
 ) -> Result<serde_json::Value, NoVerdict> {
-    parse_document(read_text(path, what, bound)?, what, bound)
+    Ok(request::read_document(path, what, bound)?)
 }
 
 /// Reads a state (`--state FILE`): a document whose numbers must be exact.
 fn read_state(path: &Path) -> Result<serde_json::Value, NoVerdict> {
-    let document = read_text(path, "state", Bound::Document)?;
+    let document = request::read_text(path, "state", Bound::Document)?;
     let budget = resume::MEMORY_PER_INPUT_BYTE * Bound::Document.bytes();
     resume::parse_state_within(&document.text, document.format, budget)
         .map_err(|e| NoVerdict(format!("cannot read the state {}: {e}", document.shown)))
-}
-
-/// Parses a document's text within what it may take in memory.
-fn parse_document(
-    document: DocumentText,
-    what: &str,
-    bound: Bound,
-) -> Result<serde_json::Value, NoVerdict> {
-    let budget = resume::MEMORY_PER_INPUT_BYTE * bound.bytes();
-    resume::parse_document_within(&document.text, document.format, budget)
-        .map_err(|e| NoVerdict(format!("cannot read the {what} {}: {e}", document.shown)))
 }
 
 /// The `--recover-with` hook.

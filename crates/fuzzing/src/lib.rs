@@ -533,6 +533,56 @@ pub fn resume_check(data: &[u8]) {
         }
     }
     operator_queue(&analysis, &context, &approvals, now);
+    library_inputs(
+        contract,
+        text.split_once("\n---context---\n").map(|(_, c)| c),
+        now,
+    );
+}
+
+/// What the Python API hands the library (`resume::request`): a contract
+/// as text and a context as JSON text, each refused with a message or
+/// loaded, never a panic; and an approval prepared for each checkpoint,
+/// bound to the digest the resume check computes.
+fn library_inputs(contract: &str, context: Option<&str>, now: Timestamp) {
+    use resume::request;
+    let context = context.and_then(|c| request::context_from_json(c.to_string(), "(fuzz)").ok());
+    let Ok(loaded) = request::load_contract_text(contract.to_string(), "<fuzz>", None) else {
+        return;
+    };
+    let Some(model) = loaded.analysis.contract.as_deref() else {
+        return;
+    };
+    for id in model
+        .checkpoints
+        .iter()
+        .filter_map(|c| c.checkpoint_id.as_ref().map(|i| i.value.clone()))
+        .take(2)
+    {
+        let ask = request::ApprovalAsk {
+            checkpoint_id: &id,
+            approved_by: "fuzz",
+            kind: resume::ApproverKind::Human,
+            acknowledged: &[],
+            notes: None,
+            now,
+        };
+        let mut read = || context.clone().ok_or_else(|| "no context".to_string());
+        let prepared = request::prepare_approval(
+            &loaded.analysis,
+            &ask,
+            Some(&mut read as &mut dyn FnMut() -> Result<serde_json::Value, String>),
+            &mut |_| {},
+        );
+        if let Ok(prepared) = prepared {
+            let digest = resume::target_digest(&loaded.analysis, &id)
+                .expect("a digest for an approved checkpoint");
+            assert_eq!(
+                prepared.record.target_digest.as_deref(),
+                Some(digest.as_str())
+            );
+        }
+    }
 }
 
 /// The operator's queue on the same inputs: with the context it agrees

@@ -24,6 +24,7 @@ mod next;
 mod nothing_to_check;
 mod queue;
 mod report;
+pub mod request;
 mod restore;
 mod scope;
 mod staleness;
