@@ -592,8 +592,56 @@ def resume_check(
         contract, checkpoint_id, context, approvals=approvals, now=now, mode=mode,
         next_phase=next_phase, harness_dir=harness_dir, config=config, no_config=no_config,
         trust_context_approvals=trust_context_approvals, recovery_handler=recovery_handler,
-        cache=None,
+        cache=_path_cache(contract, config, no_config),
     )
+
+
+# One contract cache per contract file (and configuration) that
+# `resume_check` was given: each check reads the file and its configuration
+# again, as the command does, and analyzes the contract again only when its
+# bytes changed, so an orchestrator calling `resume_check` in a loop pays
+# for the analysis once. Bounded: emptied when it holds this many.
+_PATH_CACHES: dict[tuple[str, Optional[str], bool], Any] = {}
+_PATH_CACHES_KEPT = 64
+
+
+def _path_cache(contract: Any, config: Optional[PathLike], no_config: bool) -> Any:
+    path = _contract_args(contract)["contract_path"]
+    if path is None:
+        return None
+    key = (
+        os.path.abspath(path),
+        None if config is None else os.path.abspath(os.fspath(config)),
+        bool(no_config),
+    )
+    cache = _PATH_CACHES.get(key)
+    if cache is None:
+        if len(_PATH_CACHES) >= _PATH_CACHES_KEPT:
+            _PATH_CACHES.clear()
+        cache = _PATH_CACHES.setdefault(key, _native.ContractCache())
+    return cache
+
+
+def _outline(contract: Union[str, "os.PathLike[str]"]) -> tuple[list[str], list[tuple[str, str]]]:
+    """The contract's phase names and its (checkpoint_id, phase) pairs, as
+    the resume check reads them (for the LangGraph guard, which maps a
+    paused thread onto them). A path's analysis is the one `resume_check`
+    keeps for it. Raises `InputError` as `resume_check` would."""
+    outline = json.loads(
+        _call(
+            _native.outline,
+            **_contract_args(contract),
+            config=None,
+            no_config=False,
+            cache=_path_cache(contract, None, False),
+        )
+    )
+    specs = [
+        (spec["checkpoint_id"], spec["phase"])
+        for spec in outline["checkpoints"]
+        if spec["checkpoint_id"] is not None and spec["phase"] is not None
+    ]
+    return list(outline["phases"]), specs
 
 
 def _resume_check(

@@ -39,6 +39,14 @@ def resume_check(
     ],
     cache: Optional[ContractCache] = None,
 ) -> str: ...
+def outline(
+    *,
+    contract_path: Optional[str],
+    contract_text: Optional[str],
+    config: Optional[str],
+    no_config: bool,
+    cache: Optional[ContractCache] = None,
+) -> str: ...
 def lint(*, source: Optional[str], path: str, config: Optional[str], read: bool) -> str: ...
 def approve(
     *,

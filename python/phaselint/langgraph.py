@@ -62,10 +62,7 @@ except ImportError as error:  # pragma: no cover - exercised without langgraph
     ) from error
 
 import datetime
-import hashlib
-import importlib
 import os
-import stat
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any, Optional, Union
@@ -84,12 +81,6 @@ _START = "__start__"
 _INPUT = "__input__"
 _NULL_TASK_ID = "00000000-0000-0000-0000-000000000000"
 _TRIGGER_PREFIX = "branch:to:"
-# The contract is read here only to map the pause to a checkpoint id; the
-# resume check reads it again, with phaselint's own bounds and parser.
-_CONTRACT_BOUND = 32 * 1024 * 1024
-# (kind, path or text digest, identity) -> (phases, checkpoint specs).
-_CONTRACTS: dict[tuple[Any, ...], tuple[list[str], list[tuple[str, str]]]] = {}
-_CONTRACTS_KEPT = 64
 
 
 @dataclass(frozen=True)
@@ -474,67 +465,13 @@ def _static_interrupt(graph: Any, node: str, ran: list[str]) -> Optional[str]:
 
 
 def _read_contract(contract: Union[str, "os.PathLike[str]"]) -> tuple[list[str], list[tuple[str, str]]]:
-    """The contract's phase names and its (checkpoint_id, phase) pairs.
-
-    Only to find the checkpoint the pause is at: phaselint's resume check
-    reads the contract again and refuses what this reading got wrong (the
-    checkpoint's phase it reports must be the one found here). Kept per
-    file identity (device, inode, size, modification time) or per text, so
-    an orchestrator that guards every resume parses a contract once."""
-    key: tuple[Any, ...]
-    if isinstance(contract, str) and "\n" in contract:
-        key = ("text", hashlib.sha256(contract.encode("utf-8", "surrogatepass")).hexdigest())
-        cached = _CONTRACTS.get(key)
-        if cached is None:
-            cached = _contract_outline(contract)
-    else:
-        path = os.fspath(contract)
-        text, identity = _read_bounded(path)
-        key = ("file", path, identity)
-        cached = _CONTRACTS.get(key)
-        if cached is None:
-            cached = _contract_outline(text)
-    if len(_CONTRACTS) >= _CONTRACTS_KEPT:
-        _CONTRACTS.clear()
-    _CONTRACTS[key] = cached
-    return cached
-
-
-def _contract_outline(text: str) -> tuple[list[str], list[tuple[str, str]]]:
-    # LangGraph's langchain-core depends on PyYAML (untyped without types-PyYAML).
-    yaml: Any = importlib.import_module("yaml")
-
+    """The contract's phase names and its (checkpoint_id, phase) pairs,
+    read by phaselint itself (never a second YAML reading here); a contract
+    phaselint gives no verdict on is refused."""
     try:
-        document = yaml.load(text, Loader=getattr(yaml, "CSafeLoader", yaml.SafeLoader))
-    except yaml.YAMLError as error:
-        raise _refused(f"the contract is not YAML ({error}); `phaselint lint` it") from error
-    if not isinstance(document, Mapping) or not isinstance(document.get("phases"), Mapping):
-        raise _refused("the contract has no `phases` mapping; `phaselint lint` it")
-    phases = [str(name) for name in document["phases"]]
-    specs = []
-    for spec in document.get("checkpoint_integrity") or ():
-        if isinstance(spec, Mapping) and isinstance(spec.get("checkpoint_id"), str):
-            specs.append((spec["checkpoint_id"], str(spec.get("phase"))))
-    return phases, specs
-
-
-def _read_bounded(path: str) -> tuple[str, tuple[int, int, int, int]]:
-    """The file's text and identity; never waits on a FIFO, never reads past the bound."""
-    try:
-        descriptor = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
-    except OSError as error:
-        raise _refused(f"cannot read the contract {path}: {error.strerror}") from error
-    with os.fdopen(descriptor, "rb") as file:
-        info = os.fstat(file.fileno())
-        if not stat.S_ISREG(info.st_mode):
-            raise _refused(f"the contract {path} is not a regular file")
-        identity = (info.st_dev, info.st_ino, info.st_size, info.st_mtime_ns)
-        if _CONTRACTS.get(("file", path, identity)) is not None:
-            return "", identity
-        data = file.read(_CONTRACT_BOUND + 1)
-    if len(data) > _CONTRACT_BOUND:
-        raise _refused(f"the contract {path} is larger than {_CONTRACT_BOUND} bytes")
-    return data.decode("utf-8", errors="replace"), identity
+        return phaselint._outline(contract)
+    except phaselint.PhaselintError as error:
+        raise _refused(f"the contract gives no verdict: {error}") from error
 
 
 def _context(

@@ -108,6 +108,11 @@ pub struct Analysis {
     /// removed from `diagnostics`. A linter may hide them on request; the
     /// resume check must not, so it reads them here.
     pub hidden_errors: Vec<Diagnostic>,
+    /// What the resume check reads from the YAML tree (target digests,
+    /// entry defaults), from one parse on first use and kept: a caller
+    /// that checks the same analysis again (the Python API's guard) does
+    /// not parse the contract again for each check.
+    resume_facts: std::sync::OnceLock<resume::ResumeFacts>,
 }
 
 impl Analysis {
@@ -115,6 +120,12 @@ impl Analysis {
     /// `schema_version`, `pipeline_id`, `phases`, `checkpoint_integrity`.
     pub fn is_context_contract(&self) -> bool {
         self.is_context_contract
+    }
+
+    /// The resume check's facts from the YAML tree, parsed on first use.
+    pub(crate) fn resume_facts(&self) -> &resume::ResumeFacts {
+        self.resume_facts
+            .get_or_init(|| resume::ResumeFacts::read(self))
     }
 
     /// Drops the model and graph, keeping what a report needs (the source,
@@ -171,6 +182,7 @@ pub fn analyze_bytes(bytes: &[u8], kind: DocumentKind, settings: &Settings) -> A
                 graph: None,
                 harness: None,
                 hidden_errors: Vec::new(),
+                resume_facts: std::sync::OnceLock::new(),
             }
         }
     }
@@ -193,6 +205,7 @@ pub fn unloadable(message: &str, kind: DocumentKind) -> Analysis {
         graph: None,
         harness: None,
         hidden_errors: Vec::new(),
+        resume_facts: std::sync::OnceLock::new(),
     }
 }
 
@@ -342,6 +355,7 @@ pub fn analyze_document(source: String, kind: DocumentKind, settings: &Settings)
         graph: None,
         diagnostics: Vec::new(),
         hidden_errors: Vec::new(),
+        resume_facts: std::sync::OnceLock::new(),
     };
     let source = analysis.source.as_str();
     let mut findings = Findings::new(source, &analysis.line_index, settings);

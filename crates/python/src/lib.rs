@@ -111,6 +111,88 @@ fn load(
     }
 }
 
+/// Where a call's contract comes from.
+struct ContractSource<'a> {
+    path: Option<&'a str>,
+    text: Option<String>,
+    config: Option<&'a str>,
+    no_config: bool,
+}
+
+/// The contract through `cache` when there is one and the contract is a
+/// path, else loaded afresh; `kept` and `fresh` hold what the reference
+/// borrows (the cache's lock, or the new load).
+fn load_cached<'g: 'r, 'r>(
+    cache: &'g Option<Py<ContractCache>>,
+    source: ContractSource<'_>,
+    kept: &'r mut Option<std::sync::MutexGuard<'g, request::ContractCache>>,
+    fresh: &'r mut Option<LoadedContract>,
+) -> Result<&'r LoadedContract, String> {
+    let config = source.config.map(Path::new);
+    match (cache, source.path) {
+        (Some(cache), Some(path)) => {
+            let guard =
+                kept.insert(cache.get().cache.lock().map_err(|_| {
+                    "the contract cache was poisoned by an earlier panic".to_string()
+                })?);
+            guard.load(Path::new(path), config, source.no_config)
+        }
+        _ => Ok(fresh.insert(load(
+            source.path,
+            source.text,
+            source.config,
+            source.no_config,
+        )?)),
+    }
+}
+
+/// The contract's phases and checkpoint specs, for a caller that maps its
+/// own run onto them (the LangGraph guard) without reading the YAML a
+/// second way: `{"phases": [name...], "checkpoints": [{"checkpoint_id",
+/// "phase"}...]}` (a spec without an id or phase has `null` there). A
+/// contract with E-codes gives no outline, as it gives no verdict.
+#[pyfunction]
+#[pyo3(signature = (*, contract_path, contract_text, config, no_config, cache=None))]
+fn outline(
+    py: Python<'_>,
+    contract_path: Option<String>,
+    contract_text: Option<String>,
+    config: Option<String>,
+    no_config: bool,
+    cache: Option<Py<ContractCache>>,
+) -> PyResult<String> {
+    guarded(py, move || {
+        let (mut kept, mut fresh) = (None, None);
+        let loaded = load_cached(
+            &cache,
+            ContractSource {
+                path: contract_path.as_deref(),
+                text: contract_text,
+                config: config.as_deref(),
+                no_config,
+            },
+            &mut kept,
+            &mut fresh,
+        )?;
+        let contract = loaded
+            .analysis
+            .contract
+            .as_deref()
+            .ok_or_else(|| "the contract could not be loaded".to_string())?;
+        let text = |s: &Option<phaselint_lint::model::Spanned<String>>| {
+            s.as_ref().map(|s| s.value.clone())
+        };
+        let outline = serde_json::json!({
+            "phases": contract.phases.iter().map(|p| p.name.clone()).collect::<Vec<_>>(),
+            "checkpoints": contract.checkpoints.iter().map(|c| serde_json::json!({
+                "checkpoint_id": text(&c.checkpoint_id),
+                "phase": text(&c.phase),
+            })).collect::<Vec<_>>(),
+        });
+        Ok(outline.to_string())
+    })
+}
+
 /// A contract kept by a long-lived caller (`phaselint.CheckpointGuard`):
 /// each check reads the file and its configuration again, and analyzes it
 /// again only when its bytes changed (`resume::request::ContractCache`).
@@ -243,22 +325,18 @@ fn resume_check(
         // In the order the CLI reads its inputs, so the first problem
         // reported is the one the CLI reports.
         let now = request::parse_now(now.as_deref())?;
-        let mut kept = None;
-        let mut fresh = None;
-        let loaded: &LoadedContract = match (&cache, contract_path.as_deref()) {
-            (Some(cache), Some(path)) => {
-                let guard = kept.insert(cache.get().cache.lock().map_err(|_| {
-                    "the contract cache was poisoned by an earlier panic".to_string()
-                })?);
-                guard.load(Path::new(path), config.as_deref().map(Path::new), no_config)?
-            }
-            _ => fresh.insert(load(
-                contract_path.as_deref(),
-                contract_text,
-                config.as_deref(),
+        let (mut kept, mut fresh) = (None, None);
+        let loaded = load_cached(
+            &cache,
+            ContractSource {
+                path: contract_path.as_deref(),
+                text: contract_text,
+                config: config.as_deref(),
                 no_config,
-            )?),
-        };
+            },
+            &mut kept,
+            &mut fresh,
+        )?;
         let trust_source = request::trust_source(
             trust_context_approvals,
             &loaded.settings,
@@ -461,6 +539,7 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(resume_check, m)?)?;
     m.add_function(wrap_pyfunction!(lint, m)?)?;
     m.add_function(wrap_pyfunction!(approve, m)?)?;
+    m.add_function(wrap_pyfunction!(outline, m)?)?;
     m.add_function(wrap_pyfunction!(_panic_for_tests, m)?)?;
     m.add_class::<ContractCache>()?;
     m.add("NoVerdict", m.py().get_type::<NoVerdict>())?;

@@ -11,7 +11,7 @@ use serde_json::{Value, json};
 
 use crate::Analysis;
 use crate::model::{
-    ApprovalPolicy, EnumValue, Field, FieldSeverity, Phase, Recovery, RiskClass, SideEffects,
+    ApprovalPolicy, EnumValue, FieldSeverity, Phase, Recovery, RiskClass, SideEffects,
 };
 use crate::resume::approval::{
     self, APPROVALS_KEY, ApprovalQuestion, ApprovalRecord, ApprovalSource, ApproverKind, Candidate,
@@ -20,7 +20,7 @@ use crate::resume::approval::{
 use crate::resume::context_binding::ContextBinding;
 use crate::resume::document::type_name;
 use crate::resume::entry::{
-    ENTRY_VISIT_BUDGET, FieldStatus, Lookup, TooMuchWork, check_field, defaults, look_up,
+    ENTRY_VISIT_BUDGET, FieldStatus, Lookup, TooMuchWork, check_field, look_up,
 };
 use crate::resume::report::{
     ApprovalStatus, AttemptOutcome, CheckedField, CheckpointPending, Decision, Denial,
@@ -31,7 +31,6 @@ use crate::resume::report::{
 use crate::resume::staleness::{self, Evaluation, PROVENANCE_KEY, Provenance, State};
 use crate::resume::target::Target;
 use crate::resume::{Recoverer, RecoveryOutcome, RecoveryRequest, ResumeError, ResumeRequest};
-use crate::syntax::Span;
 
 /// Checks whether a paused run may resume from `request.checkpoint_id`.
 ///
@@ -632,12 +631,6 @@ fn revalidate(
     let mut lookups: HashMap<(&str, Option<&str>), Lookup> = HashMap::new();
     let mut budget = ENTRY_VISIT_BUDGET;
     let mut field_results = Vec::new();
-    let default_spans: Vec<Span> = next
-        .iter()
-        .flat_map(|p| p.entry_required())
-        .filter_map(Field::default)
-        .collect();
-    let defaults = defaults(target.source, &default_spans);
     for phase in next {
         for field in phase.entry_required() {
             let name = field.name.value.as_str();
@@ -654,7 +647,7 @@ fn revalidate(
             };
             let default = field
                 .default()
-                .and_then(|span| defaults.get(&span).cloned());
+                .and_then(|span| target.facts.default_at(span).cloned());
             field_results.push(check_field(phase, field, lookup, default));
         }
     }

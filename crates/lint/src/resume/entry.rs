@@ -2,15 +2,13 @@
 //! resumes into, checked against the context the way ContextCore's
 //! `BoundaryValidator.validate_entry` does, plus declared types.
 
-use std::collections::HashMap;
 use std::ops::ControlFlow;
 
 use serde::Serialize;
 use serde_json::Value;
 
 use crate::model::{EnumValue, Field, FieldSeverity, Phase};
-use crate::resume::document::{node_to_value, type_name};
-use crate::syntax::Span;
+use crate::resume::document::type_name;
 
 /// ContextCore's `PropagationStatus` for one field at a boundary.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
@@ -218,25 +216,6 @@ pub(crate) fn look_up(
         type_checked: walk.type_checked,
         matched: walk.matched > 0,
     })
-}
-
-/// The values of the `default`s written at `spans`, read from the file
-/// (the analysis keeps where a default is, not its value): one parse, and
-/// none when no field has a default.
-pub(crate) fn defaults(source: &str, spans: &[Span]) -> HashMap<Span, Value> {
-    if spans.is_empty() {
-        return HashMap::new();
-    }
-    let Ok(Some(tree)) = crate::syntax::parse(source, crate::syntax::Limits::default()) else {
-        return HashMap::new();
-    };
-    spans
-        .iter()
-        .filter_map(|&span| {
-            let value = node_to_value(tree.node_at(span)?).ok()?;
-            (!value.is_null()).then_some((span, value))
-        })
-        .collect()
 }
 
 /// One entry field's result from what its name's lookup found; `default`

@@ -88,6 +88,7 @@ pub use stash::{
     GitCommit, GitRepository, NoRepository, Revision, StashInfo, TreeEntry, carries_checkpoint,
 };
 pub use state::{StateKey, parse_state_within, state_hash, state_value};
+pub(crate) use target::ResumeFacts;
 pub use target::{
     ContractError, SUPPRESSED_ERROR_NOTE, Target, contract_errors, target_digest, target_digests,
 };
@@ -153,7 +154,7 @@ pub trait Recoverer {
 }
 
 /// Why no verdict could be given. Every one of these must stop a resume.
-#[derive(Debug, thiserror::Error)]
+#[derive(Clone, Debug, thiserror::Error)]
 pub enum ResumeError {
     #[error("the contract has errors, so no resume verdict can be given: {}", findings.join("; "))]
     ContractHasErrors { findings: Vec<String> },

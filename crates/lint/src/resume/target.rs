@@ -3,17 +3,17 @@
 //! what the file says about the checkpoint, its phase, and every phase the
 //! run may resume into (CB-003: an approval binds the action it authorizes).
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, HashMap};
 
 use serde_json::Value;
 use sha2::{Digest, Sha256};
 
 use crate::Analysis;
 use crate::graph::{EdgeOrigin, PhaseGraph};
-use crate::model::{CheckpointSpec, Contract, Phase};
+use crate::model::{CheckpointSpec, Contract, Field, Phase};
 use crate::resume::ResumeError;
-use crate::resume::document::write_canonical_node;
-use crate::syntax::Node;
+use crate::resume::document::{node_to_value, write_canonical_node};
+use crate::syntax::{Node, Span};
 
 /// How an E-code that a suppression comment or the configuration hid is
 /// marked when the resume check refuses the contract for it anyway.
@@ -44,6 +44,8 @@ pub struct Target<'a> {
     /// checkpoint and its phase only), so such a record is recognised and
     /// refused with "approve again" rather than as a stranger's.
     pub legacy_digest: String,
+    /// What else the check reads from the YAML tree (entry defaults).
+    pub(crate) facts: &'a ResumeFacts,
 }
 
 impl<'a> Target<'a> {
@@ -106,12 +108,7 @@ impl<'a> Target<'a> {
                 findings: super::first_findings(errors.iter().map(ToString::to_string)),
             });
         }
-        // The digest covers the checkpoint as written, so it is built from
-        // the YAML tree, parsed again: analyses do not keep it.
-        let tree = crate::syntax::parse(&analysis.source, crate::syntax::Limits::default())
-            .ok()
-            .flatten();
-        let (Some(contract), Some(tree)) = (analysis.contract.as_deref(), &tree) else {
+        let Some(contract) = analysis.contract.as_deref() else {
             return Err(ResumeError::ContractHasErrors {
                 findings: vec!["the contract could not be loaded".into()],
             });
@@ -161,14 +158,10 @@ impl<'a> Target<'a> {
                 problem: "it requires approval but declares no approval_policy (C201)".into(),
             });
         }
-        let canonical = CanonicalTarget::build(
-            tree.root(),
-            contract,
-            analysis.graph.as_ref(),
-            spec_index,
-            phase_index,
-            None,
-        )?;
+        // The digest covers the checkpoint as written, so it is built from
+        // the YAML tree (parsed again once per analysis: analyses do not
+        // keep the tree).
+        let canonical = analysis.resume_facts().target(spec_index)?;
         let pipeline_id = contract
             .pipeline_id
             .as_ref()
@@ -183,9 +176,10 @@ impl<'a> Target<'a> {
             phase_index,
             spec_index,
             pipeline_id,
-            successors: canonical.successors,
-            digest: canonical.digest,
-            legacy_digest: canonical.legacy_digest,
+            successors: canonical.successors.clone(),
+            digest: canonical.digest.clone(),
+            legacy_digest: canonical.legacy_digest.clone(),
+            facts: analysis.resume_facts(),
         })
     }
 }
@@ -283,35 +277,97 @@ pub fn target_digests(analysis: &Analysis) -> Vec<(String, String)> {
     let Some(contract) = analysis.contract.as_deref().filter(|_| !has_errors) else {
         return Vec::new();
     };
-    let Some(tree) = crate::syntax::parse(&analysis.source, crate::syntax::Limits::default())
-        .ok()
-        .flatten()
-    else {
-        return Vec::new();
-    };
+    let facts = analysis.resume_facts();
     contract
         .checkpoints
         .iter()
         .enumerate()
         .filter_map(|(index, spec)| {
             let id = spec.checkpoint_id.as_ref()?;
-            let phase = contract.phase_index(&spec.phase.as_ref()?.value)?;
-            let canonical = CanonicalTarget::build(
-                tree.root(),
-                contract,
-                analysis.graph.as_ref(),
-                index,
-                phase,
-                None,
-            )
-            .ok()?;
-            Some((id.value.clone(), canonical.digest))
+            let canonical = facts.target(index).ok()?;
+            Some((id.value.clone(), canonical.digest.clone()))
         })
         .collect()
 }
 
+/// What the resume check reads from a contract's YAML tree, from one parse
+/// of its text: the canonical target of each checkpoint spec and the value
+/// of each entry field's `default`. Kept with the analysis
+/// (`Analysis::resume_facts`), so checking one analysis again parses
+/// nothing.
+pub(crate) struct ResumeFacts {
+    /// By index in `checkpoint_integrity`; `None` for a spec whose phase
+    /// is not declared. `None` as a whole when the text did not parse.
+    targets: Option<Vec<Option<Result<CanonicalTarget, ResumeError>>>>,
+    /// The value written at each entry field's `default` (null values
+    /// left out).
+    defaults: HashMap<Span, Value>,
+}
+
+impl ResumeFacts {
+    pub(crate) fn read(analysis: &Analysis) -> ResumeFacts {
+        let tree = crate::syntax::parse(&analysis.source, crate::syntax::Limits::default())
+            .ok()
+            .flatten();
+        let (Some(contract), Some(tree)) = (analysis.contract.as_deref(), tree) else {
+            return ResumeFacts {
+                targets: None,
+                defaults: HashMap::new(),
+            };
+        };
+        let targets = contract
+            .checkpoints
+            .iter()
+            .enumerate()
+            .map(|(index, spec)| {
+                let phase = contract.phase_index(&spec.phase.as_ref()?.value)?;
+                Some(CanonicalTarget::build(
+                    tree.root(),
+                    contract,
+                    analysis.graph.as_ref(),
+                    index,
+                    phase,
+                    None,
+                ))
+            })
+            .collect();
+        let defaults = contract
+            .phases
+            .iter()
+            .flat_map(|p| p.entry_required())
+            .filter_map(Field::default)
+            .filter_map(|span| {
+                let value = node_to_value(tree.node_at(span)?).ok()?;
+                (!value.is_null()).then_some((span, value))
+            })
+            .collect();
+        ResumeFacts {
+            targets: Some(targets),
+            defaults,
+        }
+    }
+
+    /// The canonical target of the spec at `spec_index`.
+    fn target(&self, spec_index: usize) -> Result<&CanonicalTarget, ResumeError> {
+        let unreadable = || ResumeError::ContractHasErrors {
+            findings: vec!["the contract could not be loaded".into()],
+        };
+        match self.targets.as_ref().and_then(|t| t.get(spec_index)) {
+            Some(Some(Ok(target))) => Ok(target),
+            Some(Some(Err(error))) => Err(error.clone()),
+            Some(None) | None => Err(unreadable()),
+        }
+    }
+
+    /// The value of the `default` written at `span`, when it is not null.
+    pub(crate) fn default_at(&self, span: Span) -> Option<&Value> {
+        self.defaults.get(&span)
+    }
+}
+
 /// What the target digest covers, as written in the file, hashed as it is
 /// written out: the canonical JSON of a phase definition is never built.
+#[derive(Clone)]
 struct CanonicalTarget {
     /// The successors' indexes, in declaration order.
     successors: Vec<usize>,
