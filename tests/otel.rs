@@ -21,23 +21,6 @@ use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
 use serde_json::{Value, json};
 
-/// The variables a run could inherit that would change what it exports.
-const OTEL_VARIABLES: &[&str] = &[
-    "OTEL_SDK_DISABLED",
-    "OTEL_SERVICE_NAME",
-    "OTEL_RESOURCE_ATTRIBUTES",
-    "OTEL_EXPORTER_OTLP_ENDPOINT",
-    "OTEL_EXPORTER_OTLP_TRACES_ENDPOINT",
-    "OTEL_EXPORTER_OTLP_PROTOCOL",
-    "OTEL_EXPORTER_OTLP_TRACES_PROTOCOL",
-    "OTEL_EXPORTER_OTLP_HEADERS",
-    "OTEL_EXPORTER_OTLP_TRACES_HEADERS",
-    "OTEL_EXPORTER_OTLP_TIMEOUT",
-    "OTEL_EXPORTER_OTLP_TRACES_TIMEOUT",
-    "TRACEPARENT",
-    "TRACESTATE",
-];
-
 /// The parent span every run is given.
 const PARENT_SPAN: &str = "b7ad6b7169203331";
 
@@ -59,7 +42,7 @@ fn unix_nanos(time: SystemTime) -> u64 {
 fn run(dir: &Path, args: &[String], env: &[(&str, String)]) -> Run {
     let mut command = Command::new(env!("CARGO_BIN_EXE_phaselint"));
     command.args(args).current_dir(dir).stdin(Stdio::null());
-    for name in OTEL_VARIABLES {
+    for name in phaselint_otlp::VARIABLES {
         command.env_remove(name);
     }
     command.envs(env.iter().map(|(k, v)| (k, v)));

@@ -28,21 +28,6 @@ const ARGS: &[&str] = &[
     "json",
 ];
 
-/// Variables the measured runs must not inherit.
-const OTEL_VARIABLES: &[&str] = &[
-    "OTEL_SDK_DISABLED",
-    "OTEL_EXPORTER_OTLP_ENDPOINT",
-    "OTEL_EXPORTER_OTLP_TRACES_ENDPOINT",
-    "OTEL_EXPORTER_OTLP_PROTOCOL",
-    "OTEL_EXPORTER_OTLP_TRACES_PROTOCOL",
-    "OTEL_EXPORTER_OTLP_HEADERS",
-    "OTEL_EXPORTER_OTLP_TRACES_HEADERS",
-    "OTEL_EXPORTER_OTLP_TIMEOUT",
-    "OTEL_EXPORTER_OTLP_TRACES_TIMEOUT",
-    "TRACEPARENT",
-    "TRACESTATE",
-];
-
 pub fn command(args: &[String]) -> Result<(), String> {
     let mut phaselint = PathBuf::from("target/release/phaselint");
     let mut rotel = std::env::var_os("ROTEL").map(PathBuf::from);
@@ -157,7 +142,7 @@ fn spawn(phaselint: &Path, env: &[(&str, String)]) -> Result<(Duration, bool), S
         .stdin(Stdio::null())
         .stdout(Stdio::null())
         .stderr(Stdio::piped());
-    for name in OTEL_VARIABLES {
+    for name in phaselint_otlp::VARIABLES {
         command.env_remove(name);
     }
     command.envs(env.iter().map(|(k, v)| (k, v)));

@@ -75,6 +75,24 @@ pub struct Exporter {
     pub parent: Option<Parent>,
 }
 
+/// Every environment variable `from_env` reads (a test holds it to that),
+/// for callers that must run without them (the benchmark, the tests).
+pub const VARIABLES: &[&str] = &[
+    "OTEL_SDK_DISABLED",
+    "OTEL_SERVICE_NAME",
+    "OTEL_RESOURCE_ATTRIBUTES",
+    "OTEL_EXPORTER_OTLP_ENDPOINT",
+    "OTEL_EXPORTER_OTLP_TRACES_ENDPOINT",
+    "OTEL_EXPORTER_OTLP_PROTOCOL",
+    "OTEL_EXPORTER_OTLP_TRACES_PROTOCOL",
+    "OTEL_EXPORTER_OTLP_HEADERS",
+    "OTEL_EXPORTER_OTLP_TRACES_HEADERS",
+    "OTEL_EXPORTER_OTLP_TIMEOUT",
+    "OTEL_EXPORTER_OTLP_TRACES_TIMEOUT",
+    "TRACEPARENT",
+    "TRACESTATE",
+];
+
 /// The exporter the environment configures, if any, with the warnings to
 /// print about what it could not use. `var` reads a variable (the process
 /// environment, or a table in tests). Only `OTEL_SDK_DISABLED` and the two
@@ -372,6 +390,27 @@ mod tests {
             .map(|(k, v)| (k.to_string(), v.to_string()))
             .collect();
         from_env(|name| table.get(name).cloned())
+    }
+
+    #[test]
+    fn every_variable_read_is_listed_in_variables() {
+        let read = std::cell::RefCell::new(Vec::new());
+        from_env(|name| {
+            read.borrow_mut().push(name.to_string());
+            match name {
+                "OTEL_EXPORTER_OTLP_ENDPOINT" => Some("http://127.0.0.1:4318".into()),
+                "TRACEPARENT" => {
+                    Some("00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01".into())
+                }
+                _ => Some("x=y".into()),
+            }
+        });
+        let unlisted: Vec<String> = read
+            .into_inner()
+            .into_iter()
+            .filter(|name| !VARIABLES.contains(&name.as_str()))
+            .collect();
+        assert!(unlisted.is_empty(), "read but not listed: {unlisted:?}");
     }
 
     #[test]

@@ -14,7 +14,7 @@ pub mod proto;
 use std::sync::mpsc;
 use std::time::{Instant, SystemTime, UNIX_EPOCH};
 
-pub use config::{Exporter, Parent, Protocol, from_env};
+pub use config::{Exporter, Parent, Protocol, VARIABLES, from_env};
 
 /// An attribute value. OTLP's other kinds (arrays, maps, bytes) are not
 /// needed by phaselint's events.
