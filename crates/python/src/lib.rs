@@ -245,14 +245,31 @@ fn resume_check(
         let now = request::parse_now(now.as_deref())?;
         let mut kept = None;
         let mut fresh = None;
-        let loaded: &LoadedContract = match (&cache, contract_path.as_deref()) {
-            (Some(cache), Some(path)) => {
-                let guard = kept.insert(cache.get().cache.lock().map_err(|_| {
-                    "the contract cache was poisoned by an earlier panic".to_string()
-                })?);
-                guard.load(Path::new(path), config.as_deref().map(Path::new), no_config)?
-            }
-            _ => fresh.insert(load(
+        // The cache is only taken when it is free: a recovery handler that
+        // checks again with the same guard (the lock is held across the
+        // check, handlers included) or another thread's check loads the
+        // contract afresh instead of waiting on a lock that never frees.
+        let free = match (&cache, contract_path.as_deref()) {
+            (Some(cache), Some(path)) => match cache.get().cache.try_lock() {
+                Ok(guard) => Some((guard, path)),
+                Err(std::sync::TryLockError::Poisoned(poisoned)) => {
+                    // A panic in an earlier check: what it kept is not trusted.
+                    let mut guard = poisoned.into_inner();
+                    *guard = request::ContractCache::default();
+                    cache.get().cache.clear_poison();
+                    Some((guard, path))
+                }
+                Err(std::sync::TryLockError::WouldBlock) => None,
+            },
+            _ => None,
+        };
+        let loaded: &LoadedContract = match free {
+            Some((guard, path)) => kept.insert(guard).load(
+                Path::new(path),
+                config.as_deref().map(Path::new),
+                no_config,
+            )?,
+            None => fresh.insert(load(
                 contract_path.as_deref(),
                 contract_text,
                 config.as_deref(),
