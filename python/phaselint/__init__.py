@@ -35,7 +35,9 @@ try:  # The OpenTelemetry API is optional: without it, no events are added.
     from opentelemetry import trace as _otel_trace
 
     _HAS_OTEL = True
-except ImportError:  # pragma: no cover - exercised in a subprocess test
+except Exception:  # pragma: no cover - exercised in a subprocess test
+    # Not installed (ImportError), or installed and broken (an error raised
+    # while importing it): either way phaselint works without telemetry.
     _otel_trace = None  # type: ignore[assignment]
     _HAS_OTEL = False
 
@@ -552,8 +554,24 @@ def _recoverer(handler: Any, context: Any) -> Optional[tuple[str, Any, Any]]:
 
 
 def _emit_events(result: ResumeResult) -> None:
-    """Adds the report's REQ-10-009 events to the current span."""
+    """Adds the report's REQ-10-009 events to the current span; telemetry
+    that fails never takes the verdict with it (a warning says so)."""
     if not _HAS_OTEL or _otel_trace is None:
+        return
+    try:
+        _add_events(result)
+    except Exception as error:
+        import warnings
+
+        warnings.warn(
+            f"phaselint: the resume events were not added to the current span: {type(error).__name__}: {error}",
+            RuntimeWarning,
+            stacklevel=3,
+        )
+
+
+def _add_events(result: ResumeResult) -> None:
+    if _otel_trace is None:
         return
     span = _otel_trace.get_current_span()
     if not span.is_recording():

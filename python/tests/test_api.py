@@ -445,6 +445,41 @@ def test_without_opentelemetry_nothing_breaks() -> None:
     assert ran.stdout.strip() == "blocked"
 
 
+def test_a_broken_opentelemetry_install_is_no_telemetry(tmp_path: Path) -> None:
+    broken = tmp_path / "opentelemetry"
+    broken.mkdir()
+    (broken / "__init__.py").write_text("raise RuntimeError('a broken install')\n")
+    code = (
+        f"import sys, json; sys.path.insert(0, {str(tmp_path)!r})\n"
+        "import phaselint\n"
+        "assert phaselint._HAS_OTEL is False\n"
+        f"ctx = json.load(open({str(ROOT / 'fixtures/resume/contexts/stale.json')!r}))\n"
+        f"r = phaselint.resume_check({str(PIPELINE)!r}, 'after_retrieve', ctx, now={NOW!r})\n"
+        "print(r.decision)\n"
+    )
+    ran = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    assert ran.returncode == 0, ran.stderr
+    assert ran.stdout.strip() == "blocked"
+
+
+def test_a_span_that_fails_does_not_take_the_verdict_with_it(monkeypatch: pytest.MonkeyPatch) -> None:
+    pytest.importorskip("opentelemetry", reason="the OpenTelemetry API gives the current span")
+
+    class FailingSpan:
+        def is_recording(self) -> bool:
+            return True
+
+        def add_event(self, *args: Any, **kwargs: Any) -> None:
+            raise RuntimeError("the exporter broke")
+
+    monkeypatch.setattr(phaselint._otel_trace, "get_current_span", lambda: FailingSpan())
+    with pytest.warns(RuntimeWarning, match="the exporter broke"):
+        result = phaselint.resume_check(PIPELINE, "after_retrieve", context("stale.json"), now=NOW)
+    assert result.decision == "blocked"
+    with pytest.warns(RuntimeWarning), pytest.raises(phaselint.CheckpointStalenessError):
+        phaselint.CheckpointGuard(PIPELINE).resume_checkpoint("after_retrieve", context("stale.json"), now=NOW)
+
+
 def test_import_phaselint_does_not_import_langgraph_or_opentelemetry_sdk() -> None:
     code = "import sys, phaselint; print(sorted(m for m in sys.modules if m.split('.')[0] in ('langgraph', 'pydantic')))"
     ran = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
