@@ -685,7 +685,7 @@ _APPROVAL_IDENTITY = ("approved_by", "approved_at", "checkpoint_id", "context_di
 def _same_approval(answer: Any, approval: Mapping[str, Any]) -> bool:
     if answer == approval:
         return True
-    if not isinstance(answer, Mapping):
+    if not isinstance(answer, Mapping) or not isinstance(approval, Mapping):
         return False
     return all(answer.get(key) == approval.get(key) for key in _APPROVAL_IDENTITY)
 
