@@ -589,6 +589,40 @@ fn a_refused_or_silent_collector_changes_nothing_but_one_warning() {
     drop(silent);
 }
 
+/// A hostile TRACEPARENT (any length, any bytes) is one bounded warning:
+/// its start and the reason, never the whole value on stderr.
+#[test]
+fn a_huge_traceparent_is_one_short_warning() {
+    let (folder, args) = fresh_resume();
+    let alone = run(&folder, &args, &[]);
+    let refused = free_port();
+    let env = vec![
+        (
+            "OTEL_EXPORTER_OTLP_ENDPOINT",
+            format!("http://127.0.0.1:{refused}"),
+        ),
+        ("OTEL_EXPORTER_OTLP_TIMEOUT", "300".to_string()),
+        (
+            "TRACEPARENT",
+            format!("00-{}\u{1b}[2J", "0".repeat(100_000)),
+        ),
+    ];
+    let exported = run(&folder, &args, &env);
+    assert_eq!(
+        (exported.code, &exported.stdout),
+        (alone.code, &alone.stdout)
+    );
+    let first = exported.stderr.lines().next().unwrap_or_default();
+    assert!(
+        first.starts_with("phaselint: warning: TRACEPARENT `00-000"),
+        "{first}"
+    );
+    assert!(first.contains("characters ...]"), "{first}");
+    assert!(first.ends_with("the span starts a new trace"), "{first}");
+    assert!(first.len() < 1200, "{}", first.len());
+    assert!(!exported.stderr.contains('\u{1b}'));
+}
+
 /// A collector's error answer is one warning with its status line.
 #[test]
 fn an_error_answer_is_one_warning_with_the_status() {

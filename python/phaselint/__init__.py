@@ -35,7 +35,9 @@ try:  # The OpenTelemetry API is optional: without it, no events are added.
     from opentelemetry import trace as _otel_trace
 
     _HAS_OTEL = True
-except ImportError:  # pragma: no cover - exercised in a subprocess test
+except Exception:  # pragma: no cover - exercised in a subprocess test
+    # Not installed (ImportError), or installed and broken (an error raised
+    # while importing it): either way phaselint works without telemetry.
     _otel_trace = None  # type: ignore[assignment]
     _HAS_OTEL = False
 
@@ -399,9 +401,13 @@ class _ContextTooLarge(Exception):
 
 
 def _plain(value: Any) -> Any:
-    """A value JSON can carry: datetimes as ISO 8601, pydantic models and dataclasses as dicts."""
+    """A value JSON can carry: datetimes as ISO 8601, other mappings, pydantic models and dataclasses as dicts."""
     if isinstance(value, (_datetime.datetime, _datetime.date, _datetime.time)):
         return value.isoformat()
+    if isinstance(value, Mapping):
+        # A Mapping that is not a dict (MappingProxyType, a collections.abc
+        # Mapping): read once, here, so the JSON is one reading of it.
+        return dict(value.items())
     model_dump = getattr(value, "model_dump", None)
     if callable(model_dump):
         return model_dump(mode="json")
@@ -452,7 +458,18 @@ def _to_json(value: Any, what: str) -> str:
         raise InputError(
             f"cannot read the {what}: it is larger than the limit of {_native.CONTEXT_BOUND_TEXT} as JSON"
         ) from None
-    except (TypeError, ValueError) as error:
+    except RecursionError:
+        # Nested deeper than Python recurses: deeper than the 128 levels the
+        # check reads anyway (the command says the same of such a file).
+        raise InputError(
+            f"cannot read the {what}: it nests deeper than JSON's recursion limit (or contains itself)"
+        ) from None
+    except ValueError as error:
+        if "Circular reference" in str(error):
+            raise InputError(f"cannot read the {what}: it contains itself (a circular reference)") from None
+        found = _where(value)
+        raise InputError(f"cannot read the {what}: {found or error}") from None
+    except TypeError as error:
         found = _where(value)
         raise InputError(f"cannot read the {what}: {found or error}") from None
     return "".join(chunks)
@@ -484,9 +501,11 @@ def _now_text(now: Any) -> Optional[str]:
             raise InputError(
                 f"now `{now.isoformat()}` has no time zone: give an aware datetime (e.g. datetime.now(timezone.utc))"
             )
-        return now.isoformat()
+        # The base methods: a subclass that overrides isoformat() does not
+        # choose the time judged.
+        return _datetime.datetime.isoformat(now)
     if isinstance(now, str):
-        return now
+        return str.__str__(now)
     raise InputError(f"now must be None, an aware datetime or an RFC 3339 string, found {type(now).__name__}")
 
 
@@ -535,8 +554,24 @@ def _recoverer(handler: Any, context: Any) -> Optional[tuple[str, Any, Any]]:
 
 
 def _emit_events(result: ResumeResult) -> None:
-    """Adds the report's REQ-10-009 events to the current span."""
+    """Adds the report's REQ-10-009 events to the current span; telemetry
+    that fails never takes the verdict with it (a warning says so)."""
     if not _HAS_OTEL or _otel_trace is None:
+        return
+    try:
+        _add_events(result)
+    except Exception as error:
+        import warnings
+
+        warnings.warn(
+            f"phaselint: the resume events were not added to the current span: {type(error).__name__}: {error}",
+            RuntimeWarning,
+            stacklevel=3,
+        )
+
+
+def _add_events(result: ResumeResult) -> None:
+    if _otel_trace is None:
         return
     span = _otel_trace.get_current_span()
     if not span.is_recording():
@@ -670,7 +705,7 @@ def _resume_check(
         approval_files=files,
         approval_records_json=records,
         now=_now_text(now),
-        mode=mode,
+        mode=_mode(mode),
         next_phase=next_phase,
         harness_dir=None if harness_dir is None else os.fspath(harness_dir),
         config=None if config is None else os.fspath(config),
@@ -682,6 +717,21 @@ def _resume_check(
     result = ResumeResult(json.loads(report))
     _emit_events(result)
     return result
+
+
+def _mode(mode: Any) -> Mode:
+    """`mode` as a plain str: a str subclass whose `==` lies must not make
+    the guard test one mode while the check runs another."""
+    plain = str.__str__(mode) if isinstance(mode, str) else None
+    if plain == "strict":
+        return "strict"
+    if plain == "permissive":
+        return "permissive"
+    if plain == "audit":
+        return "audit"
+    raise InputError(
+        f"mode `{plain if plain is not None else mode!r}` is not one of `strict`, `permissive`, `audit`"
+    )
 
 
 class CheckpointGuard:
@@ -704,10 +754,8 @@ class CheckpointGuard:
         *,
         config: Optional[PathLike] = None,
     ) -> None:
-        if mode not in ("strict", "permissive", "audit"):
-            raise InputError(f"mode `{mode}` is not one of `strict`, `permissive`, `audit`")
         self.contract = contract
-        self.mode: Mode = mode
+        self.mode: Mode = _mode(mode)
         self.recovery_handler = recovery_handler
         self.config = config
         self._cache = _native.ContractCache()
@@ -722,13 +770,16 @@ class CheckpointGuard:
         next_phase: Optional[str] = None,
         harness_dir: Optional[PathLike] = None,
     ) -> ResumeResult:
+        # One reading of the mode decides both what the check runs and
+        # whether this guard raises.
+        mode = _mode(self.mode)
         result = _resume_check(
             self.contract,
             checkpoint_id,
             context,
             approvals=approvals,
             now=now,
-            mode=self.mode,
+            mode=mode,
             next_phase=next_phase,
             harness_dir=harness_dir,
             config=self.config,
@@ -737,7 +788,7 @@ class CheckpointGuard:
             recovery_handler=self.recovery_handler,
             cache=self._cache,
         )
-        if self.mode == "strict" and result.decision != "resume":
+        if mode == "strict" and result.decision != "resume":
             raise CheckpointStalenessError(result)
         return result
 

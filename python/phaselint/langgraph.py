@@ -139,11 +139,24 @@ def guard_resume(
     is missing or does not bind, or the check could not decide. ``.reason``
     says why; ``.result`` is the check's result when one ran.
     """
+    # One reading of a path-like: the pause is mapped and checked against
+    # the same file.
+    if isinstance(contract, os.PathLike):
+        contract = os.fspath(contract)
     pause = pause_of(graph, config, contract, phases=phases)
     if approval is not None and _answered_already(pause, approval):
         raise _refused(
             f"this approval already answered an interrupt of {_where(pause)}: "
             "an approval is used for one resume; approve again for this one"
+        )
+    if approval is not None and _answered_earlier(graph.checkpointer, config, approval):
+        # A run that loops back pauses again at the same contract checkpoint,
+        # often with the same values: the record a person gave for the first
+        # pause binds them, but they approved that one resume, not this one.
+        raise _refused(
+            f"this approval already answered an earlier interrupt of thread "
+            f"{_thread_id(config)!r} (its checkpoint history holds it as a resume value): "
+            f"an approval is used for one resume; approve again for {_where(pause)}"
         )
     approvals = () if approval is None else (approval,)
     try:
@@ -583,8 +596,39 @@ def _stamp(
     return stamp
 
 
+def _answered_earlier(
+    saver: BaseCheckpointSaver[Any], config: Mapping[str, Any], approval: Mapping[str, Any]
+) -> bool:
+    """Whether `approval` is a resume value an interrupt of this thread took
+    at any of its checkpoints (a task's own resume write, as in
+    `Pause.answered`: what a node's interrupt() returned)."""
+    configurable = dict((config or {}).get("configurable") or {})
+    configurable.pop("checkpoint_id", None)
+    history = saver.list({"configurable": configurable})
+    for saved in history:
+        for task_id, channel, value in saved.pending_writes or ():
+            if channel != _RESUME or task_id == _NULL_TASK_ID:
+                continue
+            if any(_same_approval(answer, approval) for answer in (value if isinstance(value, list) else [value])):
+                return True
+    return False
+
+
+# What makes one person's approval that one: a record that differs only in
+# its notes or acknowledgements is the same approval given again.
+_APPROVAL_IDENTITY = ("approved_by", "approved_at", "checkpoint_id", "context_digest", "target_digest")
+
+
+def _same_approval(answer: Any, approval: Mapping[str, Any]) -> bool:
+    if answer == approval:
+        return True
+    if not isinstance(answer, Mapping) or not isinstance(approval, Mapping):
+        return False
+    return all(answer.get(key) == approval.get(key) for key in _APPROVAL_IDENTITY)
+
+
 def _answered_already(pause: Pause, approval: Mapping[str, Any]) -> bool:
     """Whether `approval` is already a resume value written at the paused
     checkpoint: a node with two interrupt() calls stays at one checkpoint,
     and one approval must not answer both."""
-    return any(answer == approval for answer in pause.answered)
+    return any(_same_approval(answer, approval) for answer in pause.answered)

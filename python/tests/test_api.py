@@ -284,6 +284,58 @@ def test_a_huge_context_is_refused_within_the_bound() -> None:
         phaselint.resume_check(PIPELINE, "after_retrieve", ctx, now=NOW)
 
 
+def test_a_context_that_contains_itself_or_nests_too_deep_is_an_input_error() -> None:
+    circular = fresh_at_now()
+    circular["loop"] = circular
+    with pytest.raises(phaselint.InputError, match="contains itself"):
+        phaselint.resume_check(PIPELINE, "after_retrieve", circular, now=NOW)
+    deep = fresh_at_now()
+    inner = deep
+    for _ in range(sys.getrecursionlimit() * 2):
+        inner["n"] = {}
+        inner = inner["n"]
+    with pytest.raises(phaselint.InputError, match="nests deeper"):
+        phaselint.resume_check(PIPELINE, "after_retrieve", deep, now=NOW)
+
+
+def test_a_mapping_that_is_not_a_dict_is_a_context() -> None:
+    import types
+
+    proxy = types.MappingProxyType(fresh_at_now())
+    result = phaselint.resume_check(PIPELINE, "after_retrieve", proxy, now=NOW)
+    assert result.to_dict() == phaselint.resume_check(PIPELINE, "after_retrieve", fresh_at_now(), now=NOW).to_dict()
+
+
+def test_a_str_subclass_mode_is_judged_by_its_characters() -> None:
+    class Agreeable(str):
+        def __eq__(self, other: object) -> bool:
+            return True
+
+        __hash__ = str.__hash__
+
+    guard = phaselint.CheckpointGuard(PIPELINE, mode=Agreeable("audit"))  # type: ignore[arg-type]
+    assert guard.mode == "audit" and type(guard.mode) is str
+    with pytest.raises(phaselint.InputError, match="is not one of"):
+        phaselint.CheckpointGuard(PIPELINE, mode=Agreeable("lenient"))  # type: ignore[arg-type]
+
+
+def test_a_handler_that_checks_again_with_its_guard_does_not_deadlock() -> None:
+    # The guard's contract cache is held through a check, handlers included;
+    # a check from inside a handler loads the contract afresh.
+    inner: list[str] = []
+
+    class CheckAgain:
+        def recover(self, field: str, strategy: str, context: dict[str, Any]) -> bool:
+            inner.append(guard.resume_checkpoint("after_retrieve", fresh_at_now(), now=NOW).decision)
+            context["_cc_propagation"][field]["set_at"] = "2026-03-01T11:59:00Z"
+            return True
+
+    guard = phaselint.CheckpointGuard(PIPELINE, recovery_handler=CheckAgain())
+    result = guard.resume_checkpoint("after_retrieve", context("stale.json"), now=NOW)
+    assert inner == ["resume", "resume"]
+    assert result.decision == "resume"
+
+
 def test_now_must_be_aware() -> None:
     with pytest.raises(phaselint.InputError, match="no time zone"):
         phaselint.resume_check(PIPELINE, "after_retrieve", {}, now=datetime.datetime(2026, 3, 1))
@@ -391,6 +443,41 @@ def test_without_opentelemetry_nothing_breaks() -> None:
     ran = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
     assert ran.returncode == 0, ran.stderr
     assert ran.stdout.strip() == "blocked"
+
+
+def test_a_broken_opentelemetry_install_is_no_telemetry(tmp_path: Path) -> None:
+    broken = tmp_path / "opentelemetry"
+    broken.mkdir()
+    (broken / "__init__.py").write_text("raise RuntimeError('a broken install')\n")
+    code = (
+        f"import sys, json; sys.path.insert(0, {str(tmp_path)!r})\n"
+        "import phaselint\n"
+        "assert phaselint._HAS_OTEL is False\n"
+        f"ctx = json.load(open({str(ROOT / 'fixtures/resume/contexts/stale.json')!r}))\n"
+        f"r = phaselint.resume_check({str(PIPELINE)!r}, 'after_retrieve', ctx, now={NOW!r})\n"
+        "print(r.decision)\n"
+    )
+    ran = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    assert ran.returncode == 0, ran.stderr
+    assert ran.stdout.strip() == "blocked"
+
+
+def test_a_span_that_fails_does_not_take_the_verdict_with_it(monkeypatch: pytest.MonkeyPatch) -> None:
+    pytest.importorskip("opentelemetry", reason="the OpenTelemetry API gives the current span")
+
+    class FailingSpan:
+        def is_recording(self) -> bool:
+            return True
+
+        def add_event(self, *args: Any, **kwargs: Any) -> None:
+            raise RuntimeError("the exporter broke")
+
+    monkeypatch.setattr(phaselint._otel_trace, "get_current_span", lambda: FailingSpan())
+    with pytest.warns(RuntimeWarning, match="the exporter broke"):
+        result = phaselint.resume_check(PIPELINE, "after_retrieve", context("stale.json"), now=NOW)
+    assert result.decision == "blocked"
+    with pytest.warns(RuntimeWarning), pytest.raises(phaselint.CheckpointStalenessError):
+        phaselint.CheckpointGuard(PIPELINE).resume_checkpoint("after_retrieve", context("stale.json"), now=NOW)
 
 
 def test_import_phaselint_does_not_import_langgraph_or_opentelemetry_sdk() -> None:

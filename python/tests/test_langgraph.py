@@ -331,6 +331,55 @@ def test_one_approval_does_not_answer_two_interrupts(tmp_path):
         saver.conn.close()
 
 
+class Rounds(TypedDict, total=False):
+    topic: str
+    draft: str
+    reviewed_by: str
+    rounds: int
+
+
+def test_an_approval_does_not_answer_a_later_pause_at_the_same_checkpoint(tmp_path):
+    # review loops back to generate once: the thread pauses twice at
+    # `draft_ready` with the same draft, so the first pause's record binds
+    # the second's values. The person approved one resume, not both.
+    def generate(state):
+        return {"draft": f"About {state['topic']}."}
+
+    def review(state):
+        answer = interrupt("publish?")
+        return {"reviewed_by": answer["approved_by"], "rounds": state.get("rounds", 0) + 1}
+
+    builder = StateGraph(Rounds)
+    builder.add_node("generate", generate)
+    builder.add_node("review", review)
+    builder.add_edge(START, "generate")
+    builder.add_edge("generate", "review")
+    builder.add_conditional_edges("review", lambda s: "generate" if s["rounds"] < 2 else END, ["generate", END])
+    saver = open_saver(tmp_path / "threads.sqlite")
+    try:
+        graph = builder.compile(checkpointer=saver)
+        graph.invoke({"topic": "otters"}, CONFIG)
+        first = pause_of(graph, CONFIG, CONTRACT)
+        record = phaselint.approve(CONTRACT, first.checkpoint_id, approved_by="ana", policy="human",
+                                   context=first.context)
+        guard_resume(graph, CONFIG, CONTRACT, approval=record)
+        graph.invoke(Command(resume=record), CONFIG)
+        second = pause_of(graph, CONFIG, CONTRACT)
+        assert second.checkpoint_id == first.checkpoint_id
+        assert second.langgraph_checkpoint_id != first.langgraph_checkpoint_id
+        with pytest.raises(phaselint.ResumeRefused, match="already answered an earlier interrupt"):
+            guard_resume(graph, CONFIG, CONTRACT, approval=record)
+        # Nor does the same approval with other notes.
+        with pytest.raises(phaselint.ResumeRefused, match="already answered an earlier interrupt"):
+            guard_resume(graph, CONFIG, CONTRACT, approval=dict(record, notes="again"))
+        # A new approval for the second pause resumes.
+        again = phaselint.approve(CONTRACT, second.checkpoint_id, approved_by="ana", policy="human",
+                                  context=second.context)
+        assert guard_resume(graph, CONFIG, CONTRACT, approval=again).decision == "resume"
+    finally:
+        saver.conn.close()
+
+
 def test_several_pending_interrupts_are_refused(tmp_path):
     builder = StateGraph(Fan)
     builder.add_node("retrieve", lambda state: {"topic": "otters"})

@@ -45,7 +45,7 @@ impl Recording {
         for warning in warnings {
             eprintln!(
                 "phaselint: warning: {}",
-                phaselint_render::terminal::inline(&warning)
+                phaselint_render::terminal::inline(&bounded(&warning))
             );
         }
         let exporter = exporter?;
@@ -65,11 +65,28 @@ impl Recording {
             // written to the terminal as control sequences.
             eprintln!(
                 "phaselint: warning: could not export the resume check's span to {}: {}",
-                phaselint_render::terminal::inline(&self.exporter.url.text),
-                phaselint_render::terminal::inline(&reason)
+                phaselint_render::terminal::inline(&bounded(&self.exporter.url.text)),
+                phaselint_render::terminal::inline(&bounded(&reason))
             );
         }
     }
+}
+
+/// The most of a warning shown: a warning quotes the variable it is about,
+/// and a variable (a TRACEPARENT, a header list) can be any length.
+const WARNING_SHOWN: usize = 1024;
+
+/// `text` whole when short; otherwise its start and its end (where the
+/// reason is) around the number of characters left out.
+fn bounded(text: &str) -> std::borrow::Cow<'_, str> {
+    let count = text.chars().count();
+    if count <= WARNING_SHOWN {
+        return std::borrow::Cow::Borrowed(text);
+    }
+    let head: String = text.chars().take(WARNING_SHOWN / 2).collect();
+    let tail: String = text.chars().skip(count - WARNING_SHOWN / 4).collect();
+    let left_out = count - WARNING_SHOWN / 2 - WARNING_SHOWN / 4;
+    std::borrow::Cow::Owned(format!("{head}[... {left_out} characters ...]{tail}"))
 }
 
 /// Keeps the report for the span, when one is being recorded.

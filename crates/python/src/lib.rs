@@ -128,16 +128,31 @@ fn load_cached<'g: 'r, 'r>(
     kept: &'r mut Option<std::sync::MutexGuard<'g, request::ContractCache>>,
     fresh: &'r mut Option<LoadedContract>,
 ) -> Result<&'r LoadedContract, String> {
-    let config = source.config.map(Path::new);
-    match (cache, source.path) {
-        (Some(cache), Some(path)) => {
-            let guard =
-                kept.insert(cache.get().cache.lock().map_err(|_| {
-                    "the contract cache was poisoned by an earlier panic".to_string()
-                })?);
-            guard.load(Path::new(path), config, source.no_config)
-        }
-        _ => Ok(fresh.insert(load(
+    // The cache is only taken when it is free: a recovery handler that
+    // checks again with the same guard (the lock is held across the check,
+    // handlers included) or another thread's check loads the contract
+    // afresh instead of waiting on a lock that never frees.
+    let free = match (cache, source.path) {
+        (Some(cache), Some(path)) => match cache.get().cache.try_lock() {
+            Ok(guard) => Some((guard, path)),
+            Err(std::sync::TryLockError::Poisoned(poisoned)) => {
+                // A panic in an earlier check: what it kept is not trusted.
+                let mut guard = poisoned.into_inner();
+                *guard = request::ContractCache::default();
+                cache.get().cache.clear_poison();
+                Some((guard, path))
+            }
+            Err(std::sync::TryLockError::WouldBlock) => None,
+        },
+        _ => None,
+    };
+    match free {
+        Some((guard, path)) => kept.insert(guard).load(
+            Path::new(path),
+            source.config.map(Path::new),
+            source.no_config,
+        ),
+        None => Ok(fresh.insert(load(
             source.path,
             source.text,
             source.config,
