@@ -66,7 +66,7 @@ def import_time(runs: int) -> tuple[float, float, float]:
 
 
 def side_by_side(
-    contract: str, checkpoint: str, context: dict[str, object], runs: int, binary: str
+    contract: str, checkpoint: str, context: dict[str, object], runs: int, binary: str, block: int
 ) -> tuple[list[float], list[float], list[float], str, int]:
     """In process and as a subprocess, interleaved, on the same inputs."""
     with tempfile.NamedTemporaryFile("w", suffix=".json", delete=False) as f:
@@ -86,13 +86,17 @@ def side_by_side(
             (guarded, lambda: guard.resume_checkpoint(checkpoint, context, now=NOW)),
             (spawned, lambda: subprocess.run(args, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)),
         ]
-        for round_ in range(runs):
-            # The order turns with each round: the call right after a spawn
-            # runs with caches the child process evicted, and that cost
-            # falls on each variant alike.
-            for k in range(len(variants)):
-                samples, run = variants[(round_ + k) % len(variants)]
-                samples.append(timed(run))
+        for round_ in range((runs + block - 1) // block):
+            # The two in-process calls swap places each round: the one right
+            # after a spawn runs with caches the child process evicted, and
+            # that cost falls on each alike. With `block` > 1 each variant
+            # runs that many times in a row (an orchestrator's loop: the
+            # first call of a block after a spawn, the rest in its steady
+            # state), the blocks still interleaved against drift.
+            order = variants if round_ % 2 == 0 else [variants[1], variants[0], variants[2]]
+            for samples, run in order:
+                for _ in range(block):
+                    samples.append(timed(run))
         return inproc, guarded, spawned, result.decision, ran.returncode
     finally:
         os.unlink(context_file)
@@ -123,6 +127,10 @@ def main() -> None:
     parser.add_argument("--example-context", default="fixtures/resume/contexts/stale.json")
     parser.add_argument("--runs", type=int, default=200)
     parser.add_argument("--import-runs", type=int, default=30)
+    parser.add_argument(
+        "--block", type=int, default=1,
+        help="calls of one variant in a row before the next (default 1: every call interleaved)",
+    )
     parser.add_argument("--phaselint", default=None, help="the command [default: the wheel's]")
     parser.add_argument("--before", default=None, help="another phaselint to compare (main's)")
     options = parser.parse_args()
@@ -136,7 +144,8 @@ def main() -> None:
     print(f"| `python -c pass` (the interpreter's start) | {ms(floor)} |")
     print(f"| `python -X importtime`, cumulative for `phaselint` | {cumulative / 1000:.3f} ms |\n")
 
-    print(f"### `resume_check` in process against a `phaselint resume-check` subprocess ({options.runs} of each, interleaved)\n")
+    interleaving = "each call interleaved" if options.block <= 1 else f"interleaved in blocks of {options.block} calls"
+    print(f"### `resume_check` in process against a `phaselint resume-check` subprocess ({options.runs} of each, {interleaving})\n")
     print("| contract, checkpoint | verdict | call | median | p95 | subprocess / call (medians) |")
     print("|---|---|---|---|---|---|")
     with open(options.example_context) as f:
@@ -149,7 +158,7 @@ def main() -> None:
         if not os.path.isfile(contract):
             print(f"| {contract} | absent, skipped | | | | |")
             continue
-        inproc, guarded, spawned, decision, code = side_by_side(contract, checkpoint, context, options.runs, binary)
+        inproc, guarded, spawned, decision, code = side_by_side(contract, checkpoint, context, options.runs, binary, max(1, options.block))
         label = f"{what}: `{os.path.basename(contract)}`, `{checkpoint}` | {decision} (exit {code})"
         for call, samples in (
             ("`resume_check` (a contract file's analysis kept while its bytes are the same)", inproc),
