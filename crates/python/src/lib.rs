@@ -18,6 +18,7 @@ use std::panic::{AssertUnwindSafe, catch_unwind};
 use std::path::{Path, PathBuf};
 
 use phaselint_lint::config::Config;
+use phaselint_lint::model::EnumValue;
 use phaselint_lint::resume::request::{self, LoadedContract, RequestOptions};
 use phaselint_lint::resume::{
     self, ApprovalSource, ApproverKind, Mode, Recoverer, RecoveryOutcome, RecoveryRequest,
@@ -293,8 +294,6 @@ impl Recoverer for PythonRecoverer {
         }
     }
 }
-
-use phaselint_lint::model::EnumValue;
 
 /// The resume check of a contract checkpoint; returns the CLI's
 /// `--format json` report.
