@@ -4,6 +4,7 @@
 
 mod approve;
 mod atomic_write;
+mod diff;
 mod git;
 mod graph;
 mod harness;
@@ -45,6 +46,8 @@ enum Command {
     Lint(LintArgs),
     /// Run the language server on stdin/stdout.
     Lsp,
+    /// Will runs paused under OLD resume correctly under NEW? D6xx findings located in NEW; exit as `lint`.
+    Diff(diff::DiffArgs),
     /// May a paused run resume from a checkpoint? Exit 0 resume, 1 blocked, 2 denied, 3 no verdict.
     ResumeCheck(resume::ResumeCheckArgs),
     /// Print (or write) an ApprovalRecord bound to a checkpoint's current digest;
@@ -255,6 +258,7 @@ fn main() -> ExitCode {
     let code = match cli.command {
         Command::Lint(args) => lint::run(&args),
         Command::ResumeCheck(args) => resume::run(&args),
+        Command::Diff(args) => diff::run(&args),
         Command::Approve(args) => approve::run(&args),
         Command::Checkpoints(args) => queue::run(&args),
         Command::ManifestHash(args) => resume::manifest_hash(&args),

@@ -6,6 +6,7 @@ pub mod completion;
 pub mod config;
 mod dataflow;
 pub mod diagnostic;
+pub mod diff;
 pub mod duration;
 pub mod field_path;
 pub mod findings;
