@@ -92,12 +92,13 @@ impl DiffCode {
 /// verdict on a contract it cannot read as written.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
 pub enum DiffError {
-    #[error("{side} has errors, so no diff can be made: {}", findings.join("; "))]
+    #[error("the contract has errors, so no diff can be made: {}", findings.join("; "))]
     ContractHasErrors {
+        /// `OLD` or `NEW`.
         side: &'static str,
         findings: Vec<String>,
     },
-    #[error("{side} could not be loaded as a context contract")]
+    #[error("it could not be loaded as a context contract")]
     NotAContract { side: &'static str },
 }
 
