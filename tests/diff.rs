@@ -47,12 +47,26 @@ const CASES: &[(&str, &[&str], i32)] = &[
     ("D602/pass.contract.yaml", &["D611"], 0),
     ("D603/fail.contract.yaml", &["D603", "D611"], 1),
     ("D603/pass.contract.yaml", &[], 0),
-    ("D606/fail.contract.yaml", &["D606", "D606", "D611"], 1),
+    // An irreversible next phase needs a person's approval (P401), so
+    // the resume check now asks for one: D613 too.
+    (
+        "D606/fail.contract.yaml",
+        &["D606", "D606", "D611", "D613"],
+        1,
+    ),
     ("D606/pass.contract.yaml", &["D611"], 0),
     ("D611/fail.contract.yaml", &["D611"], 0),
     ("D611/pass.contract.yaml", &[], 0),
     ("D612/fail.contract.yaml", &["D611", "D612"], 0),
     ("D612/pass.contract.yaml", &["D611"], 0),
+    (
+        "D612/fail-newly-checked.contract.yaml",
+        &["D611", "D611", "D612"],
+        0,
+    ),
+    ("D612/fail-recovery.contract.yaml", &["D611", "D612"], 0),
+    ("D613/fail.contract.yaml", &["D611", "D613"], 0),
+    ("D613/pass.contract.yaml", &["D611"], 0),
     ("D614/fail.contract.yaml", &["D614", "D611", "D611"], 0),
     ("D614/pass.contract.yaml", &[], 0),
 ];

@@ -62,7 +62,13 @@ pub const D612_STALENESS_TIGHTENED: DiffCode = DiffCode {
     code: "D612",
     name: "staleness-tightened",
     default_severity: Severity::Warning,
-    summary: "a staleness check was tightened (shorter max_age_seconds)",
+    summary: "a staleness check was tightened (shorter max_age_seconds, on_stale escalated, recovery: fail, a field newly checked)",
+};
+pub const D613_APPROVAL_STRENGTHENED: DiffCode = DiffCode {
+    code: "D613",
+    name: "approval-strengthened",
+    default_severity: Severity::Warning,
+    summary: "resuming from a checkpoint newly needs an approval, or a stronger one",
 };
 pub const D614_PIPELINE_ID_CHANGED: DiffCode = DiffCode {
     code: "D614",
@@ -79,6 +85,7 @@ pub static DIFF_CODES: &[&DiffCode] = &[
     &D606_RESUMED_PHASE_RAISED,
     &D611_TARGET_DIGEST_CHANGED,
     &D612_STALENESS_TIGHTENED,
+    &D613_APPROVAL_STRENGTHENED,
     &D614_PIPELINE_ID_CHANGED,
 ];
 
@@ -335,41 +342,185 @@ fn compare_checkpoint(
         );
     }
 
-    for old_check in &old_target.spec.on_resume.staleness_checks {
-        let (Some(field), Some(old_age)) = (&old_check.field, &old_check.max_age_seconds) else {
+    staleness(old, old_target, new_target, out);
+    approval(old_target, new_target, id_span, old_here, out);
+}
+
+/// D612: a staleness check of the checkpoint is stricter under NEW: a
+/// shorter `max_age_seconds`, `on_stale` escalated, `recovery: fail`
+/// newly set, or a field checked that OLD did not check.
+fn staleness(
+    old: &Analysis,
+    old_target: &Target<'_>,
+    new_target: &Target<'_>,
+    out: &mut Vec<Diagnostic>,
+) {
+    let id = &new_target.checkpoint_id;
+    let help = "deploy the stricter check once runs paused under OLD have resumed, or expect their recovery to run";
+    let old_checks = &old_target.spec.on_resume.staleness_checks;
+    for new_check in &new_target.spec.on_resume.staleness_checks {
+        let Some(field) = &new_check.field else {
             continue;
         };
-        let Some(new_age) = new_target
-            .spec
-            .on_resume
-            .staleness_checks
+        let name = field.value.as_str();
+        let Some(old_check) = old_checks
             .iter()
             .find(|c| c.field.as_ref().is_some_and(|f| f.value == field.value))
-            .and_then(|c| c.max_age_seconds.as_ref())
         else {
+            out.push(
+                D612_STALENESS_TIGHTENED
+                    .at(
+                        field.span,
+                        format!(
+                            "checkpoint `{id}` now checks `{name}` for staleness, which OLD did not: runs paused there may now be blocked or recovered"
+                        ),
+                    )
+                    .with_help(help)
+                    .with_related(
+                        field.span,
+                        format!(
+                            "{}: checkpoint `{id}` had no check of `{name}`",
+                            old_position(old, old_target.spec.span)
+                        ),
+                    ),
+            );
             continue;
         };
-        if new_age.value < old_age.value {
+        let was = |span: Span, what: String| format!("{}: {what}", old_position(old, span));
+        if let (Some(old_age), Some(new_age)) =
+            (&old_check.max_age_seconds, &new_check.max_age_seconds)
+            && new_age.value < old_age.value
+        {
             out.push(
                 D612_STALENESS_TIGHTENED
                     .at(
                         new_age.span,
                         format!(
-                            "checkpoint `{id}`: max_age_seconds for `{}` shortened from {} to {}: runs paused longer than {} s ago now find it stale",
-                            field.value.as_str(),
-                            old_age.value,
-                            new_age.value,
-                            new_age.value
+                            "checkpoint `{id}`: max_age_seconds for `{name}` shortened from {} to {}: runs paused longer than {} s ago now find it stale",
+                            old_age.value, new_age.value, new_age.value
                         ),
                     )
-                    .with_help("deploy the shorter age once runs paused under OLD have resumed, or expect their recovery to run")
+                    .with_help(help)
                     .with_related(
                         new_age.span,
-                        format!("{}: max_age_seconds was {}", old_position(old, old_age.span), old_age.value),
+                        was(old_age.span, format!("max_age_seconds was {}", old_age.value)),
+                    ),
+            );
+        }
+        // Declared order: blocking < warning < advisory, so "escalated"
+        // is a smaller value.
+        let (old_stale, new_stale) = (old_check.on_stale(), new_check.on_stale());
+        if new_stale < old_stale {
+            let span = new_check.on_stale.as_ref().map_or(field.span, |s| s.span);
+            out.push(
+                D612_STALENESS_TIGHTENED
+                    .at(
+                        span,
+                        format!(
+                            "checkpoint `{id}`: on_stale for `{name}` escalated from `{}` to `{}`",
+                            old_stale.as_str(),
+                            new_stale.as_str()
+                        ),
+                    )
+                    .with_help(help)
+                    .with_related(
+                        span,
+                        was(
+                            old_check
+                                .on_stale
+                                .as_ref()
+                                .map_or(old_check.span, |s| s.span),
+                            format!("on_stale was `{}`", old_stale.as_str()),
+                        ),
+                    ),
+            );
+        }
+        let is_fail = |c: &crate::model::StalenessCheck| {
+            c.recovery
+                .as_ref()
+                .is_some_and(|r| r.value == crate::model::Recovery::Fail)
+        };
+        if is_fail(new_check) && !is_fail(old_check) {
+            let span = new_check.recovery.as_ref().map_or(field.span, |r| r.span);
+            out.push(
+                D612_STALENESS_TIGHTENED
+                    .at(
+                        span,
+                        format!(
+                            "checkpoint `{id}`: recovery for `{name}` is now `fail`: a run paused there whose `{name}` is stale can never resume"
+                        ),
+                    )
+                    .with_help(help)
+                    .with_related(
+                        span,
+                        was(
+                            old_check.recovery.as_ref().map_or(old_check.span, |r| r.span),
+                            "recovery was not `fail`".to_string(),
+                        ),
                     ),
             );
         }
     }
+}
+
+/// How much an approval policy asks, for comparing two: none, then
+/// granted when fresh, then either approver, then one named approver.
+fn policy_strength(policy: Option<crate::model::ApprovalPolicy>) -> u8 {
+    use crate::model::ApprovalPolicy;
+    match policy {
+        None => 0,
+        Some(ApprovalPolicy::AutoIfFresh) => 1,
+        Some(ApprovalPolicy::HumanOrOrchestrator) => 2,
+        Some(ApprovalPolicy::Orchestrator | ApprovalPolicy::Human) => 3,
+    }
+}
+
+/// D613: resuming from the checkpoint needs an approval, or a stronger
+/// one, under NEW. The policy each side asks for is the resume check's
+/// own (`required_policy`: an irreversible next phase needs a person).
+fn approval(
+    old_target: &Target<'_>,
+    new_target: &Target<'_>,
+    id_span: Span,
+    old_here: &str,
+    out: &mut Vec<Diagnostic>,
+) {
+    let id = &new_target.checkpoint_id;
+    let old_policy =
+        crate::resume::required_policy(&old_target.spec.on_resume, &old_target.irreversible_next());
+    let new_policy =
+        crate::resume::required_policy(&new_target.spec.on_resume, &new_target.irreversible_next());
+    let (was, now) = (policy_strength(old_policy), policy_strength(new_policy));
+    if old_policy == new_policy || now < was {
+        return;
+    }
+    let shown = |p: Option<crate::model::ApprovalPolicy>| {
+        p.map_or_else(
+            || "no approval".to_string(),
+            |p| format!("`{}`", p.as_str()),
+        )
+    };
+    let span = new_target
+        .spec
+        .on_resume
+        .approval_policy
+        .as_ref()
+        .map_or(id_span, |p| p.span);
+    out.push(
+        D613_APPROVAL_STRENGTHENED
+            .at(
+                span,
+                format!(
+                    "checkpoint `{id}` asks for {} under NEW where OLD asked for {}: runs paused there wait for an approval they were not asked for",
+                    shown(new_policy),
+                    shown(old_policy)
+                ),
+            )
+            .with_help(format!(
+                "approve the runs paused at `{id}` as NEW asks (`phaselint approve`) when deploying, or keep OLD's policy until they have resumed"
+            ))
+            .with_related(span, old_here.to_string()),
+    );
 }
 
 /// D606: a phase resumed into does more under NEW than under OLD.
