@@ -217,3 +217,72 @@ fn every_format_renders_the_findings() {
         assert!(run.stdout.contains("D603"), "{format}: {}", run.stdout);
     }
 }
+
+/// What `resume-check` says of the run paused at `pre_publish` (the
+/// context `fixtures/diff/pre_publish.context.json`) under `contract`: its
+/// exit code, and the checkpoint's phase and the phases it resumes into
+/// when it gave a report.
+fn resume_check(contract: &str) -> (i32, Option<(String, Vec<String>)>) {
+    let run = phaselint(
+        &repo(),
+        &[
+            "resume-check",
+            "--contract",
+            contract,
+            "--checkpoint",
+            "pre_publish",
+            "--context",
+            "fixtures/diff/pre_publish.context.json",
+            "--now",
+            "2026-03-01T12:00:00Z",
+            "--format",
+            "json",
+        ],
+    );
+    let report: serde_json::Value = serde_json::from_str(&run.stdout).unwrap();
+    let route = report["phase"].as_str().map(|phase| {
+        let next = report["entry_revalidation"]["phases"]
+            .as_array()
+            .into_iter()
+            .flatten()
+            .filter_map(|p| p.as_str().map(str::to_string))
+            .collect();
+        (phase.to_string(), next)
+    });
+    (run.code, route)
+}
+
+/// Resume-check agreement: for each error-level finding about
+/// `pre_publish`, the run paused there resumes under OLD, and under NEW
+/// is refused (exit 3 or 2) or re-routed (another phase, or other phases
+/// to resume into), as the finding says.
+#[test]
+fn each_error_finding_is_a_run_that_resume_check_refuses_or_reroutes() {
+    let (old_code, old_route) = resume_check(OLD);
+    assert_eq!(old_code, 0, "the paused run resumes under OLD");
+    let old_route = old_route.unwrap();
+    assert_eq!(
+        old_route,
+        ("generate".to_string(), vec!["publish".to_string()])
+    );
+    for (new, code, expected_exit) in [
+        ("D601/fail.contract.yaml", "D601", 3),
+        ("D601/fail-renamed.contract.yaml", "D601", 3),
+        ("D602/fail.contract.yaml", "D602", 0),
+        ("D603/fail.contract.yaml", "D603", 0),
+        ("D606/fail.contract.yaml", "D606", 2),
+    ] {
+        let new = format!("fixtures/diff/{new}");
+        let found = diff(&new);
+        assert!(
+            found.stdout.contains(&format!(": {code} [error]")),
+            "{new}: {}",
+            found.stdout
+        );
+        let (exit, route) = resume_check(&new);
+        assert_eq!(exit, expected_exit, "{new}");
+        if exit == 0 {
+            assert_ne!(route.as_ref(), Some(&old_route), "{new} is not re-routed");
+        }
+    }
+}
