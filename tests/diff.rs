@@ -46,7 +46,7 @@ const CASES: &[(&str, &[&str], i32)] = &[
     ),
     ("D602/pass.contract.yaml", &["D611"], 0),
     ("D603/fail.contract.yaml", &["D603", "D611"], 1),
-    ("D603/pass.contract.yaml", &[], 0),
+    ("D603/pass.contract.yaml", &["D621"], 0),
     // An irreversible next phase needs a person's approval (P401), so
     // the resume check now asks for one: D613 too.
     (
@@ -69,6 +69,8 @@ const CASES: &[(&str, &[&str], i32)] = &[
     ("D613/pass.contract.yaml", &["D611"], 0),
     ("D614/fail.contract.yaml", &["D614", "D611", "D611"], 0),
     ("D614/pass.contract.yaml", &[], 0),
+    ("D621/fail.contract.yaml", &["D621"], 0),
+    ("D621/pass.contract.yaml", &["D603", "D611"], 1),
 ];
 
 #[test]

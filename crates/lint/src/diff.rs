@@ -77,6 +77,13 @@ pub const D614_PIPELINE_ID_CHANGED: DiffCode = DiffCode {
     summary: "pipeline_id changed: every approval recorded under OLD is void",
 };
 
+pub const D621_PHASE_ADDED: DiffCode = DiffCode {
+    code: "D621",
+    name: "phase-added",
+    default_severity: Severity::Info,
+    summary: "a phase is added that no checkpoint of OLD resumes into directly",
+};
+
 /// Every D-code implemented, in code order.
 pub static DIFF_CODES: &[&DiffCode] = &[
     &D601_CHECKPOINT_REMOVED,
@@ -87,6 +94,7 @@ pub static DIFF_CODES: &[&DiffCode] = &[
     &D612_STALENESS_TIGHTENED,
     &D613_APPROVAL_STRENGTHENED,
     &D614_PIPELINE_ID_CHANGED,
+    &D621_PHASE_ADDED,
 ];
 
 impl DiffCode {
@@ -233,6 +241,7 @@ pub fn diff(old: &Analysis, new: &Analysis) -> Result<Vec<Diagnostic>, DiffError
             &mut out,
         );
     }
+    added_phases(old, new, &mut out);
     out.sort_by_key(|d| (d.span.start, d.code));
     Ok(out)
 }
@@ -521,6 +530,45 @@ fn approval(
             ))
             .with_related(span, old_here.to_string()),
     );
+}
+
+/// D621: phases NEW adds that no checkpoint both contracts declare
+/// resumes into directly (those are D603's). Paused runs may reach them
+/// further on; whether one sits after every checkpoint (the issue's
+/// wording) needs reachability from the checkpoints' phases: not yet.
+fn added_phases(old: &Analysis, new: &Analysis, out: &mut Vec<Diagnostic>) {
+    let (Some(old_contract), Some(new_contract)) =
+        (old.contract.as_deref(), new.contract.as_deref())
+    else {
+        return;
+    };
+    let mut resumed_into = BTreeSet::new();
+    for id in ids(new).filter(|id| {
+        old_contract
+            .checkpoints
+            .iter()
+            .any(|c| c.checkpoint_id.as_ref().is_some_and(|i| i.value == *id))
+    }) {
+        if let Ok(target) = Target::find(new, id) {
+            resumed_into.extend(target.successors.iter().copied());
+        }
+    }
+    for (index, phase) in new_contract.phases.iter().enumerate() {
+        if old_contract.phase(&phase.name).is_some() || resumed_into.contains(&index) {
+            continue;
+        }
+        out.push(
+            D621_PHASE_ADDED
+                .at(
+                    phase.name_span,
+                    format!(
+                        "phase `{}` is added; no checkpoint of OLD resumes into it directly",
+                        phase.name
+                    ),
+                )
+                .with_help("nothing to do for paused runs unless its entry needs what they do not hold (see D604)"),
+        );
+    }
 }
 
 /// D606: a phase resumed into does more under NEW than under OLD.
