@@ -4,23 +4,35 @@
 //! error, 1 errors, 3 no verdict (a file unreadable, or with E-codes).
 
 use std::io::IsTerminal;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
-use phaselint_lint::config::Settings;
 use phaselint_lint::diagnostic::Severity;
-use phaselint_lint::input::{self, Bound};
-use phaselint_lint::{DocumentKind, analyze_bytes};
 use phaselint_render::terminal::{block, inline};
-use phaselint_render::{self as output, Linted, Report};
+use phaselint_render::{self as output, Report};
 
 use crate::{ColorChoice, Format, exit};
 
 #[derive(clap::Args)]
 pub struct DiffArgs {
-    /// The contract paused runs were started under; `-` reads standard input.
-    pub old: PathBuf,
-    /// The contract they will resume under; `-` reads standard input.
-    pub new: PathBuf,
+    /// `OLD NEW`: the contract paused runs were started under and the one
+    /// they will resume under (`-` reads one of them from standard input).
+    /// With --against: NEW alone. With --git: the files to compare with
+    /// their version at REV (none: every contract that differs from REV).
+    #[arg(value_name = "PATHS")]
+    pub paths: Vec<PathBuf>,
+    /// Compare NEW with every older version runs may be paused under:
+    /// a folder (its `*.contract.yaml` and `*.contract.yml` files, not
+    /// sub-folders) or a file; repeat for more.
+    #[arg(long, value_name = "DIR_OR_FILE")]
+    pub against: Vec<PathBuf>,
+    /// Compare each file with its version at this git revision (a branch,
+    /// tag or commit), read through git; NEW is the file in the work tree.
+    #[arg(long, value_name = "REV")]
+    pub git: Option<String>,
+    /// `resume`: every change that matters to a paused run; `approvals`:
+    /// only what voids approvals recorded under OLD.
+    #[arg(long, value_enum, default_value = "resume")]
+    pub mode: crate::diff_git::ModeArg,
     /// Output format.
     #[arg(long, value_enum, default_value = "full")]
     pub format: Format,
@@ -37,64 +49,18 @@ fn no_verdict(message: &str) -> u8 {
     exit::NO_VERDICT
 }
 
-/// The bytes of `path`, or of standard input for `-`, within the contract bound.
-fn read(path: &Path) -> Result<Vec<u8>, String> {
-    let read = if path == Path::new("-") {
-        input::read_stream(std::io::stdin().lock(), path, Bound::Contract)
-    } else {
-        input::read_file(path, Bound::Contract)
-    };
-    read.map_err(|e| e.to_string())
-}
-
 pub fn run(args: &DiffArgs) -> u8 {
-    if args.old == Path::new("-") && args.new == Path::new("-") {
-        return no_verdict("only one of OLD and NEW can be `-` (standard input)");
-    }
-    // Analyzed as the resume check analyzes a contract: default settings,
-    // so no configured level hides an E-code from the verdict.
-    let settings = Settings::default();
-    let mut analyses = Vec::with_capacity(2);
-    for path in [&args.old, &args.new] {
-        match read(path) {
-            Ok(bytes) => analyses.push(analyze_bytes(&bytes, DocumentKind::Contract, &settings)),
-            Err(message) => {
-                return no_verdict(&format!(
-                    "cannot read {}: {}",
-                    inline(&path.display().to_string()),
-                    inline(&message)
-                ));
-            }
-        }
-    }
-    let (Some(mut new), Some(old)) = (analyses.pop(), analyses.pop()) else {
-        return exit::NO_VERDICT;
+    // What is compared, and how (`diff_git.rs`): OLD NEW, --against, --git.
+    let mode = args.mode.into();
+    let linted = match crate::diff_git::Plan::of(&args.paths, &args.against, args.git.as_deref())
+        .and_then(|plan| crate::diff_git::compare(&plan, mode, args.quiet))
+    {
+        Ok(linted) => linted,
+        Err(message) => return no_verdict(&message),
     };
-    let findings = match phaselint_lint::diff::diff(&old, &new) {
-        Ok(findings) => findings,
-        Err(error) => {
-            let side = match &error {
-                phaselint_lint::diff::DiffError::ContractHasErrors { side, .. }
-                | phaselint_lint::diff::DiffError::NotAContract { side } => *side,
-            };
-            let path = if side == "OLD" { &args.old } else { &args.new };
-            return no_verdict(&format!(
-                "{} ({}): {error}",
-                side,
-                inline(&path.display().to_string())
-            ));
-        }
-    };
-    new.diagnostics = findings;
-    new.hidden_errors.clear();
-    new.keep_only_findings();
-    let linted = [Linted {
-        path: args.new.clone(),
-        analysis: new,
-    }];
     let mut report = Report::new(&linted, &[]);
-    report.ran = phaselint_lint::diff::DIFF_CODES
-        .iter()
+    report.ran = mode
+        .codes(phaselint_lint::diff::DIFF_CODES)
         .map(|c| c.code)
         .collect();
     report.working_dir = std::env::current_dir().ok();

@@ -687,6 +687,111 @@ impl GitRepository for GitCli {
     }
 }
 
+/// What `phaselint diff --git REV` asks of the repository it runs in:
+/// its root, a revision's commit, a file's blob there and what differs
+/// from the work tree. Plumbing only, through the same runner.
+impl GitCli {
+    /// The root of the work tree `self.root` is in; `None` outside one.
+    pub fn top_level(&self) -> Result<Option<PathBuf>, String> {
+        // No line is no error here: git's exit status says what happened.
+        let answer = self.run(&["rev-parse", "--show-toplevel"], None, |out| {
+            read_line(out, PATH_BYTES)
+        });
+        match answer {
+            Ok(Some(line)) if !line.is_empty() => Ok(Some(PathBuf::from(
+                String::from_utf8_lossy(&line).into_owned(),
+            ))),
+            // A bare repository, or inside `.git`: no work tree.
+            Ok(_) => Ok(None),
+            Err(GitFailure::Exit { said, .. })
+                if said.contains("not a git repository") || said.contains("work tree") =>
+            {
+                Ok(None)
+            }
+            Err(failure) => Err(failure.message("rev-parse")),
+        }
+    }
+
+    /// The commit `revision` names (a branch, tag, SHA, `HEAD~2`, a tag
+    /// peeled to its commit); `None` when it names none here.
+    pub fn commit_of(&self, revision: &str) -> Result<Option<String>, String> {
+        match self.revisions(&[format!("{revision}^{{commit}}")])?.first() {
+            Some(Revision::Commit(commit)) => Ok(Some(commit.id.clone())),
+            _ => Ok(None),
+        }
+    }
+
+    /// The bytes of blob `blob`, refused past `max_bytes` before any is read.
+    pub fn blob(&self, blob: &str, max_bytes: u64) -> Result<Vec<u8>, String> {
+        if !is_object_id(blob) {
+            return Err(format!("`{blob}` is not an object id"));
+        }
+        let input = format!("{blob}\n").into_bytes();
+        self.run(&["cat-file", "--batch"], Some(input), |out| {
+            let line = read_line(out, 4096)?.ok_or("git's output ended early")?;
+            match header(&line)? {
+                Header::Object { id, kind, size } if id == blob && kind == "blob" => {
+                    if size > max_bytes {
+                        return Err(format!(
+                            "it is {size} bytes, larger than the limit of {}",
+                            input::describe(max_bytes)
+                        ));
+                    }
+                    let mut bytes = Vec::with_capacity(usize::try_from(size).unwrap_or(0));
+                    content(out, size, &mut |chunk| bytes.extend_from_slice(chunk))?;
+                    Ok(bytes)
+                }
+                _ => Err(format!("git has no blob {blob}")),
+            }
+        })
+        .map_err(|f| f.message("cat-file"))
+    }
+
+    /// The paths (from the root) whose content differs between `commit`
+    /// and the work tree, in git's order: changed, added to the index or
+    /// deleted. At most `max`; `Err` when there are more.
+    pub fn differing_paths(&self, commit: &str, max: usize) -> Result<Vec<String>, String> {
+        if !is_object_id(commit) {
+            return Err(format!("`{commit}` is not an object id"));
+        }
+        let args = [
+            "diff-index",
+            "-z",
+            "--name-only",
+            "--no-renames",
+            "--ignore-submodules",
+            commit,
+            "--",
+        ];
+        self.run(&args, None, |out| {
+            let mut paths = Vec::new();
+            loop {
+                let mut path = Vec::new();
+                let read = out
+                    .take(PATH_BYTES)
+                    .read_until(0, &mut path)
+                    .map_err(|e| format!("cannot read git's output: {e}"))?;
+                if read == 0 {
+                    break;
+                }
+                if path.last() == Some(&0) {
+                    path.pop();
+                } else if read as u64 >= PATH_BYTES {
+                    return Err("git printed a path longer than any path can be".into());
+                }
+                if paths.len() >= max {
+                    return Err(format!(
+                        "more than {max} files differ from the revision; name the contracts to compare"
+                    ));
+                }
+                paths.push(String::from_utf8_lossy(&path).into_owned());
+            }
+            Ok(paths)
+        })
+        .map_err(|f| f.message("diff-index"))
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -5,6 +5,7 @@
 mod approve;
 mod atomic_write;
 mod diff;
+mod diff_git;
 mod git;
 mod graph;
 mod harness;

@@ -19,6 +19,10 @@ use crate::model::{EnumValue, Phase};
 use crate::resume::{ResumeError, Target, contract_errors};
 use crate::syntax::Span;
 
+// `--mode` and the deleted-contract findings (`diff/mode.rs`).
+mod mode;
+pub use mode::{DiffMode, VOIDS_APPROVALS, contract_deleted, diff_in_mode};
+
 /// One D-code: what `phaselint diff` reports and at which level by default.
 #[derive(Debug)]
 pub struct DiffCode {
