@@ -462,12 +462,15 @@ jobs:
             .harness/config.json
           args: --max-warnings 0 --select ALL
           sarif-file: phaselint.sarif
+          diff-base: ${{ github.event.pull_request.base.sha }}
+          diff-args: --mode approvals
           version: 0.1.0
       - if: ${{ !cancelled() }}
         env:
           CODE: ${{ steps.phaselint.outputs.exit-code }}
           SARIF: ${{ steps.phaselint.outputs.sarif-file }}
-        run: echo "phaselint exited $CODE and wrote $SARIF"
+          DIFF_CODE: ${{ steps.phaselint.outputs.diff-exit-code }}
+        run: echo "phaselint exited $CODE and wrote $SARIF; the diff exited $DIFF_CODE"
 "#;
 
 #[test]
