@@ -4,7 +4,7 @@
 # them, so scripts that call it do not fail on a stable-only machine.
 set -euo pipefail
 cd "$(dirname "$0")"
-target=${1:?usage: fuzz/run.sh analyze|resume_readers|resume_check|lsp_framing|fixes|manifest_scope|handoff_tables|otlp_export [SECONDS]}
+target=${1:?usage: fuzz/run.sh analyze|resume_readers|resume_check|lsp_framing|fixes|manifest_scope|handoff_tables|otlp_export|diff_modes [SECONDS]}
 seconds=${2:-600}
 shift $(( $# < 2 ? $# : 2 ))
 if ! cargo +nightly --version >/dev/null 2>&1; then
@@ -20,6 +20,7 @@ fi
 case "$target" in
   lsp_framing) dict=lsp.dict; max_len=16384 ;;
   resume_readers|manifest_scope|handoff_tables|otlp_export) dict=contract.dict; max_len=4096 ;;
+  diff_modes) dict=contract.dict; max_len=16384 ;;
   *) dict=contract.dict; max_len=8192 ;;
 esac
 exec cargo +nightly fuzz run "$target" "corpus/$target" -- \

@@ -7,7 +7,7 @@ cd "$(dirname "$0")"
 repo=..
 shared=../../shared/corpus
 mkdir -p corpus/analyze corpus/resume_readers corpus/resume_check corpus/lsp_framing corpus/fixes \
-  corpus/manifest_scope corpus/handoff_tables corpus/otlp_export
+  corpus/manifest_scope corpus/handoff_tables corpus/otlp_export corpus/diff_modes
 
 seed() { # target file
   local name
@@ -34,6 +34,14 @@ for c in "$repo"/fixtures/resume/contracts/*.yaml; do
     { cat "$c"; printf '\n---context---\n'; cat "$x"; } > "$tmp"
     seed resume_check "$tmp"
   done
+done
+
+# diff_modes: the base of fixtures/diff/ against each NEW there, and back.
+for new in "$repo"/fixtures/diff/*/*.contract.yaml; do
+  { cat "$repo/fixtures/diff/base.contract.yaml"; printf '\n---new---\n'; cat "$new"; } > "$tmp"
+  seed diff_modes "$tmp"
+  { cat "$new"; printf '\n---new---\n'; cat "$repo/fixtures/diff/base.contract.yaml"; } > "$tmp"
+  seed diff_modes "$tmp"
 done
 
 frame() { # body

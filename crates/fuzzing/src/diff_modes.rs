@@ -1,0 +1,96 @@
+//! `phaselint diff` over two contracts from one input: OLD, a line
+//! `---new---`, NEW (no such line: the input is both, diffed with
+//! itself). Checks, on any input:
+//!
+//! - `diff` never panics, and a contract diffed with itself reports
+//!   nothing;
+//! - every finding is located in NEW's text (on character boundaries);
+//! - `--mode approvals` is `--mode resume` with exactly the findings of
+//!   `VOIDS_APPROVALS` kept, in the same order;
+//! - a deleted NEW (`contract_deleted`) gives only D601s, at most one per
+//!   checkpoint of OLD, located in OLD's text; refused whenever `diff`
+//!   refuses OLD, and only when `diff` gives no verdict either.
+
+use phaselint_lint::config::Settings;
+use phaselint_lint::diagnostic::Diagnostic;
+use phaselint_lint::diff::{DiffError, DiffMode, contract_deleted, diff_in_mode};
+use phaselint_lint::{Analysis, DocumentKind, analyze_bytes};
+
+const SEPARATOR: &[u8] = b"\n---new---\n";
+
+pub fn diff_modes(data: &[u8]) {
+    let (old_bytes, new_bytes) = match data.windows(SEPARATOR.len()).position(|w| w == SEPARATOR) {
+        Some(at) => (&data[..at], &data[at + SEPARATOR.len()..]),
+        None => (data, data),
+    };
+    // As the CLI reads them: default settings.
+    let settings = Settings::default();
+    let old = analyze_bytes(old_bytes, DocumentKind::Contract, &settings);
+    let new = analyze_bytes(new_bytes, DocumentKind::Contract, &settings);
+
+    let resume = diff_in_mode(&old, &new, DiffMode::Resume);
+    let approvals = diff_in_mode(&old, &new, DiffMode::Approvals);
+    match (&resume, &approvals) {
+        (Ok(resume), Ok(approvals)) => {
+            for finding in resume {
+                assert!(finding.code.starts_with('D'), "{}", finding.code);
+                located_in(finding, &new);
+            }
+            let kept: Vec<&Diagnostic> = resume
+                .iter()
+                .filter(|d| DiffMode::Approvals.reports(d.code))
+                .collect();
+            assert_eq!(kept.len(), approvals.len());
+            for (a, b) in kept.iter().zip(approvals) {
+                assert_eq!((a.code, &a.message, a.span), (b.code, &b.message, b.span));
+            }
+            if old_bytes == new_bytes {
+                assert!(
+                    resume.is_empty(),
+                    "a contract diffed with itself reports {:?}",
+                    resume.iter().map(|d| &d.message).collect::<Vec<_>>()
+                );
+            }
+        }
+        (Err(a), Err(b)) => assert_eq!(a, b),
+        _ => panic!("the modes disagree on whether there is a verdict"),
+    }
+
+    let deleted = contract_deleted(&old, "deleted");
+    let old_refused = matches!(
+        &resume,
+        Err(DiffError::ContractHasErrors { side: "OLD", .. }
+            | DiffError::NotAContract { side: "OLD" })
+    );
+    match deleted {
+        Ok(findings) => {
+            assert!(!old_refused, "diff refused OLD, contract_deleted did not");
+            let checkpoints = old.contract.as_deref().map_or(0, |c| c.checkpoints.len());
+            assert!(findings.len() <= checkpoints);
+            for finding in &findings {
+                assert_eq!(finding.code, "D601");
+                located_in(finding, &old);
+            }
+        }
+        // What refuses OLD alone refuses the pair too.
+        Err(error) => assert!(
+            resume.is_err(),
+            "contract_deleted refused OLD ({error}), diff did not"
+        ),
+    }
+}
+
+fn located_in(finding: &Diagnostic, analysis: &Analysis) {
+    let text = &analysis.source;
+    let span = finding.span;
+    assert!(
+        span.start <= span.end && span.end <= text.len(),
+        "{} at {span:?} outside a text of {} bytes",
+        finding.code,
+        text.len()
+    );
+    assert!(text.is_char_boundary(span.start) && text.is_char_boundary(span.end));
+    for related in &finding.related {
+        assert!(related.span.end <= text.len());
+    }
+}
