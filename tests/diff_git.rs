@@ -381,6 +381,23 @@ fn against_wants_new_alone() {
     );
     assert_eq!(run.code, 3, "{}", run.stderr);
     assert!(run.stderr.contains("give NEW alone"), "{}", run.stderr);
+    let run = phaselint(dir.path(), &["diff", "--against", "-", "-"]);
+    assert_eq!(run.code, 3, "{}", run.stderr);
+    assert!(run.stderr.contains("only one of"), "{}", run.stderr);
+}
+
+#[test]
+fn against_with_new_on_standard_input() {
+    let dir = versions();
+    let output = std::process::Command::new(env!("CARGO_BIN_EXE_phaselint"))
+        .args(["diff", "--format", "concise", "--against", "versions", "-"])
+        .current_dir(dir.path())
+        .stdin(std::fs::File::open(dir.path().join("new.contract.yaml")).unwrap())
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    assert_eq!(output.status.code(), Some(1), "{stdout}");
+    assert_eq!(stdout.lines().filter(|l| l.contains(": D603 ")).count(), 2);
 }
 
 #[cfg(unix)]

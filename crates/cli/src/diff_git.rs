@@ -74,7 +74,12 @@ impl<'a> Plan<'a> {
                 Ok(Plan::Git { revision, files })
             }
             (Some(_), false, _) => Err("--git and --against cannot be combined: --git compares each file with its own version at REV".into()),
-            (None, false, [new]) => Ok(Plan::Against { olds: against, new }),
+            (None, false, [new]) => {
+                if new == Path::new("-") && against.iter().any(|p| p == Path::new("-")) {
+                    return Err("only one of an OLD and NEW can be `-` (standard input)".into());
+                }
+                Ok(Plan::Against { olds: against, new })
+            }
             (None, false, _) => Err(
                 "with --against, give NEW alone: `phaselint diff --against DIR_OR_FILE NEW`".into(),
             ),
