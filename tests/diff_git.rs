@@ -713,3 +713,39 @@ fn git_does_not_follow_a_link_a_change_puts_where_a_contract_was() {
     assert!(run.stderr.contains("symbolic link"), "{}", run.stderr);
     assert!(!run.stdout.contains("hunter2") && !run.stderr.contains("hunter2"));
 }
+
+/// The repository's own configuration cannot make `diff --git` run a
+/// program: git runs as the stash check runs it (`git.rs`), with
+/// `core.fsmonitor` off, no pager and plumbing that takes no external
+/// diff. (A clean filter can still run on a racily clean file: see
+/// docs/diff.md, "What git runs".)
+#[cfg(unix)]
+#[test]
+fn git_runs_nothing_the_repository_configures() {
+    let dir = project();
+    let root = dir.path();
+    for (key, marker) in [
+        ("core.fsmonitor", "FSMONITOR"),
+        ("core.pager", "PAGER"),
+        ("diff.external", "EXTERNAL"),
+        ("core.hooksPath", "HOOKS"),
+    ] {
+        let script = root.join(format!("{marker}.sh"));
+        std::fs::write(
+            &script,
+            format!("#!/bin/sh\ntouch '{}'\n", root.join(marker).display()),
+        )
+        .unwrap();
+        use std::os::unix::fs::PermissionsExt;
+        std::fs::set_permissions(&script, std::fs::Permissions::from_mode(0o755)).unwrap();
+        git(root, &["config", key, script.to_str().unwrap()]);
+    }
+    let run = phaselint(root, &["diff", "--format", "concise", "--git", "main"]);
+    assert_eq!(run.code, 1, "{}{}", run.stdout, run.stderr);
+    for marker in ["FSMONITOR", "PAGER", "EXTERNAL", "HOOKS"] {
+        assert!(
+            !root.join(marker).exists(),
+            "git ran the configured {marker}"
+        );
+    }
+}
