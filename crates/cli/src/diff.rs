@@ -1,19 +1,22 @@
 //! `phaselint diff OLD NEW`: read both contracts, ask `phaselint_lint::diff`
 //! what the change does to runs paused under OLD, and print its findings
-//! through lint's formats, located in NEW. Exit codes as `lint`'s: 0 no
-//! error, 1 errors, 3 no verdict (a file unreadable, or with E-codes).
+//! through lint's formats, located in NEW. The D-codes' levels and
+//! selection come from the configuration that applies to NEW, found and
+//! overridden as `lint` finds and overrides it (`lint.rs`'s code). Exit
+//! codes as `lint`'s: 0 no error, 1 errors (or warnings past
+//! `--max-warnings`), 3 no verdict (a file unreadable, a configuration
+//! that does not load, or a contract with E-codes).
 
-use std::io::IsTerminal;
 use std::path::{Path, PathBuf};
 
 use phaselint_lint::config::Settings;
-use phaselint_lint::diagnostic::Severity;
 use phaselint_lint::input::{self, Bound};
 use phaselint_lint::{DocumentKind, analyze_bytes};
 use phaselint_render::terminal::{block, inline};
-use phaselint_render::{self as output, Linted, Report};
+use phaselint_render::{Linted, Report};
 
-use crate::{ColorChoice, Format, exit};
+use crate::lint::{ConfigCache, Output, absolute, exit_code, overrides};
+use crate::{ColorChoice, ConfigArgs, Format, exit};
 
 #[derive(clap::Args)]
 pub struct DiffArgs {
@@ -30,6 +33,27 @@ pub struct DiffArgs {
     /// Print the findings and nothing else (no summary).
     #[arg(long, short)]
     pub quiet: bool,
+    /// Only report these codes or prefixes (replaces the config's `select`; `ALL` for every code).
+    #[arg(long, value_delimiter = ',', value_name = "CODES")]
+    pub select: Option<Vec<String>>,
+    /// Do not report these codes or prefixes (added to the config's `ignore`).
+    #[arg(long, value_delimiter = ',', value_name = "CODES")]
+    pub ignore: Vec<String>,
+    /// Set a code's level: CODE=error|warning|info|off. Repeatable.
+    #[arg(long, value_name = "CODE=LEVEL")]
+    pub severity: Vec<String>,
+    /// The configuration for NEW's findings [default: found from NEW's directory up, as `lint` finds it].
+    #[command(flatten)]
+    pub configuration: ConfigArgs,
+    /// Exit 1 when there are more than N warnings.
+    #[arg(long, value_name = "N")]
+    pub max_warnings: Option<usize>,
+    /// Exit 0 even when there are findings (no verdict still exits 3).
+    #[arg(long)]
+    pub exit_zero: bool,
+    /// Write the report to FILE instead of standard output (never coloured).
+    #[arg(long, value_name = "FILE")]
+    pub output_file: Option<PathBuf>,
 }
 
 fn no_verdict(message: &str) -> u8 {
@@ -51,6 +75,26 @@ pub fn run(args: &DiffArgs) -> u8 {
     if args.old == Path::new("-") && args.new == Path::new("-") {
         return no_verdict("only one of OLD and NEW can be `-` (standard input)");
     }
+    // The configuration NEW's findings are judged by, as `lint` would
+    // find it for NEW (`-`: from the working directory). It sets the
+    // D-codes' levels only: the contracts themselves are analyzed below
+    // with default settings.
+    let config = match overrides(args.select.as_ref(), &args.ignore, &args.severity)
+        .and_then(|o| ConfigCache::new(&args.configuration, o).for_file(&absolute(&args.new)))
+    {
+        Ok(config) => config,
+        Err(message) => return no_verdict(&message),
+    };
+    let levels = config.settings_for(&absolute(&args.new));
+    if !phaselint_lint::diff::codes().any(|rule| levels.is_enabled(rule.code)) {
+        eprintln!(
+            "phaselint: warning: the configuration{} turns every D-code off, so no change can be reported; add \"D\" to `select` for `phaselint diff`",
+            config.path.as_ref().map_or(String::new(), |p| format!(
+                " ({})",
+                inline(&p.display().to_string())
+            ))
+        );
+    }
     // Analyzed as the resume check analyzes a contract: default settings,
     // so no configured level hides an E-code from the verdict.
     let settings = Settings::default();
@@ -70,7 +114,7 @@ pub fn run(args: &DiffArgs) -> u8 {
     let (Some(mut new), Some(old)) = (analyses.pop(), analyses.pop()) else {
         return exit::NO_VERDICT;
     };
-    let findings = match phaselint_lint::diff::diff(&old, &new) {
+    let findings = match phaselint_lint::diff::diff_from(&old, &args.old, &new) {
         Ok(findings) => findings,
         Err(error) => {
             let side = match &error {
@@ -85,7 +129,7 @@ pub fn run(args: &DiffArgs) -> u8 {
             ));
         }
     };
-    new.diagnostics = findings;
+    new.diagnostics = levels.apply_levels(findings);
     new.hidden_errors.clear();
     new.keep_only_findings();
     let linted = [Linted {
@@ -93,40 +137,22 @@ pub fn run(args: &DiffArgs) -> u8 {
         analysis: new,
     }];
     let mut report = Report::new(&linted, &[]);
-    report.ran = phaselint_lint::diff::DIFF_CODES
-        .iter()
-        .map(|c| c.code)
+    // SARIF's rule metadata: the D-codes this run could report.
+    report.ran = phaselint_lint::diff::codes()
+        .filter(|rule| levels.is_enabled(rule.code))
+        .map(|rule| rule.code)
         .collect();
     report.working_dir = std::env::current_dir().ok();
-    let style = output::Style {
-        color: match args.color {
-            ColorChoice::Always => true,
-            ColorChoice::Never => false,
-            ColorChoice::Auto => {
-                std::io::stdout().is_terminal()
-                    && std::env::var_os("NO_COLOR").is_none_or(|v| v.is_empty())
-            }
-        },
-        summary: !args.quiet,
+    report.max_warnings = args.max_warnings;
+    let output = Output {
+        format: args.format,
+        statistics: false,
+        color: args.color,
+        quiet: args.quiet,
+        file: args.output_file.as_deref(),
     };
-    let printed = output::write(
-        &report,
-        args.format.into(),
-        false,
-        style,
-        std::io::stdout().lock(),
-    );
-    if let Err(e) = printed
-        && e.kind() != std::io::ErrorKind::BrokenPipe
-    {
-        return no_verdict(&format!("cannot write output: {}", inline(&e.to_string())));
+    if let Err(code) = output.print(&report) {
+        return code;
     }
-    let errors = report
-        .diagnostics()
-        .any(|(_, d)| d.severity == Severity::Error);
-    if errors {
-        exit::FINDINGS
-    } else {
-        exit::SUCCESS
-    }
+    exit_code(&report, args.exit_zero, args.max_warnings)
 }
