@@ -197,6 +197,22 @@ fn a_selection_without_d_codes_is_warned_about() {
         "{}",
         run.stderr
     );
+    // Nor does its SARIF describe rules it did not run (lint's among them).
+    let sarif = phaselint(
+        dir.path(),
+        &[
+            "diff",
+            "--format",
+            "sarif",
+            "old.contract.yaml",
+            "new.contract.yaml",
+        ],
+    );
+    let log: serde_json::Value = serde_json::from_str(&sarif.stdout).unwrap();
+    assert_eq!(
+        log["runs"][0]["tool"]["driver"]["rules"],
+        serde_json::json!([])
+    );
     let run = diff_in(dir.path(), &["--select", "D"]);
     assert_eq!(found(&run), ["D601 error"]);
     assert_eq!(run.code, 1);

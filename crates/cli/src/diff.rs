@@ -138,10 +138,12 @@ pub fn run(args: &DiffArgs) -> u8 {
     }];
     let mut report = Report::new(&linted, &[]);
     // SARIF's rule metadata: the D-codes this run could report.
-    report.ran = phaselint_lint::diff::codes()
-        .filter(|rule| levels.is_enabled(rule.code))
-        .map(|rule| rule.code)
-        .collect();
+    report.ran = Some(
+        phaselint_lint::diff::codes()
+            .filter(|rule| levels.is_enabled(rule.code))
+            .map(|rule| rule.code)
+            .collect(),
+    );
     report.working_dir = std::env::current_dir().ok();
     report.max_warnings = args.max_warnings;
     let output = Output {

@@ -163,13 +163,15 @@ pub fn run(args: &LintArgs) -> u8 {
                 *on |= settings.is_enabled(rule.code);
             }
         }
-        report.ran = rules
-            .iter()
-            .zip(&enabled)
-            // D-codes are `phaselint diff`'s: lint never reports them.
-            .filter(|&(rule, &on)| on && rule.family != phaselint_lint::rules::Family::Diff)
-            .map(|(rule, _)| rule.code)
-            .collect();
+        report.ran = Some(
+            rules
+                .iter()
+                .zip(&enabled)
+                // D-codes are `phaselint diff`'s: lint never reports them.
+                .filter(|&(rule, &on)| on && rule.family != phaselint_lint::rules::Family::Diff)
+                .map(|(rule, _)| rule.code)
+                .collect(),
+        );
     }
     report.working_dir = std::env::current_dir().ok();
     report.max_warnings = args.max_warnings;

@@ -76,9 +76,9 @@ pub struct Report<'a> {
     /// say that all checks passed when some were never made, nor a SARIF
     /// or JUnit report look clean.
     pub unreadable: &'a [Unreadable],
-    /// The codes of the rules the run enabled (SARIF lists them); empty
+    /// The codes of the rules the run enabled (SARIF lists them); `None`
     /// for every rule.
-    pub ran: Vec<&'static str>,
+    pub ran: Option<Vec<&'static str>>,
     /// What relative paths are relative to (SARIF's `%SRCROOT%`).
     pub working_dir: Option<std::path::PathBuf>,
     /// `--max-warnings`: JUnit fails the warnings past it.
@@ -90,7 +90,7 @@ impl<'a> Report<'a> {
         Report {
             files,
             unreadable,
-            ran: Vec::new(),
+            ran: None,
             working_dir: None,
             max_warnings: None,
         }

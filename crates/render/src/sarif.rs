@@ -276,7 +276,7 @@ pub fn render(report: &Report<'_>, out: &mut impl Write) -> io::Result<()> {
     let rules: Vec<&Rule> = RULES
         .iter()
         .copied()
-        .filter(|r| report.ran.is_empty() || report.ran.contains(&r.code))
+        .filter(|r| report.ran.as_ref().is_none_or(|ran| ran.contains(&r.code)))
         .collect();
     let index: BTreeMap<&str, usize> = rules.iter().enumerate().map(|(i, r)| (r.code, i)).collect();
     let driver = ToolComponent::builder()
