@@ -9,6 +9,7 @@
 // A fuzz harness states its invariants with assertions.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
+pub mod diff_render;
 pub mod fixes;
 pub mod handoff_tables;
 pub mod manifest_scope;
@@ -37,6 +38,7 @@ pub const TARGETS: &[(&str, Check)] = &[
     ("handoff_tables", handoff_tables::handoff_tables),
     ("fixes", fixes::fixes),
     ("otlp_export", otlp_export::otlp_export),
+    ("diff_render", diff_render::diff_render),
 ];
 
 /// Offsets at which positions, completion and hover are exercised: every
