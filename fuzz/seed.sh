@@ -7,7 +7,7 @@ cd "$(dirname "$0")"
 repo=..
 shared=../../shared/corpus
 mkdir -p corpus/analyze corpus/resume_readers corpus/resume_check corpus/lsp_framing corpus/fixes \
-  corpus/manifest_scope corpus/handoff_tables corpus/otlp_export corpus/diff_modes
+  corpus/manifest_scope corpus/handoff_tables corpus/otlp_export corpus/diff_modes corpus/diff_render
 
 seed() { # target file
   local name
@@ -22,6 +22,7 @@ else
   echo "note: $shared not found; seeding from fixtures/ only" >&2
 fi
 for f in $contracts; do seed analyze "$f"; seed fixes "$f"; done
+for f in "$repo"/fixtures/diff/*/*.yaml; do seed diff_render "$f"; done
 for f in "$repo"/fixtures/resume/contexts/* "$repo"/fixtures/resume/approvals/* "$repo"/fixtures/handoff/*; do
   seed resume_readers "$f"
 done
@@ -89,6 +90,6 @@ printf '%s\n' 'OTEL_EXPORTER_OTLP_TRACES_ENDPOINT=http://[::1]:4318/v1/traces?x=
 printf '%s' '---answer---HTTP/1.1 400 Bad Request' >> "$tmp"; printf '\r\ncontent-length: 5\r\n\r\n\033[2Jx' >> "$tmp"
 seed otlp_export "$tmp"
 rm -f "$tmp"
-for t in analyze resume_readers resume_check lsp_framing fixes manifest_scope handoff_tables otlp_export; do
+for t in analyze resume_readers resume_check lsp_framing fixes manifest_scope handoff_tables otlp_export diff_render; do
   echo "corpus/$t: $(ls "corpus/$t" | wc -l) seeds"
 done

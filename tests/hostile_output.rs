@@ -684,3 +684,88 @@ fn the_manifest_report_shows_hostile_ids_and_paths_escaped() {
         ],
     );
 }
+
+/// `phaselint diff`: OLD's location is in OLD's own file, so OLD's name
+/// and OLD's source lines reach every format. A hostile OLD (a name with
+/// an OSC 8 link, a comment with raw escapes on the lines its related
+/// locations show) is shown escaped, as NEW is, and the machine formats
+/// still pass their readers.
+#[test]
+fn a_diff_shows_old_s_hostile_name_and_snippet_escaped() {
+    const OLD: &str = "old\u{1b}]8;;mailto:a@b\u{7}.contract.yaml";
+    const OLD_SHOWN: &str = r"old\u{1b}]8;;mailto:a@b\u{7}.contract.yaml";
+    let dir = tempfile::tempdir().unwrap();
+    let base = std::fs::read_to_string(repo().join("fixtures/diff/base.contract.yaml")).unwrap();
+    let old = base.replace(
+        "max_age_seconds: 600",
+        &format!("max_age_seconds: 600  # {CLIPBOARD} {ERASE_ABOVE} \u{9b}2J hidden"),
+    );
+    std::fs::write(dir.path().join(OLD), old).unwrap();
+    std::fs::write(
+        dir.path().join("new.contract.yaml"),
+        base.replace("max_age_seconds: 600", "max_age_seconds: 60"),
+    )
+    .unwrap();
+    let diff = |format: &str| {
+        let run = phaselint(
+            dir.path(),
+            &[
+                "diff",
+                "--no-config",
+                "--format",
+                format,
+                OLD,
+                "new.contract.yaml",
+            ],
+        );
+        assert_eq!(run.code, 0, "{format}: {}{}", run.stdout, run.stderr);
+        assert_inert(
+            &format!("diff --format {format}, standard error"),
+            &run.stderr,
+        );
+        run.stdout
+    };
+    let full = diff("full");
+    assert_for_people("diff full", &full, &[OLD_SHOWN]);
+    assert!(
+        full.contains(r"  # \u{1b}]52;c;aGVsbG8=\u{7} \u{1b}[1A\u{1b}[2K \u{9b}2J hidden"),
+        "{full}"
+    );
+    for format in ["concise", "github"] {
+        let text = diff(format);
+        assert_for_people(&format!("diff {format}"), &text, &[OLD_SHOWN]);
+    }
+
+    let json = diff("json");
+    assert_inert("diff json", &json);
+    let json: Value = serde_json::from_str(&json).unwrap();
+    // The tools' format keeps the name as it is.
+    assert_eq!(json["diagnostics"][0]["related"][0]["path"], OLD);
+
+    let gitlab = diff("gitlab");
+    assert_inert("diff gitlab", &gitlab);
+    for issue in serde_json::from_str::<Value>(&gitlab)
+        .unwrap()
+        .as_array()
+        .unwrap()
+    {
+        let description = issue["description"].as_str().unwrap();
+        assert!(description.contains(OLD_SHOWN), "{description}");
+    }
+
+    let sarif = diff("sarif");
+    assert_inert("diff sarif", &sarif);
+    let log: Value = serde_json::from_str(&sarif).unwrap();
+    let uri =
+        log["runs"][0]["results"][0]["relatedLocations"][0]["physicalLocation"]["artifactLocation"]
+            ["uri"]
+            .as_str()
+            .unwrap();
+    assert_eq!(uri, "old%1B%5D8;;mailto%3Aa@b%07.contract.yaml");
+    validate_sarif(&sarif);
+
+    let junit = diff("junit");
+    assert_inert("diff junit", &junit);
+    assert!(junit.contains(OLD_SHOWN), "{junit}");
+    validate_junit(&junit);
+}

@@ -3,16 +3,22 @@
 //! - `fixtures/CODE/pass.contract.yaml` does not,
 //! - the page's "Example that fails" triggers CODE and its "Fix" does not,
 //! - `fixtures/valid/` produces no diagnostic at all.
+//!
+//! A diff rule (D6xx, `Family::Diff`) compares two contracts: its fixtures
+//! are NEWs under `fixtures/diff/CODE/`, each diffed against
+//! `fixtures/diff/base.contract.yaml`, and its page's "Example that fails"
+//! holds an OLD and a NEW, its "Fix" a NEW diffed against the same OLD.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 use std::fmt::Write;
 use std::path::{Path, PathBuf};
 
 use phaselint_lint::config::Settings;
+use phaselint_lint::diagnostic::Diagnostic;
 use phaselint_lint::diagnostic::Severity;
 use phaselint_lint::line_index::ColumnUnit;
 use phaselint_lint::rules::Check;
-use phaselint_lint::rules::{RULES, Rule};
+use phaselint_lint::rules::{Family, RULES, Rule};
 use phaselint_lint::{Analysis, DocumentKind, analyze, analyze_bytes, analyze_kind};
 
 fn repo() -> PathBuf {
@@ -102,6 +108,73 @@ fn describe(analysis: &Analysis) -> String {
     out
 }
 
+/// A diff's findings as `describe` shows a file's: positions in NEW,
+/// related ones in the file they name.
+fn describe_diff(new: &Analysis, findings: &[Diagnostic]) -> String {
+    let pos = |source: &str, index: &phaselint_lint::line_index::LineIndex, offset| {
+        let p = index.position(source, offset, ColumnUnit::Chars);
+        format!("{}:{}", p.line + 1, p.column + 1)
+    };
+    let mut out = String::new();
+    for d in findings {
+        let at = |o| pos(&new.source, &new.line_index, o);
+        writeln!(
+            out,
+            "{}-{} {} {} {}",
+            at(d.span.start),
+            at(d.span.end),
+            d.code,
+            d.severity.as_str(),
+            d.message
+        )
+        .unwrap();
+        for r in &d.related {
+            let (name, at): (String, Box<dyn Fn(usize) -> String>) = match &r.file {
+                Some(f) => (
+                    format!("{} ", f.path.display()),
+                    Box::new(|o| pos(&f.source, &f.line_index, o)),
+                ),
+                None => (String::new(), Box::new(at)),
+            };
+            writeln!(
+                out,
+                "    related {name}{}-{}: {}",
+                at(r.span.start),
+                at(r.span.end),
+                r.message
+            )
+            .unwrap();
+        }
+        if let Some(help) = &d.help {
+            writeln!(out, "    help: {help}").unwrap();
+        }
+    }
+    out
+}
+
+/// The findings of `phaselint diff` from `old` to `new`, as the command
+/// makes them (default settings), OLD shown as `OLD`.
+fn diff_texts(old: &str, new: &str) -> (Analysis, Vec<Diagnostic>) {
+    let old = analyze(old, &Settings::default());
+    let new = analyze(new, &Settings::default());
+    let findings =
+        phaselint_lint::diff::diff(&old, &new).unwrap_or_else(|e| panic!("no diff: {e}"));
+    (new, findings)
+}
+
+fn is_diff(rule: &Rule) -> bool {
+    rule.family == Family::Diff
+}
+
+/// Where a rule's fixtures are.
+fn fixture_dir(rule: &Rule) -> PathBuf {
+    if is_diff(rule) {
+        repo().join("fixtures/diff").join(rule.code)
+    } else {
+        repo().join("fixtures").join(rule.code)
+    }
+}
+
 fn codes(analysis: &Analysis) -> Vec<&'static str> {
     analysis.diagnostics.iter().map(|d| d.code).collect()
 }
@@ -109,8 +182,9 @@ fn codes(analysis: &Analysis) -> Vec<&'static str> {
 #[test]
 fn every_rule_has_a_fixture_pair_that_triggers_it_and_one_that_does_not() {
     let mut checked = 0;
+    let base = std::fs::read_to_string(repo().join("fixtures/diff/base.contract.yaml")).unwrap();
     for rule in RULES {
-        let dir = repo().join("fixtures").join(rule.code);
+        let dir = fixture_dir(rule);
         let mut fails: Vec<PathBuf> = std::fs::read_dir(&dir)
             .unwrap_or_else(|e| panic!("{}: {e}", dir.display()))
             .map(|e| e.unwrap().path())
@@ -118,6 +192,32 @@ fn every_rule_has_a_fixture_pair_that_triggers_it_and_one_that_does_not() {
             .collect();
         fails.sort();
         assert!(!fails.is_empty(), "{} has no failing fixture", rule.code);
+        if is_diff(rule) {
+            for fail in fails {
+                let (new, found) = diff_texts(&base, &std::fs::read_to_string(&fail).unwrap());
+                let described = describe_diff(&new, &found);
+                assert!(
+                    found.iter().any(|d| d.code == rule.code),
+                    "{} does not trigger {}:\n{described}",
+                    fail.display(),
+                    rule.code,
+                );
+                let stem = fail.file_stem().unwrap().to_string_lossy();
+                let name = format!("{}__{}", rule.code, stem.replace(".contract", ""));
+                insta::assert_snapshot!(name, described);
+            }
+            let pass = std::fs::read_to_string(dir.join("pass.contract.yaml")).unwrap();
+            let (new, found) = diff_texts(&base, &pass);
+            assert!(
+                found.iter().all(|d| d.code != rule.code),
+                "{}/pass.contract.yaml triggers {}:\n{}",
+                dir.display(),
+                rule.code,
+                describe_diff(&new, &found)
+            );
+            checked += 1;
+            continue;
+        }
         for fail in fails {
             let analysis = lint_file(&fail);
             assert!(
@@ -186,6 +286,31 @@ fn every_rule_page_example_fails_and_its_fix_passes() {
             );
         }
         let (kind, _, fence) = rule_kind(rule);
+        if is_diff(rule) {
+            let example = &rule.doc[rule.doc.find("## Example that fails").unwrap()..];
+            let old = code_block(example, "", fence)
+                .unwrap_or_else(|| panic!("rules/{}.md has no OLD example", rule.code));
+            let after_old = &example[example.find(old).unwrap() + old.len()..];
+            let new = code_block(after_old, "", fence)
+                .unwrap_or_else(|| panic!("rules/{}.md has no NEW example", rule.code));
+            let (analyzed, found) = diff_texts(old, new);
+            assert!(
+                found.iter().any(|d| d.code == rule.code),
+                "rules/{}.md: the failing example does not trigger it:\n{}",
+                rule.code,
+                describe_diff(&analyzed, &found)
+            );
+            let fixed = code_block(rule.doc, "## Fix", fence)
+                .unwrap_or_else(|| panic!("rules/{}.md has no fixed example", rule.code));
+            let (analyzed, found) = diff_texts(old, fixed);
+            assert!(
+                found.iter().all(|d| d.code != rule.code),
+                "rules/{}.md: the fixed example still triggers it:\n{}",
+                rule.code,
+                describe_diff(&analyzed, &found)
+            );
+            continue;
+        }
         let failing = code_block(rule.doc, "## Example that fails", fence)
             .unwrap_or_else(|| panic!("rules/{}.md has no failing example", rule.code));
         let analysis = analyze_kind(failing, kind, &Settings::all_rules());
@@ -244,7 +369,7 @@ fn rule_pages_headers_configuration_and_the_index_are_generated() {
     families.sort_unstable();
     families.dedup();
     let in_words = [
-        "zero", "one", "two", "three", "four", "five", "six", "seven", "eight",
+        "zero", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine",
     ];
     let claim = format!(
         "{} rules in {} families",
@@ -500,7 +625,7 @@ fn a_nul_byte_is_reported_where_it_is() {
 fn truncated_and_mangled_fixtures_never_panic() {
     let mut inputs = Vec::new();
     for rule in RULES {
-        let dir = repo().join("fixtures").join(rule.code);
+        let dir = fixture_dir(rule);
         for entry in std::fs::read_dir(&dir).unwrap() {
             let path = entry.unwrap().path();
             if path

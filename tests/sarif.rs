@@ -132,9 +132,15 @@ fn results_carry_the_json_positions_related_locations_and_fixes() {
     assert_eq!(run["columnKind"], "unicodeCodePoints");
     let driver = &run["tool"]["driver"];
     assert_eq!(driver["name"], "phaselint");
-    // Every rule that ran: G304 is off by default, so not listed.
+    // Every rule that ran: G304 is off by default, so not listed, nor
+    // are the D-codes, which only `phaselint diff` reports.
     let rules = driver["rules"].as_array().unwrap();
-    assert_eq!(rules.len(), phaselint_rule_count() - 1);
+    assert_eq!(rules.len(), lint_rule_count() - 1);
+    assert!(
+        !rules
+            .iter()
+            .any(|r| r["id"].as_str().unwrap().starts_with('D'))
+    );
     assert!(!rules.iter().any(|r| r["id"] == "G304"));
     let everything: Value = serde_json::from_str(&sarif_of(&[
         "--select",
@@ -145,7 +151,7 @@ fn results_carry_the_json_positions_related_locations_and_fixes() {
     let all_rules = everything["runs"][0]["tool"]["driver"]["rules"]
         .as_array()
         .unwrap();
-    assert_eq!(all_rules.len(), phaselint_rule_count());
+    assert_eq!(all_rules.len(), lint_rule_count());
     let r101 = rules.iter().find(|r| r["id"] == "R101").unwrap();
     assert!(
         r101["helpUri"]
@@ -191,6 +197,23 @@ fn results_carry_the_json_positions_related_locations_and_fixes() {
     assert!(results.iter().any(|r| r["relatedLocations"].is_array()));
 }
 
+/// The rules `phaselint lint` can report: every rule `phaselint rule`
+/// lists but the D-codes.
+fn lint_rule_count() -> usize {
+    phaselint_rule_count() - diff_rule_count()
+}
+
+fn diff_rule_count() -> usize {
+    let output = Command::new(env!("CARGO_BIN_EXE_phaselint"))
+        .arg("rule")
+        .output()
+        .unwrap();
+    String::from_utf8_lossy(&output.stdout)
+        .lines()
+        .filter(|l| l.starts_with("D6"))
+        .count()
+}
+
 fn phaselint_rule_count() -> usize {
     let output = Command::new(env!("CARGO_BIN_EXE_phaselint"))
         .arg("rule")
@@ -204,4 +227,103 @@ fn phaselint_rule_count() -> usize {
                 && l.as_bytes()[1..4].iter().all(u8::is_ascii_digit)
         })
         .count()
+}
+
+/// `phaselint diff --format sarif`: the D-codes as the driver's rules (the
+/// ones the run enabled), and OLD's location as a related location in
+/// OLD's own file; the log passes the official validator.
+#[test]
+fn the_sarif_of_a_diff_names_its_d_codes_and_old_as_a_related_artifact() {
+    let diff = |extra: &[&str]| {
+        let output = Command::new(env!("CARGO_BIN_EXE_phaselint"))
+            .args(["diff", "--no-config", "--format", "sarif"])
+            .args(extra)
+            .args([
+                "fixtures/diff/base.contract.yaml",
+                "fixtures/diff/D612/fail.contract.yaml",
+            ])
+            .current_dir(repo())
+            .output()
+            .unwrap();
+        assert_eq!(output.status.code(), Some(0));
+        String::from_utf8(output.stdout).unwrap()
+    };
+    let text = diff(&[]);
+    let log: Value = serde_json::from_str(&text).unwrap();
+    let run = &log["runs"][0];
+    let rules = run["tool"]["driver"]["rules"].as_array().unwrap();
+    let ids: Vec<&str> = rules.iter().map(|r| r["id"].as_str().unwrap()).collect();
+    assert_eq!(ids.len(), diff_rule_count(), "{ids:?}");
+    assert!(ids.iter().all(|id| id.starts_with('D')), "{ids:?}");
+    let d612 = rules.iter().find(|r| r["id"] == "D612").unwrap();
+    assert_eq!(d612["name"], "staleness-tightened");
+    assert_eq!(d612["defaultConfiguration"]["level"], "warning");
+    assert!(
+        d612["help"]["markdown"]
+            .as_str()
+            .unwrap()
+            .contains("## What it checks")
+    );
+    let results = run["results"].as_array().unwrap();
+    let result = results.iter().find(|r| r["ruleId"] == "D612").unwrap();
+    assert_eq!(
+        rules[result["ruleIndex"].as_u64().unwrap() as usize]["id"],
+        "D612"
+    );
+    let at = &result["locations"][0]["physicalLocation"];
+    assert_eq!(
+        at["artifactLocation"]["uri"],
+        "fixtures/diff/D612/fail.contract.yaml"
+    );
+    let related = &result["relatedLocations"][0];
+    let old = &related["physicalLocation"];
+    assert_eq!(
+        old["artifactLocation"]["uri"],
+        "fixtures/diff/base.contract.yaml"
+    );
+    assert_eq!(old["artifactLocation"]["uriBaseId"], "%SRCROOT%");
+    assert_eq!(old["region"]["startLine"], 38);
+    assert_eq!(old["region"]["startColumn"], 28);
+    assert_eq!(related["message"]["text"], "max_age_seconds was 600");
+    // A code turned off is neither reported nor described.
+    let ignored: Value = serde_json::from_str(&diff(&["--ignore", "D611"])).unwrap();
+    let run = &ignored["runs"][0];
+    assert!(
+        !run["tool"]["driver"]["rules"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|r| r["id"] == "D611")
+    );
+    assert!(
+        !run["results"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|r| r["ruleId"] == "D611")
+    );
+
+    let Some(validator) = std::env::var_os("SARIF_MULTITOOL").filter(|v| Path::new(v).exists())
+    else {
+        missing(
+            "SARIF_MULTITOOL is not set (npm install @microsoft/sarif-multitool, then point it at the platform binary)",
+        );
+        return;
+    };
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("diff.sarif");
+    std::fs::write(&path, text).unwrap();
+    let output = Command::new(&validator)
+        .arg("validate")
+        .arg(&path)
+        .args(["--rule-kind", "Sarif;Gh"])
+        .output()
+        .unwrap();
+    let said = String::from_utf8_lossy(&output.stdout);
+    assert!(said.contains("Analysis completed successfully"), "{said}");
+    let problems: Vec<&str> = said
+        .lines()
+        .filter(|l| l.contains(": error ") || l.contains(": warning "))
+        .collect();
+    assert!(problems.is_empty(), "{}", problems.join("\n"));
 }

@@ -1,16 +1,20 @@
 //! `phaselint diff OLD NEW`: read both contracts, ask `phaselint_lint::diff`
 //! what the change does to runs paused under OLD, and print its findings
-//! through lint's formats, located in NEW. Exit codes as `lint`'s: 0 no
-//! error, 1 errors, 3 no verdict (a file unreadable, or with E-codes).
+//! through lint's formats, located in NEW. The D-codes' levels and
+//! selection come from the configuration that applies to NEW, found and
+//! overridden as `lint` finds and overrides it (`lint.rs`'s code). Exit
+//! codes as `lint`'s: 0 no error, 1 errors (or warnings past
+//! `--max-warnings`), 3 no verdict (a file unreadable, a configuration
+//! that does not load, or a contract with E-codes).
 
-use std::io::IsTerminal;
 use std::path::PathBuf;
 
-use phaselint_lint::diagnostic::Severity;
+use phaselint_lint::diff::DiffMode;
+use phaselint_render::Report;
 use phaselint_render::terminal::{block, inline};
-use phaselint_render::{self as output, Report};
 
-use crate::{ColorChoice, Format, exit};
+use crate::lint::{ConfigCache, Output, absolute, exit_code, overrides};
+use crate::{ColorChoice, ConfigArgs, Format, exit};
 
 #[derive(clap::Args)]
 pub struct DiffArgs {
@@ -42,6 +46,27 @@ pub struct DiffArgs {
     /// Print the findings and nothing else (no summary).
     #[arg(long, short)]
     pub quiet: bool,
+    /// Only report these codes or prefixes (replaces the config's `select`; `ALL` for every code).
+    #[arg(long, value_delimiter = ',', value_name = "CODES")]
+    pub select: Option<Vec<String>>,
+    /// Do not report these codes or prefixes (added to the config's `ignore`).
+    #[arg(long, value_delimiter = ',', value_name = "CODES")]
+    pub ignore: Vec<String>,
+    /// Set a code's level: CODE=error|warning|info|off. Repeatable.
+    #[arg(long, value_name = "CODE=LEVEL")]
+    pub severity: Vec<String>,
+    /// The configuration for NEW's findings [default: found from NEW's directory up, as `lint` finds it].
+    #[command(flatten)]
+    pub configuration: ConfigArgs,
+    /// Exit 1 when there are more than N warnings.
+    #[arg(long, value_name = "N")]
+    pub max_warnings: Option<usize>,
+    /// Exit 0 even when there are findings (no verdict still exits 3).
+    #[arg(long)]
+    pub exit_zero: bool,
+    /// Write the report to FILE instead of standard output (never coloured).
+    #[arg(long, value_name = "FILE")]
+    pub output_file: Option<PathBuf>,
 }
 
 fn no_verdict(message: &str) -> u8 {
@@ -50,49 +75,64 @@ fn no_verdict(message: &str) -> u8 {
 }
 
 pub fn run(args: &DiffArgs) -> u8 {
-    // What is compared, and how (`diff_git.rs`): OLD NEW, --against, --git.
-    let mode = args.mode.into();
-    let linted = match crate::diff_git::Plan::of(&args.paths, &args.against, args.git.as_deref())
-        .and_then(|plan| crate::diff_git::compare(&plan, mode, args.quiet))
-    {
-        Ok(linted) => linted,
+    let mode: DiffMode = args.mode.into();
+    // The configuration each NEW's findings are judged by, as `lint`
+    // would find it for that file (`-`: from the working directory). It
+    // sets the D-codes' levels only: the contracts themselves are
+    // analyzed with default settings (`diff_git.rs`), so no configured
+    // level hides an E-code from the verdict.
+    let mut configs = match overrides(args.select.as_ref(), &args.ignore, &args.severity) {
+        Ok(o) => ConfigCache::new(&args.configuration, o),
         Err(message) => return no_verdict(&message),
     };
+    // What is compared, and how (`diff_git.rs`): OLD NEW, --against, --git.
+    let mut linted =
+        match crate::diff_git::Plan::of(&args.paths, &args.against, args.git.as_deref())
+            .and_then(|plan| crate::diff_git::compare(&plan, mode, args.quiet))
+        {
+            Ok(linted) => linted,
+            Err(message) => return no_verdict(&message),
+        };
+    let mut ran = std::collections::BTreeSet::new();
+    let mut warned = std::collections::BTreeSet::new();
+    for file in &mut linted {
+        let config = match configs.for_file(&absolute(&file.path)) {
+            Ok(config) => config,
+            Err(message) => return no_verdict(&message),
+        };
+        let levels = config.settings_for(&absolute(&file.path));
+        let enabled: Vec<&'static str> = mode
+            .codes()
+            .filter(|rule| levels.is_enabled(rule.code))
+            .map(|rule| rule.code)
+            .collect();
+        if enabled.is_empty() && warned.insert(config.path.clone()) {
+            eprintln!(
+                "phaselint: warning: the configuration{} turns every D-code off, so no change can be reported; add \"D\" to `select` for `phaselint diff`",
+                config.path.as_ref().map_or(String::new(), |p| format!(
+                    " ({})",
+                    inline(&p.display().to_string())
+                ))
+            );
+        }
+        ran.extend(enabled);
+        let findings = std::mem::take(&mut file.analysis.diagnostics);
+        file.analysis.diagnostics = levels.apply_levels(findings);
+    }
     let mut report = Report::new(&linted, &[]);
-    report.ran = mode
-        .codes(phaselint_lint::diff::DIFF_CODES)
-        .map(|c| c.code)
-        .collect();
+    // SARIF's rule metadata: the D-codes this run could report.
+    report.ran = Some(ran.into_iter().collect());
     report.working_dir = std::env::current_dir().ok();
-    let style = output::Style {
-        color: match args.color {
-            ColorChoice::Always => true,
-            ColorChoice::Never => false,
-            ColorChoice::Auto => {
-                std::io::stdout().is_terminal()
-                    && std::env::var_os("NO_COLOR").is_none_or(|v| v.is_empty())
-            }
-        },
-        summary: !args.quiet,
+    report.max_warnings = args.max_warnings;
+    let output = Output {
+        format: args.format,
+        statistics: false,
+        color: args.color,
+        quiet: args.quiet,
+        file: args.output_file.as_deref(),
     };
-    let printed = output::write(
-        &report,
-        args.format.into(),
-        false,
-        style,
-        std::io::stdout().lock(),
-    );
-    if let Err(e) = printed
-        && e.kind() != std::io::ErrorKind::BrokenPipe
-    {
-        return no_verdict(&format!("cannot write output: {}", inline(&e.to_string())));
+    if let Err(code) = output.print(&report) {
+        return code;
     }
-    let errors = report
-        .diagnostics()
-        .any(|(_, d)| d.severity == Severity::Error);
-    if errors {
-        exit::FINDINGS
-    } else {
-        exit::SUCCESS
-    }
+    exit_code(&report, args.exit_zero, args.max_warnings)
 }

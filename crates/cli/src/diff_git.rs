@@ -110,7 +110,13 @@ pub fn compare(plan: &Plan<'_>, mode: DiffMode, quiet: bool) -> Result<Vec<Linte
         Plan::Pair { old, new } => {
             let old_analysis = analyze(&read_named(old)?);
             let new_analysis = analyze(&read_named(new)?);
-            let findings = diff_pair(&old_analysis, &new_analysis, mode, &shown(old), &shown(new))?;
+            let findings = diff_pair(
+                (&old_analysis, old),
+                &new_analysis,
+                mode,
+                &shown(old),
+                &shown(new),
+            )?;
             Ok(vec![linted(new, new_analysis, findings)])
         }
         Plan::Against { olds, new } => against(olds, new, mode, &note),
@@ -172,7 +178,13 @@ fn against(
         };
         let old_analysis = analyze(&bytes);
         let label = shown(old);
-        let mut found = diff_pair(&old_analysis, &new_analysis, mode, &label, &shown(new))?;
+        let mut found = diff_pair(
+            (&old_analysis, old),
+            &new_analysis,
+            mode,
+            &label,
+            &shown(new),
+        )?;
         for finding in &mut found {
             finding.message = format!("{} (against OLD {label})", finding.message);
         }
@@ -337,8 +349,9 @@ fn git(
             (Some(old_bytes), Some(new_bytes)) => {
                 let old_analysis = analyze(&old_bytes);
                 let new_analysis = analyze(&new_bytes);
+                let old_path = PathBuf::from(format!("{revision}:{path}"));
                 let findings = diff_pair(
-                    &old_analysis,
+                    (&old_analysis, &old_path),
                     &new_analysis,
                     mode,
                     &old_label,
@@ -406,13 +419,13 @@ fn from_root(file: &Path, top: &Path) -> Result<String, String> {
 /// `diff` of one pair in `mode`; a refused side is the message for exit 3
 /// naming it.
 fn diff_pair(
-    old: &Analysis,
+    (old, old_path): (&Analysis, &Path),
     new: &Analysis,
     mode: DiffMode,
     old_label: &str,
     new_label: &str,
 ) -> Result<Vec<Diagnostic>, String> {
-    phaselint_lint::diff::diff_in_mode(old, new, mode)
+    phaselint_lint::diff::diff_in_mode(old, old_path, new, mode)
         .map_err(|error| refused(&error, old_label, new_label))
 }
 

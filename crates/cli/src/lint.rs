@@ -14,7 +14,7 @@ use phaselint_lint::input::{self, Bound};
 use phaselint_lint::{Analysis, DocumentKind, analyze_bytes, analyze_file};
 
 use crate::atomic_write::write_atomically;
-use crate::{ColorChoice, Format, LintArgs, exit};
+use crate::{ColorChoice, ConfigArgs, Format, LintArgs, exit};
 use phaselint_render::terminal::{block, inline};
 use phaselint_render::{self as output, Linted, Report, Unreadable, plural};
 
@@ -61,11 +61,11 @@ pub fn run(args: &LintArgs) -> u8 {
             "--statistics prints a table (full, concise) or JSON (--format json); leave it out to get this format's report",
         );
     }
-    let overrides = match overrides(args) {
+    let overrides = match overrides(args.select.as_ref(), &args.ignore, &args.severity) {
         Ok(o) => o,
         Err(message) => return usage_error(&message),
     };
-    let mut configs = ConfigCache::new(args, overrides);
+    let mut configs = ConfigCache::new(&args.configuration, overrides);
     let targets = match collect(args, &mut configs) {
         Ok(t) => t,
         Err(message) => return usage_error(&message),
@@ -163,61 +163,97 @@ pub fn run(args: &LintArgs) -> u8 {
                 *on |= settings.is_enabled(rule.code);
             }
         }
-        report.ran = rules
-            .iter()
-            .zip(&enabled)
-            .filter(|&(_, &on)| on)
-            .map(|(rule, _)| rule.code)
-            .collect();
+        report.ran = Some(
+            rules
+                .iter()
+                .zip(&enabled)
+                // D-codes are `phaselint diff`'s: lint never reports them.
+                .filter(|&(rule, &on)| on && rule.family != phaselint_lint::rules::Family::Diff)
+                .map(|(rule, _)| rule.code)
+                .collect(),
+        );
     }
     report.working_dir = std::env::current_dir().ok();
     report.max_warnings = args.max_warnings;
-    let style = output::Style {
-        // A report file is read later, by tools or in an editor: never
-        // coloured, whatever --color says of the terminal.
-        color: args.output_file.is_none()
-            && match args.color {
-                ColorChoice::Always => true,
-                ColorChoice::Never => false,
-                ColorChoice::Auto => {
-                    std::io::stdout().is_terminal()
-                        && std::env::var_os("NO_COLOR").is_none_or(|v| v.is_empty())
-                }
-            },
-        summary: !args.quiet,
+    let output = Output {
+        format: args.format,
+        statistics: args.statistics,
+        color: args.color,
+        quiet: args.quiet,
+        file: args.output_file.as_deref(),
     };
-    let printed = match &args.output_file {
-        Some(path) => crate::atomic_write::create_output(path)
-            .map_err(|e| {
-                std::io::Error::new(e.kind(), format!("cannot write {}: {e}", path.display()))
-            })
-            .and_then(|file| {
-                output::write(&report, args.format.into(), args.statistics, style, file)
-            }),
-        None => output::write(
-            &report,
-            args.format.into(),
-            args.statistics,
-            style,
-            std::io::stdout().lock(),
-        ),
-    };
-    if let Err(e) = printed
-        && e.kind() != std::io::ErrorKind::BrokenPipe
-    {
-        eprintln!(
-            "phaselint: error: cannot write output: {}",
-            inline(&e.to_string())
-        );
-        return exit::NO_VERDICT;
+    if let Err(code) = output.print(&report) {
+        return code;
     }
-
     if !unreadable.is_empty() {
         return exit::NO_VERDICT;
     }
+    exit_code(&report, args.exit_zero, args.max_warnings)
+}
+
+/// Where and how a report is printed: shared by `lint` and `diff`.
+pub(crate) struct Output<'a> {
+    pub format: Format,
+    pub statistics: bool,
+    pub color: ColorChoice,
+    pub quiet: bool,
+    /// `--output-file`: written whole or not at all, never coloured.
+    pub file: Option<&'a Path>,
+}
+
+impl Output<'_> {
+    /// Prints `report`; `Err(exit code)` when it cannot be written.
+    pub(crate) fn print(&self, report: &Report<'_>) -> Result<(), u8> {
+        let style = output::Style {
+            // A report file is read later, by tools or in an editor: never
+            // coloured, whatever --color says of the terminal.
+            color: self.file.is_none()
+                && match self.color {
+                    ColorChoice::Always => true,
+                    ColorChoice::Never => false,
+                    ColorChoice::Auto => {
+                        std::io::stdout().is_terminal()
+                            && std::env::var_os("NO_COLOR").is_none_or(|v| v.is_empty())
+                    }
+                },
+            summary: !self.quiet,
+        };
+        let printed = match self.file {
+            Some(path) => crate::atomic_write::create_output(path)
+                .map_err(|e| {
+                    std::io::Error::new(e.kind(), format!("cannot write {}: {e}", path.display()))
+                })
+                .and_then(|file| {
+                    output::write(report, self.format.into(), self.statistics, style, file)
+                }),
+            None => output::write(
+                report,
+                self.format.into(),
+                self.statistics,
+                style,
+                std::io::stdout().lock(),
+            ),
+        };
+        if let Err(e) = printed
+            && e.kind() != std::io::ErrorKind::BrokenPipe
+        {
+            eprintln!(
+                "phaselint: error: cannot write output: {}",
+                inline(&e.to_string())
+            );
+            return Err(exit::NO_VERDICT);
+        }
+        Ok(())
+    }
+}
+
+/// The exit code of a report whose files were all read: 1 for an error,
+/// or for more warnings than `--max-warnings`; 0 otherwise, or with
+/// `--exit-zero` (unless a file could not be parsed: E001, E007).
+pub(crate) fn exit_code(report: &Report<'_>, exit_zero: bool, max_warnings: Option<usize>) -> u8 {
     // A file that could not be parsed (E001, E007) was not checked at all:
     // --exit-zero waives findings, never a file that got no verdict.
-    if args.exit_zero && !report.files.iter().any(|f| f.analysis.is_unreadable()) {
+    if exit_zero && !report.files.iter().any(|f| f.analysis.is_unreadable()) {
         return exit::SUCCESS;
     }
     let count = |severity| {
@@ -230,7 +266,7 @@ pub fn run(args: &LintArgs) -> u8 {
     if errors > 0 {
         return exit::FINDINGS;
     }
-    if let Some(max) = args.max_warnings
+    if let Some(max) = max_warnings
         && warnings > max
     {
         eprintln!(
@@ -348,9 +384,14 @@ fn usage_error(message: &str) -> u8 {
     exit::NO_VERDICT
 }
 
-fn overrides(args: &LintArgs) -> Result<Overrides, String> {
-    let severity = args
-        .severity
+/// `--select`, `--ignore` and `--severity CODE=LEVEL` as configuration
+/// overrides.
+pub(crate) fn overrides(
+    select: Option<&Vec<String>>,
+    ignore: &[String],
+    severity: &[String],
+) -> Result<Overrides, String> {
+    let severity = severity
         .iter()
         .map(|pair| {
             pair.split_once('=')
@@ -359,28 +400,28 @@ fn overrides(args: &LintArgs) -> Result<Overrides, String> {
         })
         .collect::<Result<_, _>>()?;
     Ok(Overrides {
-        select: args.select.clone(),
-        ignore: args.ignore.clone(),
+        select: select.cloned(),
+        ignore: ignore.to_vec(),
         severity,
     })
 }
 
 /// Loads each directory's configuration once.
-struct ConfigCache {
+pub(crate) struct ConfigCache {
     fixed: Option<Result<Arc<Config>, String>>,
     by_dir: HashMap<PathBuf, Arc<Config>>,
     overrides: Overrides,
 }
 
 impl ConfigCache {
-    fn new(args: &LintArgs, overrides: Overrides) -> Self {
-        let fixed = if let Some(path) = &args.configuration.config {
+    pub(crate) fn new(configuration: &ConfigArgs, overrides: Overrides) -> Self {
+        let fixed = if let Some(path) = &configuration.config {
             Some(
                 Config::load(path)
                     .map_err(|e| e.to_string())
                     .and_then(|c| finish(c, &overrides)),
             )
-        } else if args.configuration.no_config {
+        } else if configuration.no_config {
             let cwd = std::env::current_dir().unwrap_or_else(|_| PathBuf::from("."));
             Some(finish(Config::defaults(&cwd), &overrides))
         } else {
@@ -393,7 +434,7 @@ impl ConfigCache {
         }
     }
 
-    fn for_file(&mut self, file: &Path) -> Result<Arc<Config>, String> {
+    pub(crate) fn for_file(&mut self, file: &Path) -> Result<Arc<Config>, String> {
         if let Some(fixed) = &self.fixed {
             return fixed.clone();
         }
@@ -413,7 +454,7 @@ fn finish(mut config: Config, overrides: &Overrides) -> Result<Arc<Config>, Stri
     Ok(Arc::new(config))
 }
 
-fn absolute(path: &Path) -> PathBuf {
+pub(crate) fn absolute(path: &Path) -> PathBuf {
     let path = if path.as_os_str().is_empty() {
         Path::new(".")
     } else {

@@ -28,8 +28,8 @@ pub fn diff_modes(data: &[u8]) {
     let old = analyze_bytes(old_bytes, DocumentKind::Contract, &settings);
     let new = analyze_bytes(new_bytes, DocumentKind::Contract, &settings);
 
-    let resume = diff_in_mode(&old, &new, DiffMode::Resume);
-    let approvals = diff_in_mode(&old, &new, DiffMode::Approvals);
+    let resume = diff_in_mode(&old, std::path::Path::new("OLD"), &new, DiffMode::Resume);
+    let approvals = diff_in_mode(&old, std::path::Path::new("OLD"), &new, DiffMode::Approvals);
     match (&resume, &approvals) {
         (Ok(resume), Ok(approvals)) => {
             for finding in resume {

@@ -10,6 +10,7 @@
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 pub mod diff_modes;
+pub mod diff_render;
 pub mod fixes;
 pub mod handoff_tables;
 pub mod manifest_scope;
@@ -39,6 +40,7 @@ pub const TARGETS: &[(&str, Check)] = &[
     ("fixes", fixes::fixes),
     ("otlp_export", otlp_export::otlp_export),
     ("diff_modes", diff_modes::diff_modes),
+    ("diff_render", diff_render::diff_render),
 ];
 
 /// Offsets at which positions, completion and hover are exercised: every
@@ -101,7 +103,12 @@ fn check_graph(analysis: &Analysis, settings: &Settings) {
 fn check_findings(analysis: &Analysis) {
     let source = &analysis.source;
     for d in analysis.diagnostics.iter().chain(&analysis.hidden_errors) {
-        let spans = std::iter::once(d.span).chain(d.related.iter().map(|r| r.span));
+        let spans = std::iter::once(d.span).chain(
+            d.related
+                .iter()
+                .filter(|r| r.file.is_none())
+                .map(|r| r.span),
+        );
         for span in spans {
             assert!(span.start <= span.end && span.end <= source.len(), "{d:?}");
             assert!(

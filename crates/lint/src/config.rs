@@ -8,7 +8,7 @@ use std::path::{Path, PathBuf};
 use globset::{Glob, GlobSet, GlobSetBuilder};
 use serde::Deserialize;
 
-use crate::diagnostic::Severity;
+use crate::diagnostic::{Diagnostic, Severity};
 use crate::duration;
 use crate::rules::RULES;
 
@@ -85,6 +85,21 @@ impl Settings {
             Some(RuleLevel::Set(level)) => Some(*level),
             Some(RuleLevel::Default) | None => Some(reported),
         }
+    }
+}
+
+impl Settings {
+    /// Findings made outside an analysis's findings sink (`phaselint
+    /// diff`'s D-codes) with these settings applied: a code turned off is
+    /// dropped, a `[severity]` override sets the level of the others.
+    pub fn apply_levels(&self, findings: Vec<Diagnostic>) -> Vec<Diagnostic> {
+        findings
+            .into_iter()
+            .filter_map(|mut d| {
+                d.severity = self.level(d.code, d.severity)?;
+                Some(d)
+            })
+            .collect()
     }
 }
 

@@ -3,6 +3,10 @@
 //! same values.
 
 use std::borrow::Cow;
+use std::path::PathBuf;
+use std::sync::Arc;
+
+use crate::line_index::LineIndex;
 
 use crate::syntax::Span;
 
@@ -77,11 +81,44 @@ impl Fix {
     }
 }
 
+/// A location the finding relates to: a span of the diagnostic's own file,
+/// or, with `file`, of another one (`phaselint diff`'s OLD contract).
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Related {
     pub span: Span,
     pub message: String,
+    /// The file `span` is in when it is not the diagnostic's own.
+    pub file: Option<Arc<OtherFile>>,
 }
+
+/// Another file a related location points into, with what every renderer
+/// needs to place and show it: the name it is shown under (`-` for
+/// standard input), its text and line index. Shared by every finding that
+/// points into it.
+#[derive(Debug)]
+pub struct OtherFile {
+    pub path: PathBuf,
+    pub source: String,
+    pub line_index: LineIndex,
+}
+
+impl OtherFile {
+    pub fn new(path: impl Into<PathBuf>, source: &str) -> Self {
+        OtherFile {
+            path: path.into(),
+            source: source.to_string(),
+            line_index: LineIndex::new(source),
+        }
+    }
+}
+
+impl PartialEq for OtherFile {
+    fn eq(&self, other: &Self) -> bool {
+        self.path == other.path && self.source == other.source
+    }
+}
+
+impl Eq for OtherFile {}
 
 /// A finding. Its help is often a fixed text (borrowed, not copied) and
 /// its fix is boxed: a file may have 200,000 findings, and each was 168
@@ -124,6 +161,27 @@ impl Diagnostic {
         self.related.push(Related {
             span,
             message: message.into(),
+            file: None,
+        });
+        self
+    }
+
+    pub fn with_related_location(mut self, related: Related) -> Self {
+        self.related.push(related);
+        self
+    }
+
+    /// A related location in another file (`span` is a span of `file`).
+    pub fn with_related_in(
+        mut self,
+        file: &Arc<OtherFile>,
+        span: Span,
+        message: impl Into<String>,
+    ) -> Self {
+        self.related.push(Related {
+            span,
+            message: message.into(),
+            file: Some(Arc::clone(file)),
         });
         self
     }

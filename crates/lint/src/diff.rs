@@ -1,7 +1,7 @@
 //! `phaselint diff OLD NEW`: what a contract change does to a run paused
 //! under OLD and resumed under NEW (docs/diff.md). Each finding is a
 //! diagnostic of the D6xx family, located in NEW, with OLD's location as
-//! a related note.
+//! a related location in OLD's own file.
 //!
 //! Both contracts are read the way the resume check reads them: a
 //! checkpoint is found with `Target::find`, and what it resumes into and
@@ -9,102 +9,47 @@
 //! "what a checkpoint resumes into" has one definition.
 
 use std::collections::BTreeSet;
+use std::path::Path;
+use std::sync::Arc;
 
 use serde_json::Value;
 
 use crate::Analysis;
-use crate::diagnostic::{Diagnostic, Severity};
-use crate::line_index::ColumnUnit;
+use crate::diagnostic::{Diagnostic, OtherFile, Related};
 use crate::model::{EnumValue, Phase};
 use crate::resume::{ResumeError, Target, contract_errors};
+use crate::rules::Rule;
 use crate::syntax::Span;
 
 // `--mode` and the deleted-contract findings (`diff/mode.rs`).
 mod mode;
 pub use mode::{DiffMode, VOIDS_APPROVALS, contract_deleted, diff_in_mode};
 
-/// One D-code: what `phaselint diff` reports and at which level by default.
-#[derive(Debug)]
-pub struct DiffCode {
-    pub code: &'static str,
-    pub name: &'static str,
-    pub default_severity: Severity,
-    pub summary: &'static str,
+/// The D-codes are declared in the rule registry (`rules/diff/`), so
+/// their levels, selection, pages and SARIF metadata are every rule's.
+pub use crate::rules::diff::{
+    D601_CHECKPOINT_REMOVED, D602_CHECKPOINT_PHASE_CHANGED, D603_RESUME_TARGETS_CHANGED,
+    D606_RESUMED_PHASE_RAISED, D611_TARGET_DIGEST_CHANGED, D612_STALENESS_TIGHTENED,
+    D613_APPROVAL_STRENGTHENED, D614_PIPELINE_ID_CHANGED, D621_PHASE_ADDED,
+};
+
+/// A D-code's finding at its default level: `CODE.at(span, message)`.
+trait At {
+    fn at(&self, span: Span, message: impl Into<String>) -> Diagnostic;
 }
 
-pub const D601_CHECKPOINT_REMOVED: DiffCode = DiffCode {
-    code: "D601",
-    name: "checkpoint-removed",
-    default_severity: Severity::Error,
-    summary: "a checkpoint of OLD is gone or renamed in NEW: runs paused there cannot resume",
-};
-pub const D602_CHECKPOINT_PHASE_CHANGED: DiffCode = DiffCode {
-    code: "D602",
-    name: "checkpoint-phase-changed",
-    default_severity: Severity::Error,
-    summary: "a checkpoint's phase was removed, renamed or changed",
-};
-pub const D603_RESUME_TARGETS_CHANGED: DiffCode = DiffCode {
-    code: "D603",
-    name: "resume-targets-changed",
-    default_severity: Severity::Error,
-    summary: "the phases a checkpoint resumes into changed (inserted, removed, re-routed)",
-};
-pub const D606_RESUMED_PHASE_RAISED: DiffCode = DiffCode {
-    code: "D606",
-    name: "resumed-phase-raised",
-    default_severity: Severity::Error,
-    summary: "side_effects or risk_class of a phase resumed into was raised",
-};
-pub const D611_TARGET_DIGEST_CHANGED: DiffCode = DiffCode {
-    code: "D611",
-    name: "target-digest-changed",
-    default_severity: Severity::Warning,
-    summary: "a checkpoint's target digest changed: approvals recorded under OLD no longer hold",
-};
-pub const D612_STALENESS_TIGHTENED: DiffCode = DiffCode {
-    code: "D612",
-    name: "staleness-tightened",
-    default_severity: Severity::Warning,
-    summary: "a staleness check was tightened (shorter max_age_seconds, on_stale escalated, recovery: fail, a field newly checked)",
-};
-pub const D613_APPROVAL_STRENGTHENED: DiffCode = DiffCode {
-    code: "D613",
-    name: "approval-strengthened",
-    default_severity: Severity::Warning,
-    summary: "resuming from a checkpoint newly needs an approval, or a stronger one",
-};
-pub const D614_PIPELINE_ID_CHANGED: DiffCode = DiffCode {
-    code: "D614",
-    name: "pipeline-id-changed",
-    default_severity: Severity::Warning,
-    summary: "pipeline_id changed: every approval recorded under OLD is void",
-};
-
-pub const D621_PHASE_ADDED: DiffCode = DiffCode {
-    code: "D621",
-    name: "phase-added",
-    default_severity: Severity::Info,
-    summary: "a phase is added that no checkpoint of OLD resumes into directly",
-};
-
-/// Every D-code implemented, in code order.
-pub static DIFF_CODES: &[&DiffCode] = &[
-    &D601_CHECKPOINT_REMOVED,
-    &D602_CHECKPOINT_PHASE_CHANGED,
-    &D603_RESUME_TARGETS_CHANGED,
-    &D606_RESUMED_PHASE_RAISED,
-    &D611_TARGET_DIGEST_CHANGED,
-    &D612_STALENESS_TIGHTENED,
-    &D613_APPROVAL_STRENGTHENED,
-    &D614_PIPELINE_ID_CHANGED,
-    &D621_PHASE_ADDED,
-];
-
-impl DiffCode {
+impl At for Rule {
     fn at(&self, span: Span, message: impl Into<String>) -> Diagnostic {
-        Diagnostic::new(self.code, self.default_severity, span, message)
+        self.diagnostic(span, message)
     }
+}
+
+/// Every D-code, in code order: the registry's `Family::Diff` rules.
+pub fn codes() -> impl Iterator<Item = &'static Rule> {
+    crate::rules::RULES
+        .iter()
+        .copied()
+        .filter(|r| r.family == crate::rules::Family::Diff)
 }
 
 /// Why no diff could be made. Like the resume check, diff gives no
@@ -124,6 +69,16 @@ pub enum DiffError {
 /// The changes from `old` to `new` that matter to a run paused under OLD
 /// and resumed under NEW, located in NEW, in NEW's order.
 pub fn diff(old: &Analysis, new: &Analysis) -> Result<Vec<Diagnostic>, DiffError> {
+    diff_from(old, Path::new("OLD"), new)
+}
+
+/// As `diff`, with OLD's related locations in the file shown as
+/// `old_path` (`-` for standard input).
+pub fn diff_from(
+    old: &Analysis,
+    old_path: &Path,
+    new: &Analysis,
+) -> Result<Vec<Diagnostic>, DiffError> {
     refuse_errors(old, "OLD")?;
     refuse_errors(new, "NEW")?;
     let (Some(old_contract), Some(new_contract)) =
@@ -133,7 +88,8 @@ pub fn diff(old: &Analysis, new: &Analysis) -> Result<Vec<Diagnostic>, DiffError
         return Err(DiffError::NotAContract { side });
     };
     let mut out = Vec::new();
-    let old_at = |span: Span| old_position(old, span);
+    // OLD's locations are related notes in OLD's own file.
+    let old_file = Arc::new(OtherFile::new(old_path, &old.source));
     // Where a finding about something NEW no longer has points: its
     // checkpoints, or the top of the file.
     let new_anchor = new_contract
@@ -159,13 +115,10 @@ pub fn diff(old: &Analysis, new: &Analysis) -> Result<Vec<Diagnostic>, DiffError
             )
             .with_help("keep the pipeline_id, or approve every paused run again under NEW");
         if let Some(p) = old_pipeline {
-            d = d.with_related(
-                span,
-                format!(
-                    "{}: pipeline_id `{}` was declared here",
-                    old_at(p.span),
-                    p.value
-                ),
+            d = d.with_related_in(
+                &old_file,
+                p.span,
+                format!("pipeline_id `{}` was declared here", p.value),
             );
         }
         out.push(d);
@@ -181,11 +134,11 @@ pub fn diff(old: &Analysis, new: &Analysis) -> Result<Vec<Diagnostic>, DiffError
         let Ok(old_target) = Target::find(old, &id.value) else {
             continue;
         };
-        let old_here = format!(
-            "{}: checkpoint `{}` was declared here",
-            old_at(id.span),
-            id.value
-        );
+        let old_here = Related {
+            span: id.span,
+            message: format!("checkpoint `{}` was declared here", id.value),
+            file: Some(Arc::clone(&old_file)),
+        };
         if !new_ids.contains(id.value.as_str()) {
             let renamed_to = new_ids
                 .iter()
@@ -219,7 +172,7 @@ pub fn diff(old: &Analysis, new: &Analysis) -> Result<Vec<Diagnostic>, DiffError
                 D601_CHECKPOINT_REMOVED
                     .at(span, message)
                     .with_help(help)
-                    .with_related(span, old_here),
+                    .with_related_location(old_here),
             );
             continue;
         }
@@ -230,17 +183,12 @@ pub fn diff(old: &Analysis, new: &Analysis) -> Result<Vec<Diagnostic>, DiffError
                 continue;
             }
         };
-        let span = new_target
-            .spec
-            .checkpoint_id
-            .as_ref()
-            .map_or(new_target.spec.span, |i| i.span);
         compare_checkpoint(
             old,
+            &old_file,
             &old_target,
             new,
             &new_target,
-            span,
             &old_here,
             &mut out,
         );
@@ -253,14 +201,19 @@ pub fn diff(old: &Analysis, new: &Analysis) -> Result<Vec<Diagnostic>, DiffError
 /// The findings about one checkpoint both contracts declare and can check.
 fn compare_checkpoint(
     old: &Analysis,
+    old_file: &Arc<OtherFile>,
     old_target: &Target<'_>,
     new: &Analysis,
     new_target: &Target<'_>,
-    id_span: Span,
-    old_here: &str,
+    old_here: &Related,
     out: &mut Vec<Diagnostic>,
 ) {
     let id = &new_target.checkpoint_id;
+    let id_span = new_target
+        .spec
+        .checkpoint_id
+        .as_ref()
+        .map_or(new_target.spec.span, |i| i.span);
     let old_phase = &old_target.phase.name;
     let new_phase = &new_target.phase.name;
     let phase_span = new_target.spec.phase.as_ref().map_or(id_span, |p| p.span);
@@ -287,7 +240,7 @@ fn compare_checkpoint(
                 .with_help(format!(
                     "keep `{old_phase}` (and checkpoint `{id}` on it) until no run is paused there; give the new placement a new checkpoint_id"
                 ))
-                .with_related(phase_span, old_here.to_string()),
+                .with_related_location(old_here.clone()),
         );
     }
 
@@ -324,7 +277,7 @@ fn compare_checkpoint(
                 .with_help(format!(
                     "keep the edges out of `{new_phase}` as they were until no run is paused at `{id}`, or add the new route behind a new checkpoint"
                 ))
-                .with_related(id_span, old_here.to_string()),
+                .with_related_location(old_here.clone()),
         );
     }
 
@@ -336,7 +289,7 @@ fn compare_checkpoint(
         else {
             continue;
         };
-        raised(old, old_next_phase, new_next_phase, id, out);
+        raised(old_file, old_next_phase, new_next_phase, id, out);
     }
 
     if old_target.digest != new_target.digest {
@@ -351,11 +304,11 @@ fn compare_checkpoint(
                 .with_help(format!(
                     "approve runs paused at `{id}` again after deploying NEW (`phaselint approve`), or leave the checkpoint, its phase and the phases it resumes into unchanged"
                 ))
-                .with_related(id_span, old_here.to_string()),
+                .with_related_location(old_here.clone()),
         );
     }
 
-    staleness(old, old_target, new_target, out);
+    staleness(old_file, old_target, new_target, out);
     approval(old_target, new_target, id_span, old_here, out);
 }
 
@@ -363,7 +316,7 @@ fn compare_checkpoint(
 /// shorter `max_age_seconds`, `on_stale` escalated, `recovery: fail`
 /// newly set, or a field checked that OLD did not check.
 fn staleness(
-    old: &Analysis,
+    old: &Arc<OtherFile>,
     old_target: &Target<'_>,
     new_target: &Target<'_>,
     out: &mut Vec<Diagnostic>,
@@ -389,17 +342,19 @@ fn staleness(
                         ),
                     )
                     .with_help(help)
-                    .with_related(
-                        field.span,
-                        format!(
-                            "{}: checkpoint `{id}` had no check of `{name}`",
-                            old_position(old, old_target.spec.span)
-                        ),
+                    .with_related_in(
+                        old,
+                        old_target.spec.span,
+                        format!("checkpoint `{id}` had no check of `{name}`"),
                     ),
             );
             continue;
         };
-        let was = |span: Span, what: String| format!("{}: {what}", old_position(old, span));
+        let was = |span: Span, what: String| Related {
+            span,
+            message: what,
+            file: Some(Arc::clone(old)),
+        };
         if let (Some(old_age), Some(new_age)) =
             (&old_check.max_age_seconds, &new_check.max_age_seconds)
             && new_age.value < old_age.value
@@ -414,9 +369,7 @@ fn staleness(
                         ),
                     )
                     .with_help(help)
-                    .with_related(
-                        new_age.span,
-                        was(old_age.span, format!("max_age_seconds was {}", old_age.value)),
+                    .with_related_location(was(old_age.span, format!("max_age_seconds was {}", old_age.value)),
                     ),
             );
         }
@@ -436,16 +389,13 @@ fn staleness(
                         ),
                     )
                     .with_help(help)
-                    .with_related(
-                        span,
-                        was(
-                            old_check
-                                .on_stale
-                                .as_ref()
-                                .map_or(old_check.span, |s| s.span),
-                            format!("on_stale was `{}`", old_stale.as_str()),
-                        ),
-                    ),
+                    .with_related_location(was(
+                        old_check
+                            .on_stale
+                            .as_ref()
+                            .map_or(old_check.span, |s| s.span),
+                        format!("on_stale was `{}`", old_stale.as_str()),
+                    )),
             );
         }
         let is_fail = |c: &crate::model::StalenessCheck| {
@@ -464,9 +414,7 @@ fn staleness(
                         ),
                     )
                     .with_help(help)
-                    .with_related(
-                        span,
-                        was(
+                    .with_related_location(was(
                             old_check.recovery.as_ref().map_or(old_check.span, |r| r.span),
                             "recovery was not `fail`".to_string(),
                         ),
@@ -495,7 +443,7 @@ fn approval(
     old_target: &Target<'_>,
     new_target: &Target<'_>,
     id_span: Span,
-    old_here: &str,
+    old_here: &Related,
     out: &mut Vec<Diagnostic>,
 ) {
     let id = &new_target.checkpoint_id;
@@ -532,7 +480,7 @@ fn approval(
             .with_help(format!(
                 "approve the runs paused at `{id}` as NEW asks (`phaselint approve`) when deploying, or keep OLD's policy until they have resumed"
             ))
-            .with_related(span, old_here.to_string()),
+            .with_related_location(old_here.clone()),
     );
 }
 
@@ -577,7 +525,7 @@ fn added_phases(old: &Analysis, new: &Analysis, out: &mut Vec<Diagnostic>) {
 
 /// D606: a phase resumed into does more under NEW than under OLD.
 fn raised(
-    old: &Analysis,
+    old: &Arc<OtherFile>,
     old_phase: &Phase,
     new_phase: &Phase,
     id: &str,
@@ -590,18 +538,12 @@ fn raised(
         let at = new_phase.side_effects().map_or(span, |s| s.span);
         let was = old_phase.side_effects().map_or_else(
             || {
-                format!(
-                    "{}: phase `{name}` wrote no side_effects (`none`)",
-                    old_position(old, old_phase.name_span)
+                (
+                    old_phase.name_span,
+                    format!("phase `{name}` wrote no side_effects (`none`)"),
                 )
             },
-            |s| {
-                format!(
-                    "{}: side_effects was `{}`",
-                    old_position(old, s.span),
-                    s.value.as_str()
-                )
-            },
+            |s| (s.span, format!("side_effects was `{}`", s.value.as_str())),
         );
         out.push(
             D606_RESUMED_PHASE_RAISED
@@ -616,7 +558,7 @@ fn raised(
                 .with_help(format!(
                     "give the raised phase a new name (and route to it behind a new checkpoint), or resume runs paused at `{id}` before deploying"
                 ))
-                .with_related(at, was),
+                .with_related_in(old, was.0, was.1),
         );
     }
     let (old_risk, new_risk) = (old_phase.risk(), new_phase.risk());
@@ -624,18 +566,12 @@ fn raised(
         let at = new_phase.risk_class().map_or(span, |s| s.span);
         let was = old_phase.risk_class().map_or_else(
             || {
-                format!(
-                    "{}: phase `{name}` wrote no risk_class (`low`)",
-                    old_position(old, old_phase.name_span)
+                (
+                    old_phase.name_span,
+                    format!("phase `{name}` wrote no risk_class (`low`)"),
                 )
             },
-            |s| {
-                format!(
-                    "{}: risk_class was `{}`",
-                    old_position(old, s.span),
-                    s.value.as_str()
-                )
-            },
+            |s| (s.span, format!("risk_class was `{}`", s.value.as_str())),
         );
         out.push(
             D606_RESUMED_PHASE_RAISED
@@ -650,7 +586,7 @@ fn raised(
                 .with_help(format!(
                     "give the raised phase a new name (and route to it behind a new checkpoint), or resume runs paused at `{id}` before deploying"
                 ))
-                .with_related(at, was),
+                .with_related_in(old, was.0, was.1),
         );
     }
 }
@@ -662,7 +598,7 @@ fn unresumable(
     old_target: &Target<'_>,
     error: &ResumeError,
     anchor: Span,
-    old_here: String,
+    old_here: Related,
 ) -> Diagnostic {
     let id = &old_target.checkpoint_id;
     let new_spec = new.contract.as_deref().and_then(|c| {
@@ -689,7 +625,7 @@ fn unresumable(
             .with_help(format!(
                 "keep phase `{old_phase}` until no run is paused at `{id}`"
             ))
-            .with_related(span, old_here);
+            .with_related_location(old_here);
     }
     D601_CHECKPOINT_REMOVED
         .at(
@@ -699,7 +635,7 @@ fn unresumable(
         .with_help(format!(
             "fix checkpoint `{id}` so `phaselint resume-check` can check it, or finish runs paused there first"
         ))
-        .with_related(span, old_here)
+        .with_related_location(old_here)
 }
 
 fn refuse_errors(analysis: &Analysis, side: &'static str) -> Result<(), DiffError> {
@@ -779,15 +715,4 @@ fn list_or_nothing(names: &[String]) -> String {
     } else {
         crate::diagnostic::code_list(names.iter())
     }
-}
-
-/// OLD's location as a related note's message shows it: `in OLD at
-/// line:column` (1-based). A related location is a span of the file the
-/// diagnostic is in (NEW); until it can name another file, OLD's position
-/// is written into the note (docs/diff.md, "Locations").
-fn old_position(old: &Analysis, span: Span) -> String {
-    let p = old
-        .line_index
-        .position(&old.source, span.start, ColumnUnit::Chars);
-    format!("in OLD at {}:{}", p.line + 1, p.column + 1)
 }

@@ -262,6 +262,11 @@ impl Suppressions {
                     "`{}` in a suppression comment is not a phaselint rule code",
                     s.code
                 );
+            } else if known.is_some_and(|r| r.family == crate::rules::Family::Diff) {
+                diagnostic.message = format!(
+                    "{} is reported by `phaselint diff`, never by lint, and a comment cannot silence it; turn it off with `ignore` in phaselint.toml",
+                    s.code
+                );
             } else if known.is_some_and(|r| r.always_on) {
                 diagnostic.message = format!(
                     "{} cannot be suppressed: a file that cannot be loaded never passes",
@@ -278,6 +283,25 @@ impl Suppressions {
 #[cfg(test)]
 mod tests {
     use crate::config::Settings;
+
+    #[test]
+    fn a_comment_naming_a_d_code_says_diff_reports_it() {
+        let source =
+            "schema_version: '1'\npipeline_id: p  # phaselint: disable=D611\nphases:\n  a: {}\n";
+        let analysis = crate::analyze(source, &Settings::default());
+        let messages: Vec<&str> = analysis
+            .diagnostics
+            .iter()
+            .filter(|d| d.code == "S001")
+            .map(|d| d.message.as_str())
+            .collect();
+        assert_eq!(
+            messages,
+            [
+                "D611 is reported by `phaselint diff`, never by lint, and a comment cannot silence it; turn it off with `ignore` in phaselint.toml"
+            ]
+        );
+    }
 
     #[test]
     fn a_hash_inside_a_string_is_text_not_a_directive() {

@@ -21,9 +21,11 @@ use std::ops::Range;
 use codespan_reporting::diagnostic::{Diagnostic as Snippet, Label, Severity as Level};
 use codespan_reporting::files::{Error as FilesError, Files};
 use codespan_reporting::term::{self, termcolor};
-use phaselint_lint::Analysis;
-use phaselint_lint::diagnostic::{Diagnostic, Severity};
+use std::sync::Arc;
+
+use phaselint_lint::diagnostic::{Diagnostic, OtherFile, Severity};
 use phaselint_lint::line_index::ColumnUnit;
+use phaselint_lint::line_index::LineIndex;
 
 use super::Report;
 use crate::terminal::{self, Newlines};
@@ -45,15 +47,16 @@ pub fn render(report: &Report<'_>, color: bool, out: &mut impl Write) -> io::Res
     for file in report.files {
         let name = terminal::inline(&file.path.display().to_string()).into_owned();
         for d in &file.analysis.diagnostics {
-            let mut excerpt = Excerpt {
-                name: &name,
-                analysis: &file.analysis,
-                windows: Vec::new(),
-                text: String::new(),
-                lines: Vec::new(),
+            let mut excerpts = Excerpts {
+                files: vec![Excerpt::new(
+                    name.clone(),
+                    &file.analysis.source,
+                    &file.analysis.line_index,
+                )],
+                others: Vec::new(),
             };
-            let snippet = excerpt.snippet(d);
-            term::emit_to_write_style(&mut buffer, &config, &excerpt, &snippet)
+            let snippet = excerpts.snippet(d);
+            term::emit_to_write_style(&mut buffer, &config, &excerpts, &snippet)
                 .map_err(|e| io::Error::other(e.to_string()))?;
             // Written per finding: the buffer never holds a whole report.
             out.write_all(buffer.as_slice())?;
@@ -63,11 +66,21 @@ pub fn render(report: &Report<'_>, color: bool, out: &mut impl Write) -> io::Res
     Ok(())
 }
 
+/// The files one finding shows: its own (id 0), then each other file a
+/// related location points into (`phaselint diff`'s OLD), as rustc shows
+/// a note in another file.
+struct Excerpts<'a> {
+    files: Vec<Excerpt<'a>>,
+    /// The other files, by their id in `files` minus one.
+    others: Vec<&'a OtherFile>,
+}
+
 /// One file as codespan-reporting sees it while rendering one finding:
 /// only the lines the finding shows, escaped.
 struct Excerpt<'a> {
-    name: &'a str,
-    analysis: &'a Analysis,
+    name: String,
+    source: &'a str,
+    index: &'a LineIndex,
     /// The part shown of each long line that carries a label (offsets in
     /// the source).
     windows: Vec<(usize, Range<usize>)>,
@@ -89,9 +102,26 @@ struct ShownLine {
     text: Range<usize>,
 }
 
-impl Excerpt<'_> {
+impl<'a> Excerpts<'a> {
+    /// The id of the file a related location is in, adding it when new.
+    fn file_id(&mut self, file: Option<&'a Arc<OtherFile>>) -> usize {
+        let Some(other) = file else {
+            return 0;
+        };
+        if let Some(at) = self.others.iter().position(|o| std::ptr::eq(*o, &**other)) {
+            return at + 1;
+        }
+        self.others.push(other);
+        self.files.push(Excerpt::new(
+            terminal::inline(&other.path.display().to_string()).into_owned(),
+            &other.source,
+            &other.line_index,
+        ));
+        self.files.len() - 1
+    }
+
     /// The finding as a codespan snippet, its labels fitted to what is shown.
-    fn snippet(&mut self, d: &Diagnostic) -> Snippet<()> {
+    fn snippet(&mut self, d: &'a Diagnostic) -> Snippet<usize> {
         let level = match d.severity {
             Severity::Error => Level::Error,
             Severity::Warning => Level::Warning,
@@ -99,24 +129,24 @@ impl Excerpt<'_> {
         };
         let mut fitted = Vec::new();
         let mut notes = Vec::new();
-        let spans = std::iter::once((d.span.start..d.span.end, None)).chain(
+        let spans = std::iter::once((d.span.start..d.span.end, None, None)).chain(
             d.related
                 .iter()
-                .map(|r| (r.span.start..r.span.end, Some(&r.message))),
+                .map(|r| (r.span.start..r.span.end, Some(&r.message), r.file.as_ref())),
         );
-        for (i, (span, message)) in spans.enumerate() {
-            match self.fit(span.clone()) {
-                Some(range) => fitted.push((i == 0, range, message)),
+        for (i, (span, message, file)) in spans.enumerate() {
+            let id = self.file_id(file);
+            let excerpt = &mut self.files[id];
+            match excerpt.fit(span.clone()) {
+                Some(range) => fitted.push((id, i == 0, range, message)),
                 None => {
                     // Off the part of a long line already shown.
-                    let p = self.analysis.line_index.position(
-                        &self.analysis.source,
-                        span.start,
-                        ColumnUnit::Chars,
-                    );
+                    let p = excerpt
+                        .index
+                        .position(excerpt.source, span.start, ColumnUnit::Chars);
                     notes.push(format!(
                         "{}:{}:{}: {}",
-                        self.name,
+                        excerpt.name,
                         p.line + 1,
                         p.column + 1,
                         terminal::inline(message.map_or("here", String::as_str))
@@ -124,15 +154,23 @@ impl Excerpt<'_> {
                 }
             }
         }
-        self.show(fitted.iter().map(|(_, range, _)| range.clone()));
+        for (id, excerpt) in self.files.iter_mut().enumerate() {
+            excerpt.show(
+                fitted
+                    .iter()
+                    .filter(|(file, ..)| *file == id)
+                    .map(|(_, _, range, _)| range.clone()),
+            );
+        }
         let labels = fitted
             .into_iter()
-            .map(|(primary, range, message)| {
-                let range = self.shown_at(range.start)..self.shown_at(range.end);
+            .map(|(id, primary, range, message)| {
+                let excerpt = &self.files[id];
+                let range = excerpt.shown_at(range.start)..excerpt.shown_at(range.end);
                 if primary {
-                    Label::primary((), range)
+                    Label::primary(id, range)
                 } else {
-                    Label::secondary((), range)
+                    Label::secondary(id, range)
                         .with_message(terminal::inline(message.map_or("", String::as_str)))
                 }
             })
@@ -153,12 +191,25 @@ impl Excerpt<'_> {
             .with_labels(labels)
             .with_notes(notes)
     }
+}
+
+impl<'a> Excerpt<'a> {
+    fn new(name: String, source: &'a str, index: &'a LineIndex) -> Self {
+        Excerpt {
+            name,
+            source,
+            index,
+            windows: Vec::new(),
+            text: String::new(),
+            lines: Vec::new(),
+        }
+    }
 
     /// The part of `span` that can be drawn, opening windows on long lines;
     /// `None` when it falls outside a window already open on its line.
     fn fit(&mut self, span: Range<usize>) -> Option<Range<usize>> {
-        let index = &self.analysis.line_index;
-        let source = self.analysis.source.as_str();
+        let index = self.index;
+        let source = self.source;
         let start = floor_char_boundary(source, span.start.min(source.len()));
         let mut end = floor_char_boundary(source, span.end.clamp(start, source.len()));
         let first = index.line_of(start);
@@ -187,7 +238,7 @@ impl Excerpt<'_> {
         if let Some((_, window)) = self.windows.iter().find(|(l, _)| *l == line) {
             return window.contains(&from).then(|| window.clone());
         }
-        let source = self.analysis.source.as_str();
+        let source = self.source;
         let start = floor_char_boundary(source, from.saturating_sub(MARGIN).max(full.start));
         let end = ceil_char_boundary(
             source,
@@ -201,7 +252,7 @@ impl Excerpt<'_> {
 
     /// The line with its line break, as codespan-reporting's own files give it.
     fn full_line(&self, line: usize) -> Range<usize> {
-        let index = &self.analysis.line_index;
+        let index = self.index;
         index.line_start(line)..index.line_start(line + 1)
     }
 
@@ -209,8 +260,8 @@ impl Excerpt<'_> {
     /// window, the whole line, or the beginning of a long line shown for
     /// context only.
     fn shown_part(&self, line: usize) -> Range<usize> {
-        let source = self.analysis.source.as_str();
-        let index = &self.analysis.line_index;
+        let source = self.source;
+        let index = self.index;
         let content_end = index.line_end(source, line);
         let range = if let Some((_, window)) = self.windows.iter().find(|(l, _)| *l == line) {
             window.clone()
@@ -231,7 +282,7 @@ impl Excerpt<'_> {
     /// each (codespan shows a single line between two labelled ones rather
     /// than a break).
     fn show(&mut self, ranges: impl Iterator<Item = Range<usize>>) {
-        let index = &self.analysis.line_index;
+        let index = self.index;
         let last_line = index.line_count().saturating_sub(1);
         let mut wanted = BTreeSet::new();
         for range in ranges {
@@ -243,11 +294,7 @@ impl Excerpt<'_> {
         for line in wanted {
             let part = self.shown_part(line);
             let start = self.text.len();
-            terminal::push_escaped(
-                &mut self.text,
-                &self.analysis.source[part.clone()],
-                Newlines::Escape,
-            );
+            terminal::push_escaped(&mut self.text, &self.source[part.clone()], Newlines::Escape);
             self.lines.push(ShownLine {
                 line,
                 source: part,
@@ -267,13 +314,12 @@ impl Excerpt<'_> {
     /// Where the source's `offset` is in `text`. An offset past the shown
     /// part of its line (in its line break) is the end of that part.
     fn shown_at(&self, offset: usize) -> usize {
-        let line = self.analysis.line_index.line_of(offset);
+        let line = self.index.line_of(offset);
         let Some(shown) = self.shown_line(line) else {
             return 0;
         };
         let at = offset.clamp(shown.source.start, shown.source.end);
-        let before = &self.analysis.source
-            [shown.source.start..floor_char_boundary(&self.analysis.source, at)];
+        let before = &self.source[shown.source.start..floor_char_boundary(self.source, at)];
         shown.text.start + before.chars().map(terminal::inline_len).sum::<usize>()
     }
 
@@ -285,7 +331,7 @@ impl Excerpt<'_> {
             return 0;
         };
         let mut text = shown.text.start;
-        for (offset, c) in self.analysis.source[shown.source.clone()].char_indices() {
+        for (offset, c) in self.source[shown.source.clone()].char_indices() {
             let next = text + terminal::inline_len(c);
             if at < next {
                 return shown.source.start + offset;
@@ -296,35 +342,40 @@ impl Excerpt<'_> {
     }
 }
 
-impl<'a> Files<'a> for Excerpt<'a> {
-    type FileId = ();
+impl<'a> Files<'a> for Excerpts<'a> {
+    type FileId = usize;
     type Name = &'a str;
     type Source = &'a str;
 
-    fn name(&'a self, (): ()) -> Result<&'a str, FilesError> {
-        Ok(self.name)
+    fn name(&'a self, id: usize) -> Result<&'a str, FilesError> {
+        Ok(&self.file(id)?.name)
     }
 
     /// The shown lines, escaped: never the source itself.
-    fn source(&'a self, (): ()) -> Result<&'a str, FilesError> {
-        Ok(&self.text)
+    fn source(&'a self, id: usize) -> Result<&'a str, FilesError> {
+        Ok(&self.file(id)?.text)
     }
 
-    fn line_index(&'a self, (): (), byte_index: usize) -> Result<usize, FilesError> {
-        let i = self.lines.partition_point(|l| l.text.start <= byte_index);
+    fn line_index(&'a self, id: usize, byte_index: usize) -> Result<usize, FilesError> {
+        let excerpt = self.file(id)?;
+        let i = excerpt
+            .lines
+            .partition_point(|l| l.text.start <= byte_index);
         Ok(i.checked_sub(1)
-            .and_then(|i| self.lines.get(i))
+            .and_then(|i| excerpt.lines.get(i))
             .map_or(0, |l| l.line))
     }
 
-    fn line_range(&'a self, (): (), line_index: usize) -> Result<Range<usize>, FilesError> {
+    fn line_range(&'a self, id: usize, line_index: usize) -> Result<Range<usize>, FilesError> {
         // Only the lines `show` escaped exist here (codespan asks for no
         // others with the default configuration: no context lines).
-        self.shown_line(line_index)
+        let excerpt = self.file(id)?;
+        excerpt
+            .shown_line(line_index)
             .map(|l| l.text.start..l.text.end + 1)
             .ok_or(FilesError::LineTooLarge {
                 given: line_index,
-                max: self.analysis.line_index.line_count().saturating_sub(1),
+                max: excerpt.index.line_count().saturating_sub(1),
             })
     }
 
@@ -332,17 +383,23 @@ impl<'a> Files<'a> for Excerpt<'a> {
     /// `line:column` is the one an editor goes to.
     fn column_number(
         &'a self,
-        (): (),
+        id: usize,
         _line_index: usize,
         byte_index: usize,
     ) -> Result<usize, FilesError> {
-        let analysis = self.analysis;
-        let p = analysis.line_index.position(
-            &analysis.source,
-            self.source_at(byte_index),
+        let excerpt = self.file(id)?;
+        let p = excerpt.index.position(
+            excerpt.source,
+            excerpt.source_at(byte_index),
             ColumnUnit::Chars,
         );
         Ok(p.column + 1)
+    }
+}
+
+impl Excerpts<'_> {
+    fn file(&self, id: usize) -> Result<&Excerpt<'_>, FilesError> {
+        self.files.get(id).ok_or(FilesError::FileMissing)
     }
 }
 

@@ -10,7 +10,7 @@ use std::io::{self, Write};
 
 use phaselint_lint::diagnostic::Severity;
 
-use super::{Report, range};
+use super::{Report, other_file_notes, range};
 use crate::terminal;
 
 pub fn render(report: &Report<'_>, out: &mut impl Write) -> io::Result<()> {
@@ -25,6 +25,10 @@ pub fn render(report: &Report<'_>, out: &mut impl Write) -> io::Result<()> {
         if let Some(help) = &d.help {
             message.push_str("\nhelp: ");
             message.push_str(&terminal::inline(help));
+        }
+        for note in other_file_notes(file, d) {
+            message.push('\n');
+            message.push_str(&note);
         }
         writeln!(
             out,

@@ -18,7 +18,7 @@ use phaselint_lint::diagnostic::{Diagnostic, Severity};
 use serde::{Serialize, Serializer};
 use sha2::Digest;
 
-use super::{Linted, Report, position, safe_json};
+use super::{Linted, Report, other_file_notes, position, safe_json};
 use crate::terminal;
 
 #[derive(Serialize)]
@@ -95,7 +95,10 @@ impl<'a> Issues<'_, 'a> {
         }
         hasher.update(occurrence.to_string().as_bytes());
         Issue {
-            description: format!("{}: {}", d.code, terminal::inline(&d.message)),
+            description: std::iter::once(format!("{}: {}", d.code, terminal::inline(&d.message)))
+                .chain(other_file_notes(file, d))
+                .collect::<Vec<_>>()
+                .join("; "),
             check_name: d.code,
             fingerprint: phaselint_lint::input::hex(&hasher.finalize()),
             severity: severity(d.severity),

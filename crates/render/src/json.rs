@@ -12,7 +12,7 @@ use std::io::{self, Write};
 use serde::Serialize;
 use serde::ser::{SerializeStruct, Serializer};
 
-use super::{Report, range, safe_json};
+use super::{Report, range, related_range, safe_json};
 use crate::Linted;
 use phaselint_lint::diagnostic::Diagnostic;
 use phaselint_lint::line_index::LineCol;
@@ -114,11 +114,11 @@ impl<'a> JsonDiagnostic<'a> {
                 .related
                 .iter()
                 .map(|r| {
-                    let (start, end) = span_positions(file, r.span);
+                    let (related_path, start, end) = related_range(file, r);
                     JsonRelated {
-                        path: path.clone(),
-                        start,
-                        end,
+                        path: related_path.display().to_string(),
+                        start: start.into(),
+                        end: end.into(),
                         message: &r.message,
                     }
                 })

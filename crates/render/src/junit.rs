@@ -18,7 +18,7 @@ use std::io::{self, Write};
 use phaselint_lint::diagnostic::{Diagnostic, Severity};
 
 use super::xml::{attribute, text};
-use super::{Linted, Report, position};
+use super::{Linted, Report, other_file_notes, position};
 use crate::terminal;
 
 /// Whether each finding of the report fails the run, in report order.
@@ -171,6 +171,10 @@ fn describe(file: &Linted, path: &str, d: &Diagnostic) -> String {
     if let Some(help) = &d.help {
         text.push_str("\nhelp: ");
         text.push_str(&terminal::inline(help));
+    }
+    for note in other_file_notes(file, d) {
+        text.push('\n');
+        text.push_str(&note);
     }
     text
 }

@@ -19,8 +19,9 @@ mod xml;
 
 use std::collections::BTreeMap;
 use std::io::{self, Write};
+use std::path::Path;
 
-use phaselint_lint::diagnostic::{Applicability, Diagnostic, Severity};
+use phaselint_lint::diagnostic::{Applicability, Diagnostic, Related, Severity};
 use phaselint_lint::line_index::{ColumnUnit, LineCol};
 use phaselint_lint::rules::rule;
 use phaselint_lint::syntax::Span;
@@ -75,9 +76,9 @@ pub struct Report<'a> {
     /// say that all checks passed when some were never made, nor a SARIF
     /// or JUnit report look clean.
     pub unreadable: &'a [Unreadable],
-    /// The codes of the rules the run enabled (SARIF lists them); empty
+    /// The codes of the rules the run enabled (SARIF lists them); `None`
     /// for every rule.
-    pub ran: Vec<&'static str>,
+    pub ran: Option<Vec<&'static str>>,
     /// What relative paths are relative to (SARIF's `%SRCROOT%`).
     pub working_dir: Option<std::path::PathBuf>,
     /// `--max-warnings`: JUnit fails the warnings past it.
@@ -89,7 +90,7 @@ impl<'a> Report<'a> {
         Report {
             files,
             unreadable,
-            ran: Vec::new(),
+            ran: None,
             working_dir: None,
             max_warnings: None,
         }
@@ -116,6 +117,55 @@ pub fn position(file: &Linted, offset: usize) -> LineCol {
 
 pub fn range(file: &Linted, span: Span) -> (LineCol, LineCol) {
     (position(file, span.start), position(file, span.end))
+}
+
+/// Where a related location is: its file's path (the finding's own, or
+/// the other file it names) and its 1-based start and end.
+pub fn related_range<'a>(file: &'a Linted, related: &'a Related) -> (&'a Path, LineCol, LineCol) {
+    match &related.file {
+        None => {
+            let (start, end) = range(file, related.span);
+            (file.path.as_path(), start, end)
+        }
+        Some(other) => {
+            let at = |offset| {
+                let p = other
+                    .line_index
+                    .position(&other.source, offset, ColumnUnit::Chars);
+                LineCol {
+                    line: p.line + 1,
+                    column: p.column + 1,
+                }
+            };
+            (
+                other.path.as_path(),
+                at(related.span.start),
+                at(related.span.end),
+            )
+        }
+    }
+}
+
+/// The related locations in other files, as the one-line formats
+/// (concise, github, gitlab, junit) add them to a finding's text:
+/// `note: PATH:LINE:COL: message`, shown through `terminal::inline`. A
+/// related location in the finding's own file is not shown there, as
+/// before: it is the one-line formats' own file.
+pub fn other_file_notes(file: &Linted, d: &Diagnostic) -> Vec<String> {
+    d.related
+        .iter()
+        .filter(|r| r.file.is_some())
+        .map(|r| {
+            let (path, start, _) = related_range(file, r);
+            format!(
+                "note: {}:{}:{}: {}",
+                terminal::inline(&path.display().to_string()),
+                start.line,
+                start.column,
+                terminal::inline(&r.message)
+            )
+        })
+        .collect()
 }
 
 /// How a report is shown: colour, and whether the closing summary line is.

@@ -28,7 +28,7 @@ use serde_sarif::sarif::{
 use serde::Serialize;
 use serde::ser::{SerializeMap, Serializer};
 
-use super::{Linted, Report, range, safe_json};
+use super::{Linted, Report, range, related_range, safe_json};
 use crate::terminal;
 
 const SRCROOT: &str = "%SRCROOT%";
@@ -193,9 +193,22 @@ fn result(file: &Linted, d: &Diagnostic, rule_index: Option<usize>) -> SarifResu
         .iter()
         .enumerate()
         .map(|(i, r)| {
+            let (path, start, end) = related_range(file, r);
             Location::builder()
                 .id(i as i64)
-                .physical_location(location(file, r.span))
+                .physical_location(
+                    PhysicalLocation::builder()
+                        .artifact_location(artifact(path))
+                        .region(
+                            Region::builder()
+                                .start_line(start.line as i64)
+                                .start_column(start.column as i64)
+                                .end_line(end.line as i64)
+                                .end_column(end.column as i64)
+                                .build(),
+                        )
+                        .build(),
+                )
                 .message(
                     Message::builder()
                         .text(terminal::inline(&r.message))
@@ -263,7 +276,7 @@ pub fn render(report: &Report<'_>, out: &mut impl Write) -> io::Result<()> {
     let rules: Vec<&Rule> = RULES
         .iter()
         .copied()
-        .filter(|r| report.ran.is_empty() || report.ran.contains(&r.code))
+        .filter(|r| report.ran.as_ref().is_none_or(|ran| ran.contains(&r.code)))
         .collect();
     let index: BTreeMap<&str, usize> = rules.iter().enumerate().map(|(i, r)| (r.code, i)).collect();
     let driver = ToolComponent::builder()

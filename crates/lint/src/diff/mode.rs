@@ -3,13 +3,16 @@
 //! Kept apart from the comparison itself: the mode is a filter over its
 //! findings, and which D-codes void approvals is declared here, once.
 
+use std::path::Path;
+
 use crate::Analysis;
 use crate::diagnostic::Diagnostic;
 use crate::resume::Target;
+use crate::rules::Rule;
 
 use super::{
-    D601_CHECKPOINT_REMOVED, D611_TARGET_DIGEST_CHANGED, D613_APPROVAL_STRENGTHENED,
-    D614_PIPELINE_ID_CHANGED, DiffCode, DiffError, ids, refuse_errors,
+    At, D601_CHECKPOINT_REMOVED, D611_TARGET_DIGEST_CHANGED, D613_APPROVAL_STRENGTHENED,
+    D614_PIPELINE_ID_CHANGED, DiffError, ids, refuse_errors,
 };
 
 /// Which changes `phaselint diff` reports (docs/diff.md, "Modes").
@@ -39,7 +42,7 @@ pub enum DiffMode {
 /// approval (D602, D603, D606 come with D611 when they change the
 /// digest), staleness (D612: the approval holds, the context may be
 /// stale), and the informational codes.
-pub static VOIDS_APPROVALS: &[&DiffCode] = &[
+pub static VOIDS_APPROVALS: &[&Rule] = &[
     &D601_CHECKPOINT_REMOVED,
     &D611_TARGET_DIGEST_CHANGED,
     &D613_APPROVAL_STRENGTHENED,
@@ -62,20 +65,21 @@ impl DiffMode {
         }
     }
 
-    /// The D-codes this mode can report, out of `codes` (for a report's
-    /// list of rules run).
-    pub fn codes<'a>(self, codes: &'a [&'a DiffCode]) -> impl Iterator<Item = &'a DiffCode> {
-        codes.iter().copied().filter(move |c| self.reports(c.code))
+    /// The D-codes this mode can report (for a report's list of rules
+    /// run).
+    pub fn codes(self) -> impl Iterator<Item = &'static Rule> {
+        super::codes().filter(move |c| self.reports(c.code))
     }
 }
 
-/// `diff`, keeping only the findings `mode` reports.
+/// `diff_from`, keeping only the findings `mode` reports.
 pub fn diff_in_mode(
     old: &Analysis,
+    old_path: &Path,
     new: &Analysis,
     mode: DiffMode,
 ) -> Result<Vec<Diagnostic>, DiffError> {
-    let mut findings = super::diff(old, new)?;
+    let mut findings = super::diff_from(old, old_path, new)?;
     findings.retain(|d| mode.reports(d.code));
     Ok(findings)
 }

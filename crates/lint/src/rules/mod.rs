@@ -3,6 +3,7 @@
 //! and graph, or the constructors the schema walk calls for its findings.
 
 mod checkpoint;
+pub mod diff;
 mod graph;
 mod harness;
 pub mod page;
@@ -32,6 +33,9 @@ pub enum Family {
     Graph,
     Policy,
     Harness,
+    /// `phaselint diff OLD NEW`'s D6xx codes: what a contract change does
+    /// to runs paused under OLD. No check of their own (`crate::diff`).
+    Diff,
 }
 
 impl Family {
@@ -43,6 +47,7 @@ impl Family {
             Family::Graph => "graph",
             Family::Policy => "policy",
             Family::Harness => "harness",
+            Family::Diff => "diff",
         }
     }
 }
@@ -412,6 +417,15 @@ pub static RULES: &[&Rule] = &[
     &harness::h501_duplicate_checkpoint_name::RULE,
     &harness::h502_unknown_trigger::RULE,
     &harness::h503_unsafe_checkpoint_name::RULE,
+    &diff::D601_CHECKPOINT_REMOVED,
+    &diff::D602_CHECKPOINT_PHASE_CHANGED,
+    &diff::D603_RESUME_TARGETS_CHANGED,
+    &diff::D606_RESUMED_PHASE_RAISED,
+    &diff::D611_TARGET_DIGEST_CHANGED,
+    &diff::D612_STALENESS_TIGHTENED,
+    &diff::D613_APPROVAL_STRENGTHENED,
+    &diff::D614_PIPELINE_ID_CHANGED,
+    &diff::D621_PHASE_ADDED,
 ];
 
 /// Whether a finding of `code` says the file cannot be loaded: its rule is

@@ -9,7 +9,7 @@
 use std::fmt::Write;
 
 use crate::diagnostic::Severity;
-use crate::rules::{FixAvailability, RULES, Rule};
+use crate::rules::{Family, FixAvailability, RULES, Rule};
 
 const HAND_WRITTEN_START: &str = "## What it checks";
 const CONFIGURATION: &str = "## Configuration";
@@ -71,6 +71,9 @@ fn configuration(rule: &Rule) -> String {
         .map(|paragraph| wrap(paragraph, "", ""))
         .collect::<Vec<_>>()
         .join("\n");
+    }
+    if rule.family == Family::Diff {
+        return diff_configuration(rule);
     }
     let mut bullets: Vec<String> = Vec::new();
     if rule.default_enabled {
@@ -137,6 +140,48 @@ fn configuration(rule: &Rule) -> String {
         ),
     }
     out.extend(bullets.iter().map(|b| wrap(b, "- ", "  ")));
+    out
+}
+
+/// A D-code's Configuration: `phaselint diff` reads the configuration that
+/// applies to NEW, as `lint` would for that file; no comment silences it.
+fn diff_configuration(rule: &Rule) -> String {
+    let code = rule.code;
+    let example = if rule.default_severity == Severity::Warning {
+        "error"
+    } else {
+        "warning"
+    };
+    let mut out = wrap(
+        "Reported by `phaselint diff OLD NEW`, never by `phaselint lint`. The configuration is the one that applies to NEW (the `phaselint.toml`, or `[tool.phaselint]` in `pyproject.toml`, found from NEW's directory up; `--config FILE`; none with `--no-config`), as `lint` would read it for that file.",
+        "",
+        "",
+    );
+    out.push('\n');
+    let bullets = [format!(
+        "Turn it off: `ignore = [\"{code}\"]` in `phaselint.toml`, or `--ignore {code}` on the command line; for some paths of NEW only, list it under `[per-file-ignores]`. A `select` that names neither `{code}`, a prefix of it (`D`, `D6`) nor `ALL` turns it off too."
+    )];
+    out.extend(bullets.iter().map(|b| wrap(b, "- ", "  ")));
+    let _ = write!(
+        out,
+        "- Change its severity:
+
+  ```toml
+  [severity]
+  {code} = \"{example}\"   # \"error\", \"warning\", \"info\" or \"off\"
+  ```
+
+  or `--severity {code}={example}` on the command line. The exit code
+  follows the configured level, as `lint`'s does.
+"
+    );
+    out.push_str(&wrap(
+        &format!(
+            "- A `# phaselint: disable={code}` comment does not silence it: a finding is about a change between two files, not a line of one."
+        ),
+        "",
+        "  ",
+    ));
     out
 }
 

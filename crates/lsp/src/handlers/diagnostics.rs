@@ -20,6 +20,9 @@ pub fn to_lsp(analyzed: &Analyzed, positions: &Positions<'_>, uri: &Uri) -> Vec<
             let related = d
                 .related
                 .iter()
+                // A location in another file (`phaselint diff`'s OLD) has
+                // no document here to point into.
+                .filter(|r| r.file.is_none())
                 .map(|r| DiagnosticRelatedInformation {
                     location: Location::new(uri.clone(), positions.range(r.span)),
                     message: r.message.clone(),

@@ -1,0 +1,117 @@
+//! The D6xx codes of `phaselint diff OLD NEW` (docs/diff.md): declared
+//! here, in the one registry, so levels, selection, pages, `phaselint
+//! rule` and SARIF's rule metadata treat them as every rule. They have no
+//! check of their own: one comparison of two contracts (`crate::diff`)
+//! makes them all, and `phaselint lint` never reports them.
+//!
+//! A new D-code is one `Rule` static here (`family: Family::Diff`,
+//! `check: None`, `suppressible: false`), one line in `RULES`
+//! (`rules/mod.rs`), its page `rules/CODE.md` (an OLD and a NEW under
+//! "Example that fails", a NEW under "Fix") and its fixture pair
+//! `fixtures/diff/CODE/{fail,pass}.contract.yaml` against
+//! `fixtures/diff/base.contract.yaml`.
+
+use crate::diagnostic::Severity;
+use crate::rules::{Family, FixAvailability, Rule};
+
+/// A D-code's declaration: everything but what differs per code.
+const fn diff_rule(
+    code: &'static str,
+    name: &'static str,
+    default_severity: Severity,
+    points_at: &'static str,
+    summary: &'static str,
+    doc: &'static str,
+) -> Rule {
+    Rule {
+        code,
+        name,
+        family: Family::Diff,
+        default_severity,
+        default_enabled: true,
+        fix: FixAvailability::None,
+        needs: &[],
+        levels: &[],
+        points_at,
+        always_on: false,
+        // A finding is about a change between two files, not a line of
+        // one: a comment in NEW does not silence it (configuration does).
+        suppressible: false,
+        summary,
+        doc,
+        check: None,
+    }
+}
+
+pub static D601_CHECKPOINT_REMOVED: Rule = diff_rule(
+    "D601",
+    "checkpoint-removed",
+    Severity::Error,
+    "NEW's checkpoint it was renamed to, or NEW's first checkpoint when it was removed",
+    "A checkpoint of OLD is gone or renamed in NEW: runs paused there cannot resume",
+    include_str!("../../../../../rules/D601.md"),
+);
+pub static D602_CHECKPOINT_PHASE_CHANGED: Rule = diff_rule(
+    "D602",
+    "checkpoint-phase-changed",
+    Severity::Error,
+    "the checkpoint's `phase` value in NEW",
+    "A checkpoint's phase was removed, renamed or changed",
+    include_str!("../../../../../rules/D602.md"),
+);
+pub static D603_RESUME_TARGETS_CHANGED: Rule = diff_rule(
+    "D603",
+    "resume-targets-changed",
+    Severity::Error,
+    "the checkpoint_id in NEW",
+    "The phases a checkpoint resumes into changed (inserted, removed, re-routed)",
+    include_str!("../../../../../rules/D603.md"),
+);
+pub static D606_RESUMED_PHASE_RAISED: Rule = diff_rule(
+    "D606",
+    "resumed-phase-raised",
+    Severity::Error,
+    "the raised `side_effects` or `risk_class` value in NEW",
+    "side_effects or risk_class of a phase resumed into was raised",
+    include_str!("../../../../../rules/D606.md"),
+);
+pub static D611_TARGET_DIGEST_CHANGED: Rule = diff_rule(
+    "D611",
+    "target-digest-changed",
+    Severity::Warning,
+    "the checkpoint_id in NEW",
+    "A checkpoint's target digest changed: approvals recorded under OLD no longer hold",
+    include_str!("../../../../../rules/D611.md"),
+);
+pub static D612_STALENESS_TIGHTENED: Rule = diff_rule(
+    "D612",
+    "staleness-tightened",
+    Severity::Warning,
+    "the tightened value of the staleness check in NEW",
+    "A staleness check was tightened (shorter max_age_seconds, on_stale escalated, recovery: fail, a field newly checked)",
+    include_str!("../../../../../rules/D612.md"),
+);
+pub static D613_APPROVAL_STRENGTHENED: Rule = diff_rule(
+    "D613",
+    "approval-strengthened",
+    Severity::Warning,
+    "the `approval_policy` in NEW, or the checkpoint_id",
+    "Resuming from a checkpoint newly needs an approval, or a stronger one",
+    include_str!("../../../../../rules/D613.md"),
+);
+pub static D614_PIPELINE_ID_CHANGED: Rule = diff_rule(
+    "D614",
+    "pipeline-id-changed",
+    Severity::Warning,
+    "the `pipeline_id` value in NEW",
+    "pipeline_id changed: every approval recorded under OLD is void",
+    include_str!("../../../../../rules/D614.md"),
+);
+pub static D621_PHASE_ADDED: Rule = diff_rule(
+    "D621",
+    "phase-added",
+    Severity::Info,
+    "the added phase's name in NEW",
+    "A phase is added that no checkpoint of OLD resumes into directly",
+    include_str!("../../../../../rules/D621.md"),
+);
