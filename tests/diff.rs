@@ -47,6 +47,11 @@ const CASES: &[(&str, &[&str], i32)] = &[
     ("D602/pass.contract.yaml", &["D611"], 0),
     ("D603/fail.contract.yaml", &["D603", "D611"], 1),
     ("D603/pass.contract.yaml", &["D621"], 0),
+    // NEW produces `citations` before the checkpoint, OLD did not.
+    ("D604/fail.contract.yaml", &["D604", "D611", "D611"], 1),
+    ("D604/pass.contract.yaml", &["D611"], 0),
+    ("D605/fail.contract.yaml", &["D605", "D611"], 1),
+    ("D605/pass.contract.yaml", &["D611"], 0),
     // An irreversible next phase needs a person's approval (P401), so
     // the resume check now asks for one: D613 too.
     (
@@ -58,7 +63,7 @@ const CASES: &[(&str, &[&str], i32)] = &[
     ("D611/fail.contract.yaml", &["D611"], 0),
     ("D611/pass.contract.yaml", &[], 0),
     ("D612/fail.contract.yaml", &["D611", "D612"], 0),
-    ("D612/pass.contract.yaml", &["D611"], 0),
+    ("D612/pass.contract.yaml", &["D611", "D622"], 0),
     (
         "D612/fail-newly-checked.contract.yaml",
         &["D611", "D611", "D612"],
@@ -70,7 +75,14 @@ const CASES: &[(&str, &[&str], i32)] = &[
     ("D614/fail.contract.yaml", &["D614", "D611", "D611"], 0),
     ("D614/pass.contract.yaml", &[], 0),
     ("D621/fail.contract.yaml", &["D621"], 0),
-    ("D621/pass.contract.yaml", &["D603", "D611"], 1),
+    ("D621/pass.contract.yaml", &[], 0),
+    ("D622/fail.contract.yaml", &["D611", "D622"], 0),
+    (
+        "D622/fail-unchecked.contract.yaml",
+        &["D611", "D622", "D622"],
+        0,
+    ),
+    ("D622/pass.contract.yaml", &["D611"], 0),
 ];
 
 #[test]
@@ -286,5 +298,63 @@ fn each_error_finding_is_a_run_that_resume_check_refuses_or_reroutes() {
         if exit == 0 {
             assert_ne!(route.as_ref(), Some(&old_route), "{new} is not re-routed");
         }
+    }
+}
+
+// ---------------------------------------------------------------------
+// D604, D605, D621, D622 (issue 23: the remaining codes), the real
+// artisan-pipeline history, and their resume-check agreement.
+// ---------------------------------------------------------------------
+
+/// D604 and D605 agree with the resume check: the run paused at
+/// `pre_publish` resumes under OLD and is blocked under NEW, on the very
+/// field the finding names; their passing pairs resume.
+#[test]
+fn entry_findings_are_runs_that_resume_check_blocks() {
+    for (new, code, field) in [
+        ("D604/fail.contract.yaml", "D604", "citations"),
+        ("D605/fail.contract.yaml", "D605", "draft_answer"),
+    ] {
+        let new = format!("fixtures/diff/{new}");
+        let found = diff(&new);
+        assert!(
+            found
+                .stdout
+                .lines()
+                .any(|l| l.contains(&format!(": {code} [error]"))
+                    && l.contains(&format!("`{field}`"))),
+            "{new}: {}",
+            found.stdout
+        );
+        let run = phaselint(
+            &repo(),
+            &[
+                "resume-check",
+                "--contract",
+                &new,
+                "--checkpoint",
+                "pre_publish",
+                "--context",
+                "fixtures/diff/pre_publish.context.json",
+                "--now",
+                "2026-03-01T12:00:00Z",
+                "--format",
+                "json",
+            ],
+        );
+        assert_eq!(run.code, 1, "{new}: {}{}", run.stdout, run.stderr);
+        let report: serde_json::Value = serde_json::from_str(&run.stdout).unwrap();
+        let failed: Vec<&str> = report["entry_revalidation"]["field_results"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter(|r| r["status"] == "failed")
+            .filter_map(|r| r["field"].as_str())
+            .collect();
+        assert_eq!(failed, [field], "{new}");
+    }
+    for new in ["D604/pass.contract.yaml", "D605/pass.contract.yaml"] {
+        let (exit, _) = resume_check(&format!("fixtures/diff/{new}"));
+        assert_eq!(exit, 0, "{new}");
     }
 }

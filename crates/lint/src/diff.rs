@@ -15,7 +15,7 @@ use serde_json::Value;
 use crate::Analysis;
 use crate::diagnostic::{Diagnostic, Severity};
 use crate::line_index::ColumnUnit;
-use crate::model::{EnumValue, Phase};
+use crate::model::{EnumValue, Phase, Spanned};
 use crate::resume::{ResumeError, Target, contract_errors};
 use crate::syntax::Span;
 
@@ -45,6 +45,18 @@ pub const D603_RESUME_TARGETS_CHANGED: DiffCode = DiffCode {
     name: "resume-targets-changed",
     default_severity: Severity::Error,
     summary: "the phases a checkpoint resumes into changed (inserted, removed, re-routed)",
+};
+pub const D604_NEW_BLOCKING_ENTRY_REQUIREMENT: DiffCode = DiffCode {
+    code: "D604",
+    name: "new-blocking-entry-requirement",
+    default_severity: Severity::Error,
+    summary: "a phase resumed into newly requires, blocking, a field runs paused under OLD may not hold",
+};
+pub const D605_FIELD_TYPE_CHANGED: DiffCode = DiffCode {
+    code: "D605",
+    name: "field-type-changed",
+    default_severity: Severity::Error,
+    summary: "the declared type of a field paused runs already hold changed to one their values may not have",
 };
 pub const D606_RESUMED_PHASE_RAISED: DiffCode = DiffCode {
     code: "D606",
@@ -81,7 +93,13 @@ pub const D621_PHASE_ADDED: DiffCode = DiffCode {
     code: "D621",
     name: "phase-added",
     default_severity: Severity::Info,
-    summary: "a phase is added that no checkpoint of OLD resumes into directly",
+    summary: "a phase is added after a checkpoint: runs paused there run it later",
+};
+pub const D622_LIMITS_LOOSENED: DiffCode = DiffCode {
+    code: "D622",
+    name: "limits-loosened",
+    default_severity: Severity::Info,
+    summary: "a resume check was loosened (longer max_age_seconds, on_stale relaxed, recovery no longer fail, a field no longer checked, entry no longer re-checked, approval dropped or weakened)",
 };
 
 /// Every D-code implemented, in code order.
@@ -89,12 +107,15 @@ pub static DIFF_CODES: &[&DiffCode] = &[
     &D601_CHECKPOINT_REMOVED,
     &D602_CHECKPOINT_PHASE_CHANGED,
     &D603_RESUME_TARGETS_CHANGED,
+    &D604_NEW_BLOCKING_ENTRY_REQUIREMENT,
+    &D605_FIELD_TYPE_CHANGED,
     &D606_RESUMED_PHASE_RAISED,
     &D611_TARGET_DIGEST_CHANGED,
     &D612_STALENESS_TIGHTENED,
     &D613_APPROVAL_STRENGTHENED,
     &D614_PIPELINE_ID_CHANGED,
     &D621_PHASE_ADDED,
+    &D622_LIMITS_LOOSENED,
 ];
 
 impl DiffCode {
@@ -167,6 +188,7 @@ pub fn diff(old: &Analysis, new: &Analysis) -> Result<Vec<Diagnostic>, DiffError
         out.push(d);
     }
 
+    let mut kept: Vec<Kept<'_>> = Vec::new();
     let new_ids: BTreeSet<&str> = ids(new).collect();
     let old_ids: BTreeSet<&str> = ids(old).collect();
     for old_spec in &old_contract.checkpoints {
@@ -240,8 +262,14 @@ pub fn diff(old: &Analysis, new: &Analysis) -> Result<Vec<Diagnostic>, DiffError
             &old_here,
             &mut out,
         );
+        kept.push(Kept {
+            old: old_target,
+            new: new_target,
+            old_here,
+        });
     }
-    added_phases(old, new, &mut out);
+    entry_requirements(old, &kept, &mut out);
+    added_phases(new, &kept, &mut out);
     out.sort_by_key(|d| (d.span.start, d.code));
     Ok(out)
 }
@@ -357,7 +385,8 @@ fn compare_checkpoint(
 
 /// D612: a staleness check of the checkpoint is stricter under NEW: a
 /// shorter `max_age_seconds`, `on_stale` escalated, `recovery: fail`
-/// newly set, or a field checked that OLD did not check.
+/// newly set, or a field checked that OLD did not check. D622: the
+/// opposites, and entry no longer re-checked.
 fn staleness(
     old: &Analysis,
     old_target: &Target<'_>,
@@ -416,6 +445,22 @@ fn staleness(
                     ),
             );
         }
+        if let (Some(old_age), Some(new_age)) =
+            (&old_check.max_age_seconds, &new_check.max_age_seconds)
+            && new_age.value > old_age.value
+        {
+            out.push(loosened(
+                new_age.span,
+                format!(
+                    "checkpoint `{id}`: max_age_seconds for `{name}` lengthened from {} to {}",
+                    old_age.value, new_age.value
+                ),
+                was(
+                    old_age.span,
+                    format!("max_age_seconds was {}", old_age.value),
+                ),
+            ));
+        }
         // Declared order: blocking < warning < advisory, so "escalated"
         // is a smaller value.
         let (old_stale, new_stale) = (old_check.on_stale(), new_check.on_stale());
@@ -444,6 +489,24 @@ fn staleness(
                     ),
             );
         }
+        if new_stale > old_stale {
+            let span = new_check.on_stale.as_ref().map_or(field.span, |s| s.span);
+            out.push(loosened(
+                span,
+                format!(
+                    "checkpoint `{id}`: on_stale for `{name}` relaxed from `{}` to `{}`",
+                    old_stale.as_str(),
+                    new_stale.as_str()
+                ),
+                was(
+                    old_check
+                        .on_stale
+                        .as_ref()
+                        .map_or(old_check.span, |s| s.span),
+                    format!("on_stale was `{}`", old_stale.as_str()),
+                ),
+            ));
+        }
         let is_fail = |c: &crate::model::StalenessCheck| {
             c.recovery
                 .as_ref()
@@ -469,7 +532,82 @@ fn staleness(
                     ),
             );
         }
+        if is_fail(old_check) && !is_fail(new_check) {
+            let span = new_check.recovery.as_ref().map_or(field.span, |r| r.span);
+            out.push(loosened(
+                span,
+                format!("checkpoint `{id}`: recovery for `{name}` is no longer `fail`"),
+                was(
+                    old_check
+                        .recovery
+                        .as_ref()
+                        .map_or(old_check.span, |r| r.span),
+                    "recovery was `fail`".to_string(),
+                ),
+            ));
+        }
     }
+    let anchor = new_target
+        .spec
+        .checkpoint_id
+        .as_ref()
+        .map_or(new_target.spec.span, |i| i.span);
+    for old_check in old_checks {
+        let Some(field) = &old_check.field else {
+            continue;
+        };
+        let still = new_target
+            .spec
+            .on_resume
+            .staleness_checks
+            .iter()
+            .any(|c| c.field.as_ref().is_some_and(|f| f.value == field.value));
+        if !still {
+            out.push(loosened(
+                anchor,
+                format!(
+                    "checkpoint `{id}` no longer checks `{}` for staleness",
+                    field.value
+                ),
+                format!(
+                    "{}: the check of `{}` was here",
+                    old_position(old, field.span),
+                    field.value
+                ),
+            ));
+        }
+    }
+    let (old_entry, new_entry) = (
+        old_target.spec.on_resume.revalidate_entry(),
+        new_target.spec.on_resume.revalidate_entry(),
+    );
+    if old_entry && !new_entry {
+        let span = new_target
+            .spec
+            .on_resume
+            .revalidate_entry
+            .as_ref()
+            .map_or(anchor, |r| r.span);
+        out.push(loosened(
+            span,
+            format!(
+                "checkpoint `{id}` no longer re-checks the entry requirements of the phases it resumes into (revalidate_entry: false)"
+            ),
+            format!(
+                "{}: checkpoint `{id}` re-checked them",
+                old_position(old, old_target.spec.span)
+            ),
+        ));
+    }
+}
+
+/// D622: one limit of the resume check loosened: nothing breaks for a
+/// paused run, and the change is worth a reviewer's look.
+fn loosened(span: Span, message: String, was: String) -> Diagnostic {
+    D622_LIMITS_LOOSENED
+        .at(span, message)
+        .with_help("nothing to do for paused runs; make sure the looser check is intended")
+        .with_related(span, was)
 }
 
 /// How much an approval policy asks, for comparing two: none, then
@@ -500,7 +638,7 @@ fn approval(
     let new_policy =
         crate::resume::required_policy(&new_target.spec.on_resume, &new_target.irreversible_next());
     let (was, now) = (policy_strength(old_policy), policy_strength(new_policy));
-    if old_policy == new_policy || now < was {
+    if old_policy == new_policy {
         return;
     }
     let shown = |p: Option<crate::model::ApprovalPolicy>| {
@@ -515,6 +653,18 @@ fn approval(
         .approval_policy
         .as_ref()
         .map_or(id_span, |p| p.span);
+    if now < was {
+        out.push(loosened(
+            span,
+            format!(
+                "checkpoint `{id}` asks for {} under NEW where OLD asked for {}",
+                shown(new_policy),
+                shown(old_policy)
+            ),
+            old_here.to_string(),
+        ));
+        return;
+    }
     out.push(
         D613_APPROVAL_STRENGTHENED
             .at(
@@ -532,41 +682,200 @@ fn approval(
     );
 }
 
-/// D621: phases NEW adds that no checkpoint both contracts declare
-/// resumes into directly (those are D603's). Paused runs may reach them
-/// further on; whether one sits after every checkpoint (the issue's
-/// wording) needs reachability from the checkpoints' phases: not yet.
-fn added_phases(old: &Analysis, new: &Analysis, out: &mut Vec<Diagnostic>) {
-    let (Some(old_contract), Some(new_contract)) =
-        (old.contract.as_deref(), new.contract.as_deref())
-    else {
+/// A checkpoint both contracts declare and both resume checks accept: the
+/// runs paused there under OLD are the ones NEW meets.
+struct Kept<'a> {
+    old: Target<'a>,
+    new: Target<'a>,
+    old_here: String,
+}
+
+/// D621: phases NEW adds downstream of a kept checkpoint's phase, other
+/// than those it resumes into directly (D603 reports those): a run paused
+/// there runs them later. A phase added upstream of every checkpoint, or
+/// reached from none, is met by no paused run and not reported. One
+/// search from every checkpoint's phase at once, so each phase is visited
+/// once; a phase is credited to the first checkpoint (in OLD's order)
+/// whose search reaches it.
+fn added_phases(new: &Analysis, kept: &[Kept<'_>], out: &mut Vec<Diagnostic>) {
+    let (Some(new_contract), Some(graph)) = (new.contract.as_deref(), new.graph.as_ref()) else {
         return;
     };
-    let mut resumed_into = BTreeSet::new();
-    for id in ids(new).filter(|id| {
-        old_contract
-            .checkpoints
-            .iter()
-            .any(|c| c.checkpoint_id.as_ref().is_some_and(|i| i.value == *id))
-    }) {
-        if let Ok(target) = Target::find(new, id) {
-            resumed_into.extend(target.successors.iter().copied());
+    let old_contract = kept.first().map(|k| k.old.contract);
+    let is_added = |phase: &Phase| old_contract.is_some_and(|c| c.phase(&phase.name).is_none());
+    let mut resumed_into = vec![false; new_contract.phases.len()];
+    let mut reached_from: Vec<Option<usize>> = vec![None; new_contract.phases.len()];
+    let mut queue = std::collections::VecDeque::new();
+    for (k, pair) in kept.iter().enumerate() {
+        for &next in &pair.new.successors {
+            if let Some(slot) = resumed_into.get_mut(next) {
+                *slot = true;
+            }
+        }
+        queue.push_back((pair.new.phase_index, k));
+    }
+    while let Some((phase, k)) = queue.pop_front() {
+        for next in graph.successors(phase) {
+            if let Some(slot @ None) = reached_from.get_mut(next) {
+                *slot = Some(k);
+                queue.push_back((next, k));
+            }
         }
     }
     for (index, phase) in new_contract.phases.iter().enumerate() {
-        if old_contract.phase(&phase.name).is_some() || resumed_into.contains(&index) {
+        let Some(Some(k)) = reached_from.get(index) else {
+            continue;
+        };
+        if !is_added(phase) || resumed_into.get(index).copied().unwrap_or(false) {
             continue;
         }
+        let id = &kept[*k].new.checkpoint_id;
         out.push(
             D621_PHASE_ADDED
                 .at(
                     phase.name_span,
                     format!(
-                        "phase `{}` is added; no checkpoint of OLD resumes into it directly",
+                        "phase `{}` is added after checkpoint `{id}`: runs paused there under OLD will run it later",
                         phase.name
                     ),
                 )
-                .with_help("nothing to do for paused runs unless its entry needs what they do not hold (see D604)"),
+                .with_help("nothing to do unless those runs should not run it: its entry is checked when they reach it, not when they resume"),
+        );
+    }
+}
+
+/// The blocking entry fields of NEW's phases resumed into from one kept
+/// checkpoint, with whether NEW's resume check reads them at all.
+fn blocking_entry<'a>(target: &Target<'a>) -> Vec<(&'a Phase, &'a crate::model::Field)> {
+    if !target.spec.on_resume.revalidate_entry() {
+        return Vec::new();
+    }
+    target
+        .successor_phases()
+        .into_iter()
+        .flat_map(|p| p.entry_required().iter().map(move |f| (p, f)))
+        .filter(|(_, f)| f.severity() == crate::model::FieldSeverity::Blocking)
+        .collect()
+}
+
+/// The fields OLD's resume check made sure a context holds before it let
+/// a run resume from the checkpoint: the blocking entry fields of the
+/// phases it resumes into, when it re-checks entry at all.
+fn checked_by_old<'a>(old_target: &Target<'a>) -> Vec<&'a crate::model::Field> {
+    blocking_entry(old_target)
+        .into_iter()
+        .map(|(_, f)| f)
+        .collect()
+}
+
+/// D604 and D605: what NEW's resume check asks of the context of a run
+/// paused at a kept checkpoint, against what such a run holds under OLD.
+/// It holds a field OLD's resume check made sure of (`checked_by_old`), or
+/// one present on every path once the checkpoint's phase has finished
+/// under OLD (`PhaseGraph::held_after`: pipeline inputs, entry fields,
+/// `exit.required` upstream, through the edges' `preserves`/`drops`).
+/// Only blocking fields count: a warning field's default applies and an
+/// advisory field is only listed, so neither refuses a run.
+fn entry_requirements(old: &Analysis, kept: &[Kept<'_>], out: &mut Vec<Diagnostic>) {
+    let Some(old_graph) = old.graph.as_ref() else {
+        return;
+    };
+    // First every question to OLD's graph, answered by one solve.
+    let mut asked: Vec<(usize, &crate::field_path::FieldPath)> = Vec::new();
+    let mut fields = Vec::new();
+    for (k, pair) in kept.iter().enumerate() {
+        let checked = checked_by_old(&pair.old);
+        for (phase, field) in blocking_entry(&pair.new) {
+            let name = &field.name.value;
+            let by_check: Vec<&crate::model::Field> = checked
+                .iter()
+                .copied()
+                .filter(|f| f.name.value == *name)
+                .collect();
+            let question = by_check.is_empty().then(|| {
+                asked.push((pair.old.phase_index, name));
+                asked.len() - 1
+            });
+            fields.push((k, phase, field, by_check, question));
+        }
+    }
+    let held = old_graph.held_after(&asked);
+    let old_contract = kept.first().map(|k| k.old.contract);
+    for (k, phase, field, by_check, question) in fields {
+        let pair = &kept[k];
+        let id = &pair.new.checkpoint_id;
+        let name = field.name.value.as_str();
+        let held_upstream = question.is_some_and(|q| held.get(q).copied().unwrap_or(false));
+        if by_check.is_empty() && !held_upstream {
+            out.push(
+                D604_NEW_BLOCKING_ENTRY_REQUIREMENT
+                    .at(
+                        field.name.span,
+                        format!(
+                            "phase `{}`, resumed into from checkpoint `{id}`, requires `{name}` on entry (blocking), which OLD neither checked on resume nor produced on every path up to `{}`: runs paused there may not hold it and are blocked",
+                            phase.name, pair.old.phase.name
+                        ),
+                    )
+                    .with_help(format!(
+                        "make `{name}` a warning field with a default (or advisory) until no run is paused at `{id}`, or produce it in a phase after the checkpoint"
+                    ))
+                    .with_related(field.name.span, pair.old_here.clone()),
+            );
+            continue;
+        }
+        let Some(new_type) = field.field_type() else {
+            continue;
+        };
+        let Some(new_kind) = crate::resume::TypeKind::of(&new_type.value) else {
+            continue;
+        };
+        // What OLD says of the value a paused run holds: the types its
+        // resume check enforced, else the types its producers declare.
+        let enforced: Vec<&Spanned<compact_str::CompactString>> =
+            by_check.iter().filter_map(|f| f.field_type()).collect();
+        let declared: Vec<&Spanned<compact_str::CompactString>> = if enforced.is_empty() {
+            old_contract
+                .into_iter()
+                .flat_map(|c| &c.phases)
+                .flat_map(|p| p.exit_fields())
+                .filter(|f| f.name.value.as_str() == name)
+                .filter_map(|f| f.field_type())
+                .collect()
+        } else {
+            enforced
+        };
+        let kinds: Vec<crate::resume::TypeKind> = declared
+            .iter()
+            .filter_map(|t| crate::resume::TypeKind::of(&t.value))
+            .collect();
+        // Only a type OLD declared and NEW's check refuses every value of.
+        if kinds.is_empty() || kinds.iter().any(|&kind| new_kind.admits_every(kind)) {
+            continue;
+        }
+        let Some(old_type) = declared.first() else {
+            continue;
+        };
+        out.push(
+            D605_FIELD_TYPE_CHANGED
+                .at(
+                    new_type.span,
+                    format!(
+                        "field `{name}`, checked on entry to `{}` when resuming from checkpoint `{id}`, changed type from `{}` to `{}`: runs paused there hold a `{}` value, which NEW's resume check refuses",
+                        phase.name, old_type.value, new_type.value, old_type.value
+                    ),
+                )
+                .with_help(format!(
+                    "keep the type `{}` until no run is paused at `{id}`, or add the new type as a new field beside it",
+                    old_type.value
+                ))
+                .with_related(
+                    new_type.span,
+                    format!(
+                        "{}: `{name}` was declared `{}` here",
+                        old_position(old, old_type.span),
+                        old_type.value
+                    ),
+                ),
         );
     }
 }
