@@ -404,7 +404,15 @@ fn artisan(version: &str) -> PathBuf {
 /// an independent count: a checkpoint's phase or the phase after it
 /// changed); `integrate`, inserted after `implement` in 3bf5e550, is the
 /// one D603.
-const ARTISAN_PAIRS: &[(&str, &str, &[(&str, usize)], i32)] = &[
+/// OLD, NEW, the findings per code, the exit code.
+type HistoryPair = (
+    &'static str,
+    &'static str,
+    &'static [(&'static str, usize)],
+    i32,
+);
+
+const ARTISAN_PAIRS: &[HistoryPair] = &[
     ("eafba2a1", "9cd4ee6b", &[("D611", 5)], 0),
     ("9cd4ee6b", "d246d654", &[("D611", 2)], 0),
     ("d246d654", "eb6c3063", &[("D611", 2)], 0),
