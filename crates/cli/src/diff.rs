@@ -6,10 +6,10 @@
 use std::io::IsTerminal;
 use std::path::{Path, PathBuf};
 
+use phaselint_lint::analyze_contract_for_resume;
 use phaselint_lint::config::Settings;
 use phaselint_lint::diagnostic::Severity;
 use phaselint_lint::input::{self, Bound};
-use phaselint_lint::{DocumentKind, analyze_bytes};
 use phaselint_render::terminal::{block, inline};
 use phaselint_render::{self as output, Linted, Report};
 
@@ -57,7 +57,7 @@ pub fn run(args: &DiffArgs) -> u8 {
     let mut analyses = Vec::with_capacity(2);
     for path in [&args.old, &args.new] {
         match read(path) {
-            Ok(bytes) => analyses.push(analyze_bytes(&bytes, DocumentKind::Contract, &settings)),
+            Ok(bytes) => analyses.push(analyze_contract_for_resume(&bytes, &settings)),
             Err(message) => {
                 return no_verdict(&format!(
                     "cannot read {}: {}",

@@ -10,8 +10,6 @@
 
 use std::collections::BTreeSet;
 
-use serde_json::Value;
-
 use crate::Analysis;
 use crate::diagnostic::{Diagnostic, Severity};
 use crate::line_index::ColumnUnit;
@@ -191,6 +189,7 @@ pub fn diff(old: &Analysis, new: &Analysis) -> Result<Vec<Diagnostic>, DiffError
     let mut kept: Vec<Kept<'_>> = Vec::new();
     let new_ids: BTreeSet<&str> = ids(new).collect();
     let old_ids: BTreeSet<&str> = ids(old).collect();
+    let renamed = renames(old, new, &old_ids, &new_ids);
     for old_spec in &old_contract.checkpoints {
         let Some(id) = old_spec.checkpoint_id.as_ref() else {
             continue;
@@ -205,10 +204,7 @@ pub fn diff(old: &Analysis, new: &Analysis) -> Result<Vec<Diagnostic>, DiffError
             id.value
         );
         if !new_ids.contains(id.value.as_str()) {
-            let renamed_to = new_ids
-                .iter()
-                .filter(|n| !old_ids.contains(**n))
-                .find(|n| same_apart_from_id(old, &old_target, new, n));
+            let renamed_to = renamed.get(id.value.as_str());
             let (span, message, help) = match renamed_to {
                 Some(new_id) => (
                     id_span(new, new_id).unwrap_or(new_anchor),
@@ -425,40 +421,44 @@ fn staleness(
             continue;
         };
         let was = |span: Span, what: String| format!("{}: {what}", old_position(old, span));
-        if let (Some(old_age), Some(new_age)) =
-            (&old_check.max_age_seconds, &new_check.max_age_seconds)
-            && new_age.value < old_age.value
-        {
+        // As the resume check reads it: no max_age_seconds is 0, always
+        // stale on resume.
+        let age =
+            |c: &crate::model::StalenessCheck| c.max_age_seconds.as_ref().map_or(0, |m| m.value);
+        let (old_age, new_age) = (age(old_check), age(new_check));
+        let new_age_span = new_check
+            .max_age_seconds
+            .as_ref()
+            .map_or(field.span, |m| m.span);
+        let old_age_was = was(
+            old_check
+                .max_age_seconds
+                .as_ref()
+                .map_or(old_check.span, |m| m.span),
+            match &old_check.max_age_seconds {
+                Some(m) => format!("max_age_seconds was {}", m.value),
+                None => "no max_age_seconds (0: always stale)".to_string(),
+            },
+        );
+        if new_age < old_age {
             out.push(
                 D612_STALENESS_TIGHTENED
                     .at(
-                        new_age.span,
+                        new_age_span,
                         format!(
-                            "checkpoint `{id}`: max_age_seconds for `{name}` shortened from {} to {}: runs paused longer than {} s ago now find it stale",
-                            old_age.value, new_age.value, new_age.value
+                            "checkpoint `{id}`: max_age_seconds for `{name}` shortened from {old_age} to {new_age}: runs paused longer than {new_age} s ago now find it stale"
                         ),
                     )
                     .with_help(help)
-                    .with_related(
-                        new_age.span,
-                        was(old_age.span, format!("max_age_seconds was {}", old_age.value)),
-                    ),
+                    .with_related(new_age_span, old_age_was),
             );
-        }
-        if let (Some(old_age), Some(new_age)) =
-            (&old_check.max_age_seconds, &new_check.max_age_seconds)
-            && new_age.value > old_age.value
-        {
+        } else if new_age > old_age {
             out.push(loosened(
-                new_age.span,
+                new_age_span,
                 format!(
-                    "checkpoint `{id}`: max_age_seconds for `{name}` lengthened from {} to {}",
-                    old_age.value, new_age.value
+                    "checkpoint `{id}`: max_age_seconds for `{name}` lengthened from {old_age} to {new_age}"
                 ),
-                was(
-                    old_age.span,
-                    format!("max_age_seconds was {}", old_age.value),
-                ),
+                old_age_was,
             ));
         }
         // Declared order: blocking < warning < advisory, so "escalated"
@@ -1041,33 +1041,36 @@ fn id_span(analysis: &Analysis, id: &str) -> Option<Span> {
         })
 }
 
-/// Whether NEW's checkpoint `new_id` is OLD's target under another id: the
-/// same canonical entry (what the digest hashes) once the id is left out,
-/// on a phase written the same.
-fn same_apart_from_id(
-    old: &Analysis,
-    old_target: &Target<'_>,
-    new: &Analysis,
-    new_id: &str,
-) -> bool {
-    let Ok(new_target) = Target::find(new, new_id) else {
-        return false;
-    };
-    let without_id = |analysis: &Analysis, target: &Target<'_>| -> Option<Value> {
-        let text = target.canonical_form(analysis).ok()?;
-        let mut value: Value = serde_json::from_str(&text).ok()?;
-        let object = value.as_object_mut()?;
-        object
-            .get_mut("checkpoint")?
-            .as_object_mut()?
-            .remove("checkpoint_id");
-        object.remove("pipeline_id");
-        Some(value)
-    };
-    match (without_id(old, old_target), without_id(new, &new_target)) {
-        (Some(a), Some(b)) => a == b,
-        _ => false,
+/// OLD's checkpoints NEW no longer declares, matched to a checkpoint only
+/// NEW declares that is the same target under another id: the same
+/// canonical form (what the digest hashes) once the id and `pipeline_id`
+/// are left out, compared by its digest (`Target::shape_digest`, read with
+/// the target digest): one lookup per checkpoint, nothing parsed again.
+/// The first such NEW id in id order wins.
+fn renames<'a>(
+    old: &'a Analysis,
+    new: &'a Analysis,
+    old_ids: &BTreeSet<&str>,
+    new_ids: &BTreeSet<&'a str>,
+) -> std::collections::HashMap<String, &'a str> {
+    let mut by_shape: std::collections::HashMap<String, &'a str> = Default::default();
+    for id in new_ids.iter().filter(|id| !old_ids.contains(*id)) {
+        if let Ok(target) = Target::find(new, id) {
+            by_shape.entry(target.shape_digest).or_insert(id);
+        }
     }
+    let mut found = std::collections::HashMap::new();
+    if by_shape.is_empty() {
+        return found;
+    }
+    for id in old_ids.iter().filter(|id| !new_ids.contains(*id)) {
+        if let Ok(target) = Target::find(old, id)
+            && let Some(new_id) = by_shape.get(&target.shape_digest)
+        {
+            found.insert((*id).to_string(), *new_id);
+        }
+    }
+    found
 }
 
 /// A phase's definition as written, without its position: equal texts

@@ -44,6 +44,11 @@ pub struct Target<'a> {
     /// checkpoint and its phase only), so such a record is recognised and
     /// refused with "approve again" rather than as a stranger's.
     pub legacy_digest: String,
+    /// The digest of the same canonical form without the checkpoint's
+    /// `checkpoint_id` and the `pipeline_id`: equal for the same target
+    /// under another id (`phaselint diff` recognises a renamed checkpoint
+    /// by it). Binds nothing.
+    pub(crate) shape_digest: String,
     /// What else the check reads from the YAML tree (entry defaults).
     pub(crate) facts: &'a ResumeFacts,
 }
@@ -179,6 +184,7 @@ impl<'a> Target<'a> {
             successors: canonical.successors.clone(),
             digest: canonical.digest.clone(),
             legacy_digest: canonical.legacy_digest.clone(),
+            shape_digest: canonical.shape_digest.clone(),
             facts: analysis.resume_facts(),
         })
     }
@@ -309,12 +315,24 @@ impl ResumeFacts {
         let tree = crate::syntax::parse(&analysis.source, crate::syntax::Limits::default())
             .ok()
             .flatten();
-        let (Some(contract), Some(tree)) = (analysis.contract.as_deref(), tree) else {
-            return ResumeFacts {
+        match (analysis.contract.as_deref(), tree) {
+            (Some(contract), Some(tree)) => {
+                ResumeFacts::from_tree(contract, analysis.graph.as_ref(), &tree)
+            }
+            _ => ResumeFacts {
                 targets: None,
                 defaults: HashMap::new(),
-            };
-        };
+            },
+        }
+    }
+
+    /// The facts from a tree already parsed (`analyze_contract_for_resume`
+    /// keeps the analysis's own, so nothing is parsed twice).
+    pub(crate) fn from_tree(
+        contract: &Contract,
+        graph: Option<&PhaseGraph>,
+        tree: &crate::syntax::Tree<'_>,
+    ) -> ResumeFacts {
         let targets = contract
             .checkpoints
             .iter()
@@ -324,7 +342,7 @@ impl ResumeFacts {
                 Some(CanonicalTarget::build(
                     tree.root(),
                     contract,
-                    analysis.graph.as_ref(),
+                    graph,
                     index,
                     phase,
                     None,
@@ -373,6 +391,7 @@ struct CanonicalTarget {
     successors: Vec<usize>,
     digest: String,
     legacy_digest: String,
+    shape_digest: String,
 }
 
 impl CanonicalTarget {
@@ -439,6 +458,11 @@ impl CanonicalTarget {
         // in one pass over the text, each piece written once.
         let mut current = Sha256::new();
         let mut legacy = Sha256::new();
+        // The shape digest takes every piece but the checkpoint as written
+        // (it gets the checkpoint without its id instead) and the
+        // pipeline_id's value.
+        let mut shape = Sha256::new();
+        let shape_skips = std::cell::Cell::new(true);
         // The current version's text, when asked for (`canonical_form`).
         let mut shown = |piece: &str| {
             if let Some(text) = text.as_deref_mut() {
@@ -452,12 +476,24 @@ impl CanonicalTarget {
         };
         both("{\"checkpoint\":");
         write_canonical_node(checkpoint, &mut both).map_err(duplicate)?;
+        let mut without_id = node_to_value(checkpoint).map_err(duplicate)?;
+        if let Some(entry) = without_id.as_object_mut() {
+            entry.remove("checkpoint_id");
+        }
+        shape.update(b"{\"checkpoint\":");
+        super::document::write_canonical_without(&without_id, "", &mut |piece| {
+            shape.update(piece.as_bytes())
+        });
+        shape_skips.set(false);
         let version = format!(",\"digest_version\":{DIGEST_VERSION}");
         current.update(version.as_bytes());
         shown(&version);
         let mut both = |piece: &str| {
             current.update(piece.as_bytes());
             legacy.update(piece.as_bytes());
+            if !shape_skips.get() {
+                shape.update(piece.as_bytes());
+            }
             shown(piece);
         };
         both(",\"phase\":{\"definition\":");
@@ -465,13 +501,16 @@ impl CanonicalTarget {
         both(",\"name\":");
         both(&json_string(&phase.name));
         both("},\"pipeline_id\":");
+        shape_skips.set(true);
         match get("pipeline_id") {
             Some(node) => write_canonical_node(node, &mut both).map_err(duplicate)?,
             None => both("null"),
         }
+        shape_skips.set(false);
         legacy.update(b"}");
         let mut sink = |piece: &str| {
             current.update(piece.as_bytes());
+            shape.update(piece.as_bytes());
             shown(piece);
         };
         sink(",\"resumes_into\":[");
@@ -514,6 +553,7 @@ impl CanonicalTarget {
             successors,
             digest: hex(&current.finalize()),
             legacy_digest: hex(&legacy.finalize()),
+            shape_digest: hex(&shape.finalize()),
         })
     }
 }
