@@ -7,7 +7,7 @@ cd "$(dirname "$0")"
 repo=..
 shared=../../shared/corpus
 mkdir -p corpus/analyze corpus/resume_readers corpus/resume_check corpus/lsp_framing corpus/fixes \
-  corpus/manifest_scope corpus/handoff_tables corpus/otlp_export
+  corpus/manifest_scope corpus/handoff_tables corpus/otlp_export corpus/diff
 
 seed() { # target file
   local name
@@ -29,6 +29,10 @@ printf '2026-01-01T00:00:00Z\n15m\n90s\n2026-03-01T14:00:00+05:30\n1d\n' > /tmp/
 seed resume_readers /tmp/phaselint-seed-times
 
 tmp=$(mktemp)
+for new in "$repo"/fixtures/diff/*/*.yaml; do
+  { cat "$repo/fixtures/diff/base.contract.yaml"; printf '\n---new---\n'; cat "$new"; } > "$tmp"
+  seed diff "$tmp"
+done
 for c in "$repo"/fixtures/resume/contracts/*.yaml; do
   for x in "$repo"/fixtures/resume/contexts/*; do
     { cat "$c"; printf '\n---context---\n'; cat "$x"; } > "$tmp"

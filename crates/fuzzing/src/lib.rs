@@ -37,6 +37,7 @@ pub const TARGETS: &[(&str, Check)] = &[
     ("handoff_tables", handoff_tables::handoff_tables),
     ("fixes", fixes::fixes),
     ("otlp_export", otlp_export::otlp_export),
+    ("diff", diff),
 ];
 
 /// Offsets at which positions, completion and hover are exercised: every
@@ -741,4 +742,55 @@ fn frames(mut bytes: &[u8]) -> impl Iterator<Item = &[u8]> {
         bytes = &rest[body_start + length..];
         Some(body)
     })
+}
+
+/// `phaselint diff`: an input is OLD, optionally followed by
+/// `\n---new---\n` and NEW (else NEW is OLD with its first checkpoint id
+/// renamed). Checks that a contract diffed with itself reports nothing,
+/// that every finding is located in NEW's text, that diff gives the same
+/// answer whichever way the analyses were made, and that
+/// `analyze_contract_for_resume` reads the same target digests as the
+/// resume check's own (second) parse.
+pub fn diff(data: &[u8]) {
+    let Ok(text) = std::str::from_utf8(data) else {
+        return;
+    };
+    let (old_text, new_text) = match text.split_once("\n---new---\n") {
+        Some((old, new)) => (old.to_string(), new.to_string()),
+        None => (
+            text.to_string(),
+            text.replacen("checkpoint_id: ", "checkpoint_id: renamed_", 1),
+        ),
+    };
+    let settings = Settings::default();
+    let old = phaselint_lint::analyze_contract_for_resume(old_text.as_bytes(), &settings);
+    let new = phaselint_lint::analyze_contract_for_resume(new_text.as_bytes(), &settings);
+    for (kept, text) in [(&old, &old_text), (&new, &new_text)] {
+        let parsed_again = phaselint_lint::analyze(text, &settings);
+        assert_eq!(
+            resume::target_digests(kept),
+            resume::target_digests(&parsed_again),
+            "the digests read from the analysis's own tree differ from a second parse's"
+        );
+    }
+    if let Ok(same) = phaselint_lint::diff::diff(&old, &old) {
+        assert!(same.is_empty(), "a contract diffed with itself: {same:?}");
+    }
+    let Ok(findings) = phaselint_lint::diff::diff(&old, &new) else {
+        return;
+    };
+    for finding in &findings {
+        assert!(
+            finding.span.start <= finding.span.end && finding.span.end <= new_text.len(),
+            "a finding outside NEW: {finding:?}"
+        );
+    }
+    let plain_old = phaselint_lint::analyze(&old_text, &settings);
+    let plain_new = phaselint_lint::analyze(&new_text, &settings);
+    let again = phaselint_lint::diff::diff(&plain_old, &plain_new).expect("the same verdict");
+    assert_eq!(
+        format!("{findings:?}"),
+        format!("{again:?}"),
+        "diff depends on how the analyses were made"
+    );
 }
