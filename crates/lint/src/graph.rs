@@ -1265,6 +1265,40 @@ graph_topology:
     }
 
     #[test]
+    fn held_after_a_phase_is_what_every_path_there_produces() {
+        let (_, graph) = graph_of(BRANCH);
+        let name = |n: &str| FieldPath::new(n);
+        let (context, confidence, domain, hint, tier, nothing) = (
+            name("context"),
+            name("confidence"),
+            name("domain"),
+            name("hint"),
+            name("tier"),
+            name("nothing"),
+        );
+        // After generate (3): context on both branches, confidence only on
+        // one, hint only optional, tier dropped on one branch; generate's
+        // blocking entry fields stay in the context all the same.
+        assert_eq!(
+            graph.held_after(&[
+                (3, &context),
+                (3, &confidence),
+                (3, &domain),
+                (3, &hint),
+                (3, &tier),
+                (3, &nothing),
+            ]),
+            [true, true, true, true, true, false]
+        );
+        // After simple (1): its own exit and what crosses the edge from
+        // classify, which drops `tier`.
+        assert_eq!(
+            graph.held_after(&[(1, &context), (1, &domain), (1, &tier), (1, &hint), (2, &tier)]),
+            [true, true, false, false, true]
+        );
+    }
+
+    #[test]
     fn reachability_and_entries() {
         let (_, graph) = graph_of(BRANCH);
         assert_eq!(graph.entries(), &[0, 4]);
