@@ -97,7 +97,7 @@ pub const D622_LIMITS_LOOSENED: DiffCode = DiffCode {
     code: "D622",
     name: "limits-loosened",
     default_severity: Severity::Info,
-    summary: "a resume check was loosened (longer max_age_seconds, on_stale relaxed, recovery no longer fail, a field no longer checked, entry no longer re-checked, approval dropped or weakened)",
+    summary: "a resume check was loosened (longer max_age_seconds, on_stale relaxed, recovery no longer fail, a field no longer checked, entry no longer re-checked, approval dropped or weakened, side_effects or risk_class of a phase resumed into lowered)",
 };
 
 /// Every D-code implemented, in code order.
@@ -880,7 +880,8 @@ fn entry_requirements(old: &Analysis, kept: &[Kept<'_>], out: &mut Vec<Diagnosti
     }
 }
 
-/// D606: a phase resumed into does more under NEW than under OLD.
+/// D606: a phase resumed into does more under NEW than under OLD; D622:
+/// less (the user dropped `side_effects: irreversible` unnoticed).
 fn raised(
     old: &Analysis,
     old_phase: &Phase,
@@ -924,7 +925,39 @@ fn raised(
                 .with_related(at, was),
         );
     }
+    if new_effects < old_effects {
+        let at = new_phase.side_effects().map_or(span, |s| s.span);
+        out.push(loosened(
+            at,
+            format!(
+                "phase `{name}`, resumed into from checkpoint `{id}`, lowered side_effects from `{}` to `{}`",
+                old_effects.as_str(),
+                new_effects.as_str()
+            ),
+            format!(
+                "{}: side_effects was `{}`",
+                old_position(old, old_phase.side_effects().map_or(old_phase.name_span, |s| s.span)),
+                old_effects.as_str()
+            ),
+        ));
+    }
     let (old_risk, new_risk) = (old_phase.risk(), new_phase.risk());
+    if new_risk < old_risk {
+        let at = new_phase.risk_class().map_or(span, |s| s.span);
+        out.push(loosened(
+            at,
+            format!(
+                "phase `{name}`, resumed into from checkpoint `{id}`, lowered risk_class from `{}` to `{}`",
+                old_risk.as_str(),
+                new_risk.as_str()
+            ),
+            format!(
+                "{}: risk_class was `{}`",
+                old_position(old, old_phase.risk_class().map_or(old_phase.name_span, |s| s.span)),
+                old_risk.as_str()
+            ),
+        ));
+    }
     if new_risk > old_risk {
         let at = new_phase.risk_class().map_or(span, |s| s.span);
         let was = old_phase.risk_class().map_or_else(

@@ -1293,7 +1293,13 @@ graph_topology:
         // After simple (1): its own exit and what crosses the edge from
         // classify, which drops `tier`.
         assert_eq!(
-            graph.held_after(&[(1, &context), (1, &domain), (1, &tier), (1, &hint), (2, &tier)]),
+            graph.held_after(&[
+                (1, &context),
+                (1, &domain),
+                (1, &tier),
+                (1, &hint),
+                (2, &tier)
+            ]),
             [true, true, false, false, true]
         );
     }
