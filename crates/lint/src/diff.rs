@@ -188,14 +188,25 @@ pub fn diff(old: &Analysis, new: &Analysis) -> Result<Vec<Diagnostic>, DiffError
 
     let mut kept: Vec<Kept<'_>> = Vec::new();
     let new_ids: BTreeSet<&str> = ids(new).collect();
+    // NEW's first checkpoint entry of each id, for locating findings.
+    let mut new_specs: std::collections::HashMap<&str, &crate::model::CheckpointSpec> =
+        Default::default();
+    for spec in &new_contract.checkpoints {
+        if let Some(id) = spec.checkpoint_id.as_ref() {
+            new_specs.entry(id.value.as_str()).or_insert(spec);
+        }
+    }
     let old_ids: BTreeSet<&str> = ids(old).collect();
-    let renamed = renames(old, new, &old_ids, &new_ids);
+    // Every checkpoint of each side, found once (`Target::find` each).
+    let mut old_targets = Target::find_all(old).unwrap_or_default();
+    let mut new_targets = Target::find_all(new).unwrap_or_default();
+    let renamed = renames(&old_targets, &new_targets, &old_ids, &new_ids);
     for old_spec in &old_contract.checkpoints {
         let Some(id) = old_spec.checkpoint_id.as_ref() else {
             continue;
         };
         // A checkpoint OLD's resume check refuses holds no resumable run.
-        let Ok(old_target) = Target::find(old, &id.value) else {
+        let Some(Ok(old_target)) = old_targets.remove(id.value.as_str()) else {
             continue;
         };
         let old_here = format!(
@@ -207,7 +218,10 @@ pub fn diff(old: &Analysis, new: &Analysis) -> Result<Vec<Diagnostic>, DiffError
             let renamed_to = renamed.get(id.value.as_str());
             let (span, message, help) = match renamed_to {
                 Some(new_id) => (
-                    id_span(new, new_id).unwrap_or(new_anchor),
+                    new_specs
+                        .get(*new_id)
+                        .and_then(|s| s.checkpoint_id.as_ref())
+                        .map_or(new_anchor, |i| i.span),
                     format!(
                         "checkpoint `{new_id}` is renamed from `{}`: runs paused at `{}` cannot resume (resume-check: unknown checkpoint, exit 3)",
                         id.value, id.value
@@ -237,10 +251,19 @@ pub fn diff(old: &Analysis, new: &Analysis) -> Result<Vec<Diagnostic>, DiffError
             );
             continue;
         }
-        let new_target = match Target::find(new, &id.value) {
-            Ok(t) => t,
-            Err(error) => {
-                out.push(unresumable(new, &old_target, &error, new_anchor, old_here));
+        let new_target = match new_targets.remove(id.value.as_str()) {
+            Some(Ok(t)) => t,
+            None => continue,
+            Some(Err(error)) => {
+                let new_spec = new_specs.get(id.value.as_str()).copied();
+                out.push(unresumable(
+                    new,
+                    new_spec,
+                    &old_target,
+                    &error,
+                    new_anchor,
+                    old_here,
+                ));
                 continue;
             }
         };
@@ -348,12 +371,13 @@ fn compare_checkpoint(
         );
     }
 
+    let old_by_name: std::collections::HashMap<&str, &Phase> = old_target
+        .successor_phases()
+        .into_iter()
+        .map(|p| (p.name.as_str(), p))
+        .collect();
     for new_next_phase in new_target.successor_phases() {
-        let Some(old_next_phase) = old_target
-            .successor_phases()
-            .into_iter()
-            .find(|p| p.name == new_next_phase.name)
-        else {
+        let Some(old_next_phase) = old_by_name.get(new_next_phase.name.as_str()).copied() else {
             continue;
         };
         raised(old, old_next_phase, new_next_phase, id, out);
@@ -392,15 +416,26 @@ fn staleness(
     let id = &new_target.checkpoint_id;
     let help = "deploy the stricter check once runs paused under OLD have resumed, or expect their recovery to run";
     let old_checks = &old_target.spec.on_resume.staleness_checks;
+    // Each side's first check of each field, by name.
+    fn by_field(
+        checks: &[crate::model::StalenessCheck],
+    ) -> std::collections::HashMap<&str, &crate::model::StalenessCheck> {
+        let mut map = std::collections::HashMap::new();
+        for check in checks {
+            if let Some(field) = &check.field {
+                map.entry(field.value.as_str()).or_insert(check);
+            }
+        }
+        map
+    }
+    let old_by_field = by_field(old_checks);
+    let new_by_field = by_field(&new_target.spec.on_resume.staleness_checks);
     for new_check in &new_target.spec.on_resume.staleness_checks {
         let Some(field) = &new_check.field else {
             continue;
         };
         let name = field.value.as_str();
-        let Some(old_check) = old_checks
-            .iter()
-            .find(|c| c.field.as_ref().is_some_and(|f| f.value == field.value))
-        else {
+        let Some(old_check) = old_by_field.get(name).copied() else {
             out.push(
                 D612_STALENESS_TIGHTENED
                     .at(
@@ -556,13 +591,7 @@ fn staleness(
         let Some(field) = &old_check.field else {
             continue;
         };
-        let still = new_target
-            .spec
-            .on_resume
-            .staleness_checks
-            .iter()
-            .any(|c| c.field.as_ref().is_some_and(|f| f.value == field.value));
-        if !still {
+        if !new_by_field.contains_key(field.value.as_str()) {
             out.push(loosened(
                 anchor,
                 format!(
@@ -682,6 +711,9 @@ fn approval(
     );
 }
 
+/// Every checkpoint of one side by id, as `Target::find` finds it.
+type Targets<'a> = std::collections::HashMap<String, Result<Target<'a>, ResumeError>>;
+
 /// A checkpoint both contracts declare and both resume checks accept: the
 /// runs paused there under OLD are the ones NEW meets.
 struct Kept<'a> {
@@ -784,14 +816,15 @@ fn entry_requirements(old: &Analysis, kept: &[Kept<'_>], out: &mut Vec<Diagnosti
     let mut asked: Vec<(usize, &crate::field_path::FieldPath)> = Vec::new();
     let mut fields = Vec::new();
     for (k, pair) in kept.iter().enumerate() {
-        let checked = checked_by_old(&pair.old);
+        let mut checked: std::collections::HashMap<&str, Vec<&crate::model::Field>> =
+            Default::default();
+        for f in checked_by_old(&pair.old) {
+            checked.entry(f.name.value.as_str()).or_default().push(f);
+        }
         for (phase, field) in blocking_entry(&pair.new) {
             let name = &field.name.value;
-            let by_check: Vec<&crate::model::Field> = checked
-                .iter()
-                .copied()
-                .filter(|f| f.name.value == *name)
-                .collect();
+            let by_check: Vec<&crate::model::Field> =
+                checked.get(name.as_str()).cloned().unwrap_or_default();
             let question = by_check.is_empty().then(|| {
                 asked.push((pair.old.phase_index, name));
                 asked.len() - 1
@@ -800,7 +833,28 @@ fn entry_requirements(old: &Analysis, kept: &[Kept<'_>], out: &mut Vec<Diagnosti
         }
     }
     let held = old_graph.held_after(&asked);
-    let old_contract = kept.first().map(|k| k.old.contract);
+    // The types OLD's phases declare on their exit fields, by name: read
+    // once, only when a type is to be compared.
+    let old_exit_types = std::cell::OnceCell::new();
+    let exit_types = || {
+        old_exit_types.get_or_init(|| {
+            let mut types: std::collections::HashMap<
+                &str,
+                Vec<&Spanned<compact_str::CompactString>>,
+            > = Default::default();
+            for field in kept
+                .first()
+                .into_iter()
+                .flat_map(|k| &k.old.contract.phases)
+                .flat_map(|p| p.exit_fields())
+            {
+                if let Some(t) = field.field_type() {
+                    types.entry(field.name.value.as_str()).or_default().push(t);
+                }
+            }
+            types
+        })
+    };
     for (k, phase, field, by_check, question) in fields {
         let pair = &kept[k];
         let id = &pair.new.checkpoint_id;
@@ -834,13 +888,7 @@ fn entry_requirements(old: &Analysis, kept: &[Kept<'_>], out: &mut Vec<Diagnosti
         let enforced: Vec<&Spanned<compact_str::CompactString>> =
             by_check.iter().filter_map(|f| f.field_type()).collect();
         let declared: Vec<&Spanned<compact_str::CompactString>> = if enforced.is_empty() {
-            old_contract
-                .into_iter()
-                .flat_map(|c| &c.phases)
-                .flat_map(|p| p.exit_fields())
-                .filter(|f| f.name.value.as_str() == name)
-                .filter_map(|f| f.field_type())
-                .collect()
+            exit_types().get(name).cloned().unwrap_or_default()
         } else {
             enforced
         };
@@ -997,19 +1045,13 @@ fn raised(
 /// it: its phase is gone (D602) or it cannot be checked at all (D601).
 fn unresumable(
     new: &Analysis,
+    new_spec: Option<&crate::model::CheckpointSpec>,
     old_target: &Target<'_>,
     error: &ResumeError,
     anchor: Span,
     old_here: String,
 ) -> Diagnostic {
     let id = &old_target.checkpoint_id;
-    let new_spec = new.contract.as_deref().and_then(|c| {
-        c.checkpoints.iter().find(|s| {
-            s.checkpoint_id
-                .as_ref()
-                .is_some_and(|i| i.value == id.as_str())
-        })
-    });
     let span = new_spec.map_or(anchor, |s| s.phase.as_ref().map_or(s.span, |p| p.span));
     let old_phase = &old_target.phase.name;
     let phase_gone = new
@@ -1060,20 +1102,6 @@ fn ids(analysis: &Analysis) -> impl Iterator<Item = &str> {
         .filter_map(|c| c.checkpoint_id.as_ref().map(|i| i.value.as_str()))
 }
 
-fn id_span(analysis: &Analysis, id: &str) -> Option<Span> {
-    analysis
-        .contract
-        .as_deref()?
-        .checkpoints
-        .iter()
-        .find_map(|c| {
-            c.checkpoint_id
-                .as_ref()
-                .filter(|i| i.value == id)
-                .map(|i| i.span)
-        })
-}
-
 /// OLD's checkpoints NEW no longer declares, matched to a checkpoint only
 /// NEW declares that is the same target under another id: the same
 /// canonical form (what the digest hashes) once the id and `pipeline_id`
@@ -1081,15 +1109,15 @@ fn id_span(analysis: &Analysis, id: &str) -> Option<Span> {
 /// the target digest): one lookup per checkpoint, nothing parsed again.
 /// The first such NEW id in id order wins.
 fn renames<'a>(
-    old: &'a Analysis,
-    new: &'a Analysis,
+    old_targets: &Targets<'_>,
+    new_targets: &Targets<'_>,
     old_ids: &BTreeSet<&str>,
     new_ids: &BTreeSet<&'a str>,
 ) -> std::collections::HashMap<String, &'a str> {
-    let mut by_shape: std::collections::HashMap<String, &'a str> = Default::default();
+    let mut by_shape: std::collections::HashMap<&str, &'a str> = Default::default();
     for id in new_ids.iter().filter(|id| !old_ids.contains(*id)) {
-        if let Ok(target) = Target::find(new, id) {
-            by_shape.entry(target.shape_digest).or_insert(id);
+        if let Some(Ok(target)) = new_targets.get(*id) {
+            by_shape.entry(target.shape_digest.as_str()).or_insert(id);
         }
     }
     let mut found = std::collections::HashMap::new();
@@ -1097,8 +1125,8 @@ fn renames<'a>(
         return found;
     }
     for id in old_ids.iter().filter(|id| !new_ids.contains(*id)) {
-        if let Ok(target) = Target::find(old, id)
-            && let Some(new_id) = by_shape.get(&target.shape_digest)
+        if let Some(Ok(target)) = old_targets.get(*id)
+            && let Some(new_id) = by_shape.get(target.shape_digest.as_str())
         {
             found.insert((*id).to_string(), *new_id);
         }

@@ -137,11 +137,57 @@ impl<'a> Target<'a> {
             });
         };
         if matching.next().is_some() {
-            return Err(ResumeError::InvalidCheckpoint {
-                id: checkpoint_id.to_string(),
-                problem: "the checkpoint_id is declared more than once (R105)".into(),
+            return Err(declared_twice(checkpoint_id));
+        }
+        Target::at(analysis, contract, spec_index, spec, checkpoint_id)
+    }
+
+    /// Every checkpoint of the analysis, by id, as `find` finds each: one
+    /// pass over the checkpoints instead of one per id (`phaselint diff`
+    /// looks at all of them). Fails as `find` does on a contract with
+    /// E-codes; an id declared twice maps to `find`'s refusal.
+    pub(crate) fn find_all(
+        analysis: &'a Analysis,
+    ) -> Result<HashMap<String, Result<Target<'a>, ResumeError>>, ResumeError> {
+        let errors = contract_errors(analysis);
+        if !errors.is_empty() {
+            return Err(ResumeError::ContractHasErrors {
+                findings: super::first_findings(errors.iter().map(ToString::to_string)),
             });
         }
+        let Some(contract) = analysis.contract.as_deref() else {
+            return Err(ResumeError::ContractHasErrors {
+                findings: vec!["the contract could not be loaded".into()],
+            });
+        };
+        let mut first: HashMap<&str, (usize, usize)> = HashMap::new();
+        for (index, spec) in contract.checkpoints.iter().enumerate() {
+            if let Some(id) = spec.checkpoint_id.as_ref() {
+                first.entry(id.value.as_str()).or_insert((index, 0)).1 += 1;
+            }
+        }
+        Ok(first
+            .into_iter()
+            .map(|(id, (index, count))| {
+                let target = if count > 1 {
+                    Err(declared_twice(id))
+                } else {
+                    Target::at(analysis, contract, index, &contract.checkpoints[index], id)
+                };
+                (id.to_string(), target)
+            })
+            .collect())
+    }
+
+    /// The checkpoint `spec` (at `spec_index`, the only one with its id) of
+    /// a contract without E-codes.
+    fn at(
+        analysis: &'a Analysis,
+        contract: &'a Contract,
+        spec_index: usize,
+        spec: &'a CheckpointSpec,
+        checkpoint_id: &str,
+    ) -> Result<Target<'a>, ResumeError> {
         let Some(phase_name) = spec.phase.as_ref() else {
             return Err(ResumeError::InvalidCheckpoint {
                 id: checkpoint_id.to_string(),
@@ -187,6 +233,13 @@ impl<'a> Target<'a> {
             shape_digest: canonical.shape_digest.clone(),
             facts: analysis.resume_facts(),
         })
+    }
+}
+
+fn declared_twice(checkpoint_id: &str) -> ResumeError {
+    ResumeError::InvalidCheckpoint {
+        id: checkpoint_id.to_string(),
+        problem: "the checkpoint_id is declared more than once (R105)".into(),
     }
 }
 
