@@ -83,7 +83,7 @@ impl<'a> Target<'a> {
             .ok_or_else(unreadable)?;
         let mut text = String::new();
         let canonical = CanonicalTarget::build(
-            tree.root(),
+            &TreeIndex::of(tree.root()),
             self.contract,
             analysis.graph.as_ref(),
             self.spec_index,
@@ -386,6 +386,7 @@ impl ResumeFacts {
         graph: Option<&PhaseGraph>,
         tree: &crate::syntax::Tree<'_>,
     ) -> ResumeFacts {
+        let tree_index = TreeIndex::of(tree.root());
         let targets = contract
             .checkpoints
             .iter()
@@ -393,7 +394,7 @@ impl ResumeFacts {
             .map(|(index, spec)| {
                 let phase = contract.phase_index(&spec.phase.as_ref()?.value)?;
                 Some(CanonicalTarget::build(
-                    tree.root(),
+                    &tree_index,
                     contract,
                     graph,
                     index,
@@ -436,6 +437,42 @@ impl ResumeFacts {
     }
 }
 
+/// The parts of a contract's YAML tree the target digest reads, with the
+/// phases and the topology's nodes by name: looked up once per checkpoint
+/// and successor, a scan of every phase each time would make the facts of
+/// a contract with a checkpoint per phase quadratic.
+struct TreeIndex<'t> {
+    root: Node<'t>,
+    phases: HashMap<&'t str, Node<'t>>,
+    topology_nodes: HashMap<&'t str, Node<'t>>,
+}
+
+impl<'t> TreeIndex<'t> {
+    fn of(root: Node<'t>) -> Self {
+        let by_name = |mapping: Option<crate::syntax::Mapping<'t>>| {
+            let mut map = HashMap::new();
+            for entry in mapping.unwrap_or_default() {
+                map.entry(entry.key.text).or_insert(entry.value);
+            }
+            map
+        };
+        let entries = root.as_mapping().unwrap_or_default();
+        let phases = by_name(entries.get_key("phases").and_then(|n| n.as_mapping()));
+        let topology_nodes = by_name(
+            entries
+                .get_key("graph_topology")
+                .and_then(|n| n.as_mapping())
+                .and_then(|t| t.get_key("nodes"))
+                .and_then(|n| n.as_mapping()),
+        );
+        TreeIndex {
+            root,
+            phases,
+            topology_nodes,
+        }
+    }
+}
+
 /// What the target digest covers, as written in the file, hashed as it is
 /// written out: the canonical JSON of a phase definition is never built.
 #[derive(Clone)]
@@ -449,7 +486,7 @@ struct CanonicalTarget {
 
 impl CanonicalTarget {
     fn build(
-        root: Node<'_>,
+        index: &TreeIndex<'_>,
         contract: &Contract,
         graph: Option<&PhaseGraph>,
         spec_index: usize,
@@ -462,19 +499,13 @@ impl CanonicalTarget {
         let duplicate = |(key, _): (String, usize)| ResumeError::ContractHasErrors {
             findings: vec![format!("E002 duplicate key `{key}`")],
         };
-        let entries = root.as_mapping().unwrap_or_default();
+        let entries = index.root.as_mapping().unwrap_or_default();
         let get = |key: &str| entries.get_key(key);
-        let phases = get("phases")
-            .and_then(|n| n.as_mapping())
-            .unwrap_or_default();
-        let definition = |name: &str| phases.get_key(name).ok_or_else(unlocated);
+        let definition = |name: &str| index.phases.get(name).copied().ok_or_else(unlocated);
         let topology = get("graph_topology").and_then(|n| n.as_mapping());
         let topology_get = |key: &str| topology.and_then(|t| t.get_key(key));
         let topology_edges = topology_get("edges")
             .and_then(|n| n.as_sequence())
-            .unwrap_or_default();
-        let topology_nodes = topology_get("nodes")
-            .and_then(|n| n.as_mapping())
             .unwrap_or_default();
 
         let checkpoint = get("checkpoint_integrity")
@@ -595,7 +626,7 @@ impl CanonicalTarget {
             sink("],\"name\":");
             sink(&json_string(&next.name));
             sink(",\"node\":");
-            match topology_nodes.get_key(&next.name) {
+            match index.topology_nodes.get(next.name.as_str()).copied() {
                 Some(node) => write_canonical_node(node, &mut sink).map_err(duplicate)?,
                 None => sink("null"),
             }
