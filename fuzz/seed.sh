@@ -7,7 +7,7 @@ cd "$(dirname "$0")"
 repo=..
 shared=../../shared/corpus
 mkdir -p corpus/analyze corpus/resume_readers corpus/resume_check corpus/lsp_framing corpus/fixes \
-  corpus/manifest_scope corpus/handoff_tables corpus/otlp_export corpus/diff_modes corpus/diff_render
+  corpus/manifest_scope corpus/handoff_tables corpus/otlp_export corpus/diff corpus/diff_render
 
 seed() { # target file
   local name
@@ -37,12 +37,12 @@ for c in "$repo"/fixtures/resume/contracts/*.yaml; do
   done
 done
 
-# diff_modes: the base of fixtures/diff/ against each NEW there, and back.
+# diff: the base of fixtures/diff/ against each NEW there, and back.
 for new in "$repo"/fixtures/diff/*/*.contract.yaml; do
   { cat "$repo/fixtures/diff/base.contract.yaml"; printf '\n---new---\n'; cat "$new"; } > "$tmp"
-  seed diff_modes "$tmp"
+  seed diff "$tmp"
   { cat "$new"; printf '\n---new---\n'; cat "$repo/fixtures/diff/base.contract.yaml"; } > "$tmp"
-  seed diff_modes "$tmp"
+  seed diff "$tmp"
 done
 
 frame() { # body

@@ -9,6 +9,7 @@
 //!                     [--real PATH] [--phaselint PATH] [--tree-files N]
 //! phaselint-bench lsp [--real PATH] [--phases N] [--phaselint PATH]
 //! phaselint-bench otel [--runs K] [--phaselint PATH] [--rotel PATH]
+//! phaselint-bench diff [--phases N] [--runs K] [--topology] [--phaselint PATH]
 //! phaselint-bench python PYTHON [ARGS...]
 //! ```
 
@@ -43,6 +44,13 @@ usage:
       whole-process `resume-check` with no OTLP endpoint, a refused one and
       a live rotel collector (ROTEL or --rotel; left out when absent), side
       by side (default 50 rounds)
+  phaselint-bench diff [--phases N] [--runs K] [--topology] [--phaselint PATH]
+      `phaselint diff OLD NEW` of two generated N-phase contracts (default
+      5000) against linting one of them, side by side in one run: in process
+      (analysis of both and the diff, against one analysis) and, when the
+      binary exists, as whole processes; for three NEWs: OLD itself, OLD with
+      every checkpoint renamed (the rename matching's worst case) and a
+      contract generated from another seed (default 7 rounds)
   phaselint-bench python PYTHON [ARGS...]
       the Python API's figures (`import phaselint`, resume_check in process
       against the command as a subprocess): runs crates/bench/python_api.py
@@ -68,6 +76,7 @@ fn main() -> ExitCode {
         Some("parse-only") => parse_only_command(&args[1..]),
         Some("lsp") => lsp_command(&args[1..]),
         Some("otel") => otel::command(&args[1..]),
+        Some("diff") => diff_command(&args[1..]),
         Some("python") => python_command(&args[1..]),
         Some("-h" | "--help" | "help") => {
             print!("{USAGE}");
@@ -250,6 +259,136 @@ fn lsp_command(args: &[String]) -> Result<(), String> {
             ms(open.saturating_sub(analysis))
         );
     }
+    Ok(())
+}
+
+/// Issue 23's target: diffing two generated contracts costs at most 2.5x
+/// linting one of them. Each round lints OLD and diffs OLD with each NEW,
+/// alternately, so every figure sees the same conditions.
+fn diff_command(args: &[String]) -> Result<(), String> {
+    let mut phases = 5000;
+    let mut runs = 7;
+    let mut topology = false;
+    let mut phaselint = PathBuf::from("target/release/phaselint");
+    let mut i = 0;
+    while i < args.len() {
+        match args[i].as_str() {
+            "--phases" => phases = value(args, &mut i, "--phases")?,
+            "--runs" => runs = value::<usize>(args, &mut i, "--runs")?.max(1),
+            "--topology" => topology = true,
+            "--phaselint" => phaselint = value(args, &mut i, "--phaselint")?,
+            other => return Err(format!("diff: unknown argument `{other}`\n\n{USAGE}")),
+        }
+        i += 1;
+    }
+    let old = generate::contract(phases, topology);
+    let news = [
+        ("OLD itself", old.clone()),
+        (
+            "every checkpoint renamed",
+            old.replace("checkpoint_id: after_", "checkpoint_id: renamed_after_"),
+        ),
+        (
+            "another seed",
+            generate::contract_seeded(phases, topology, 0x0d1f_f5ee_d000_0002),
+        ),
+    ];
+    let settings = Settings::default();
+    // As `phaselint diff` reads the two contracts.
+    let diff_once = |new: &str| {
+        let old = phaselint_lint::analyze_contract_for_resume(old.as_bytes(), &settings);
+        let new = phaselint_lint::analyze_contract_for_resume(new.as_bytes(), &settings);
+        phaselint_lint::diff::diff(&old, &new).map(|findings| findings.len())
+    };
+    let mut lint = Vec::with_capacity(runs);
+    let mut diffs: Vec<Vec<Duration>> = vec![Vec::with_capacity(runs); news.len()];
+    // The comparison alone, once both analyses are made (and their
+    // resume facts read, as the first diff reads them).
+    let old_analysis = phaselint_lint::analyze_contract_for_resume(old.as_bytes(), &settings);
+    let new_analyses: Vec<_> = news
+        .iter()
+        .map(|(_, new)| phaselint_lint::analyze_contract_for_resume(new.as_bytes(), &settings))
+        .collect();
+    let mut alone: Vec<Vec<Duration>> = vec![Vec::with_capacity(runs); news.len()];
+    let mut found = vec![String::new(); news.len()];
+    for round in 0..runs {
+        eprintln!("phaselint-bench: diff: round {}/{runs}", round + 1);
+        let start = Instant::now();
+        drop(std::hint::black_box(phaselint_lint::analyze(
+            &old, &settings,
+        )));
+        lint.push(start.elapsed());
+        for (k, (_, new)) in news.iter().enumerate() {
+            let start = Instant::now();
+            let result = std::hint::black_box(diff_once(new));
+            diffs[k].push(start.elapsed());
+            let start = Instant::now();
+            drop(std::hint::black_box(phaselint_lint::diff::diff(
+                &old_analysis,
+                &new_analyses[k],
+            )));
+            alone[k].push(start.elapsed());
+            found[k] = match result {
+                Ok(n) => format!("{n} findings"),
+                Err(e) => format!("no diff: {e}"),
+            };
+        }
+    }
+    let lint = median(lint);
+    println!(
+        "Generated contracts of {phases} phases{} ({} lines); medians of {runs} rounds.\n",
+        if topology { " with graph_topology" } else { "" },
+        old.lines().count()
+    );
+    println!(
+        "| NEW | findings | lint OLD (in process) | diff OLD NEW (in process) | diff / lint | the comparison alone (analyses made) |"
+    );
+    println!("|---|---|---|---|---|---|");
+    for (k, (label, _)) in news.iter().enumerate() {
+        let diff = median(std::mem::take(&mut diffs[k]));
+        println!(
+            "| {label} | {} | {} | {} | {:.2}x | {} |",
+            found[k],
+            ms(lint),
+            ms(diff),
+            ratio(diff, lint),
+            ms(median(std::mem::take(&mut alone[k])))
+        );
+    }
+    if !phaselint.exists() {
+        eprintln!(
+            "phaselint-bench: diff: {} not found, whole processes left out",
+            phaselint.display()
+        );
+        return Ok(());
+    }
+    let dir = std::env::temp_dir().join(format!("phaselint-bench-diff-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).map_err(|e| format!("{}: {e}", dir.display()))?;
+    let old_path = dir.join("old.contract.yaml");
+    write(&old_path, &old)?;
+    println!();
+    println!(
+        "| NEW | `phaselint lint OLD` (median) | `phaselint diff OLD NEW` (median) | diff / lint (median of pairs) | exit codes (lint; diff) |"
+    );
+    println!("|---|---|---|---|---|");
+    for (k, (label, new)) in news.iter().enumerate() {
+        let new_path = dir.join(format!("new{k}.contract.yaml"));
+        write(&new_path, new)?;
+        let (old_str, new_str) = (path_str(&old_path)?, path_str(&new_path)?);
+        let lint_args = ["lint", "--format", "concise", old_str];
+        let diff_args = ["diff", "--format", "concise", old_str, new_str];
+        let (diff, lint, pair_ratio) =
+            spawn_interleaved((&phaselint, &diff_args), (&phaselint, &lint_args), runs)?;
+        println!(
+            "| {label} | {} | {} | {pair_ratio:.2}x | {}; {} |",
+            ms(lint.median),
+            ms(diff.median),
+            statuses(&lint.statuses),
+            statuses(&diff.statuses)
+        );
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+    println!("\n*Load average at end: {}.*", load_average());
     Ok(())
 }
 

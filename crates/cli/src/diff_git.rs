@@ -13,7 +13,7 @@ use phaselint_lint::config::Settings;
 use phaselint_lint::diagnostic::Diagnostic;
 use phaselint_lint::diff::{DiffError, DiffMode};
 use phaselint_lint::input::{self, Bound};
-use phaselint_lint::{Analysis, DocumentKind, analyze_bytes};
+use phaselint_lint::{Analysis, analyze_contract_for_resume};
 use phaselint_render::Linted;
 use phaselint_render::terminal::inline;
 
@@ -451,7 +451,7 @@ fn linted(path: &Path, mut analysis: Analysis, findings: Vec<Diagnostic>) -> Lin
 /// Read as the resume check reads a contract: default settings, so no
 /// configured level hides an E-code from the verdict.
 fn analyze(bytes: &[u8]) -> Analysis {
-    analyze_bytes(bytes, DocumentKind::Contract, &Settings::default())
+    analyze_contract_for_resume(bytes, &Settings::default())
 }
 
 /// The bytes of `path`, or of standard input for `-`, within the contract

@@ -9,7 +9,7 @@
 // A fuzz harness states its invariants with assertions.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-pub mod diff_modes;
+pub mod diff;
 pub mod diff_render;
 pub mod fixes;
 pub mod handoff_tables;
@@ -39,7 +39,7 @@ pub const TARGETS: &[(&str, Check)] = &[
     ("handoff_tables", handoff_tables::handoff_tables),
     ("fixes", fixes::fixes),
     ("otlp_export", otlp_export::otlp_export),
-    ("diff_modes", diff_modes::diff_modes),
+    ("diff", diff::diff),
     ("diff_render", diff_render::diff_render),
 ];
 

@@ -12,11 +12,9 @@ use std::collections::BTreeSet;
 use std::path::Path;
 use std::sync::Arc;
 
-use serde_json::Value;
-
 use crate::Analysis;
 use crate::diagnostic::{Diagnostic, OtherFile, Related};
-use crate::model::{EnumValue, Phase};
+use crate::model::{EnumValue, Phase, Spanned};
 use crate::resume::{ResumeError, Target, contract_errors};
 use crate::rules::Rule;
 use crate::syntax::Span;
@@ -29,8 +27,9 @@ pub use mode::{DiffMode, VOIDS_APPROVALS, contract_deleted, diff_in_mode};
 /// their levels, selection, pages and SARIF metadata are every rule's.
 pub use crate::rules::diff::{
     D601_CHECKPOINT_REMOVED, D602_CHECKPOINT_PHASE_CHANGED, D603_RESUME_TARGETS_CHANGED,
-    D606_RESUMED_PHASE_RAISED, D611_TARGET_DIGEST_CHANGED, D612_STALENESS_TIGHTENED,
-    D613_APPROVAL_STRENGTHENED, D614_PIPELINE_ID_CHANGED, D621_PHASE_ADDED,
+    D604_NEW_BLOCKING_ENTRY_REQUIREMENT, D605_FIELD_TYPE_CHANGED, D606_RESUMED_PHASE_RAISED,
+    D611_TARGET_DIGEST_CHANGED, D612_STALENESS_TIGHTENED, D613_APPROVAL_STRENGTHENED,
+    D614_PIPELINE_ID_CHANGED, D621_PHASE_ADDED, D622_LIMITS_LOOSENED,
 };
 
 /// A D-code's finding at its default level: `CODE.at(span, message)`.
@@ -50,6 +49,31 @@ pub fn codes() -> impl Iterator<Item = &'static Rule> {
         .iter()
         .copied()
         .filter(|r| r.family == crate::rules::Family::Diff)
+}
+
+/// OLD's side of a comparison: its analysis, and its text as another
+/// file, so that OLD's locations are related locations in OLD's own file.
+struct Old<'a> {
+    analysis: &'a Analysis,
+    file: Arc<OtherFile>,
+}
+
+impl Old<'_> {
+    /// A related location at `span` of OLD's text.
+    fn note(&self, span: Span, message: impl Into<String>) -> Related {
+        Related {
+            span,
+            message: message.into(),
+            file: Some(Arc::clone(&self.file)),
+        }
+    }
+}
+
+impl std::ops::Deref for Old<'_> {
+    type Target = Analysis;
+    fn deref(&self) -> &Analysis {
+        self.analysis
+    }
 }
 
 /// Why no diff could be made. Like the resume check, diff gives no
@@ -75,10 +99,14 @@ pub fn diff(old: &Analysis, new: &Analysis) -> Result<Vec<Diagnostic>, DiffError
 /// As `diff`, with OLD's related locations in the file shown as
 /// `old_path` (`-` for standard input).
 pub fn diff_from(
-    old: &Analysis,
+    old_analysis: &Analysis,
     old_path: &Path,
     new: &Analysis,
 ) -> Result<Vec<Diagnostic>, DiffError> {
+    let old = &Old {
+        analysis: old_analysis,
+        file: Arc::new(OtherFile::new(old_path, &old_analysis.source)),
+    };
     refuse_errors(old, "OLD")?;
     refuse_errors(new, "NEW")?;
     let (Some(old_contract), Some(new_contract)) =
@@ -88,8 +116,6 @@ pub fn diff_from(
         return Err(DiffError::NotAContract { side });
     };
     let mut out = Vec::new();
-    // OLD's locations are related notes in OLD's own file.
-    let old_file = Arc::new(OtherFile::new(old_path, &old.source));
     // Where a finding about something NEW no longer has points: its
     // checkpoints, or the top of the file.
     let new_anchor = new_contract
@@ -115,38 +141,49 @@ pub fn diff_from(
             )
             .with_help("keep the pipeline_id, or approve every paused run again under NEW");
         if let Some(p) = old_pipeline {
-            d = d.with_related_in(
-                &old_file,
+            d = d.with_related_location(old.note(
                 p.span,
                 format!("pipeline_id `{}` was declared here", p.value),
-            );
+            ));
         }
         out.push(d);
     }
 
+    let mut kept: Vec<Kept<'_>> = Vec::new();
     let new_ids: BTreeSet<&str> = ids(new).collect();
+    // NEW's first checkpoint entry of each id, for locating findings.
+    let mut new_specs: std::collections::HashMap<&str, &crate::model::CheckpointSpec> =
+        Default::default();
+    for spec in &new_contract.checkpoints {
+        if let Some(id) = spec.checkpoint_id.as_ref() {
+            new_specs.entry(id.value.as_str()).or_insert(spec);
+        }
+    }
     let old_ids: BTreeSet<&str> = ids(old).collect();
+    // Every checkpoint of each side, found once (`Target::find` each).
+    let mut old_targets = Target::find_all(old).unwrap_or_default();
+    let mut new_targets = Target::find_all(new).unwrap_or_default();
+    let renamed = renames(&old_targets, &new_targets, &old_ids, &new_ids);
     for old_spec in &old_contract.checkpoints {
         let Some(id) = old_spec.checkpoint_id.as_ref() else {
             continue;
         };
         // A checkpoint OLD's resume check refuses holds no resumable run.
-        let Ok(old_target) = Target::find(old, &id.value) else {
+        let Some(Ok(old_target)) = old_targets.remove(id.value.as_str()) else {
             continue;
         };
-        let old_here = Related {
-            span: id.span,
-            message: format!("checkpoint `{}` was declared here", id.value),
-            file: Some(Arc::clone(&old_file)),
-        };
+        let old_here = old.note(
+            id.span,
+            format!("checkpoint `{}` was declared here", id.value),
+        );
         if !new_ids.contains(id.value.as_str()) {
-            let renamed_to = new_ids
-                .iter()
-                .filter(|n| !old_ids.contains(**n))
-                .find(|n| same_apart_from_id(old, &old_target, new, n));
+            let renamed_to = renamed.get(id.value.as_str());
             let (span, message, help) = match renamed_to {
                 Some(new_id) => (
-                    id_span(new, new_id).unwrap_or(new_anchor),
+                    new_specs
+                        .get(*new_id)
+                        .and_then(|s| s.checkpoint_id.as_ref())
+                        .map_or(new_anchor, |i| i.span),
                     format!(
                         "checkpoint `{new_id}` is renamed from `{}`: runs paused at `{}` cannot resume (resume-check: unknown checkpoint, exit 3)",
                         id.value, id.value
@@ -176,44 +213,59 @@ pub fn diff_from(
             );
             continue;
         }
-        let new_target = match Target::find(new, &id.value) {
-            Ok(t) => t,
-            Err(error) => {
-                out.push(unresumable(new, &old_target, &error, new_anchor, old_here));
+        let new_target = match new_targets.remove(id.value.as_str()) {
+            Some(Ok(t)) => t,
+            None => continue,
+            Some(Err(error)) => {
+                let new_spec = new_specs.get(id.value.as_str()).copied();
+                out.push(unresumable(
+                    new,
+                    new_spec,
+                    &old_target,
+                    &error,
+                    new_anchor,
+                    old_here,
+                ));
                 continue;
             }
         };
+        let span = new_target
+            .spec
+            .checkpoint_id
+            .as_ref()
+            .map_or(new_target.spec.span, |i| i.span);
         compare_checkpoint(
             old,
-            &old_file,
             &old_target,
             new,
             &new_target,
+            span,
             &old_here,
             &mut out,
         );
+        kept.push(Kept {
+            old: old_target,
+            new: new_target,
+            old_here,
+        });
     }
-    added_phases(old, new, &mut out);
+    entry_requirements(old, &kept, &mut out);
+    added_phases(new, &kept, &mut out);
     out.sort_by_key(|d| (d.span.start, d.code));
     Ok(out)
 }
 
 /// The findings about one checkpoint both contracts declare and can check.
 fn compare_checkpoint(
-    old: &Analysis,
-    old_file: &Arc<OtherFile>,
+    old: &Old<'_>,
     old_target: &Target<'_>,
     new: &Analysis,
     new_target: &Target<'_>,
+    id_span: Span,
     old_here: &Related,
     out: &mut Vec<Diagnostic>,
 ) {
     let id = &new_target.checkpoint_id;
-    let id_span = new_target
-        .spec
-        .checkpoint_id
-        .as_ref()
-        .map_or(new_target.spec.span, |i| i.span);
     let old_phase = &old_target.phase.name;
     let new_phase = &new_target.phase.name;
     let phase_span = new_target.spec.phase.as_ref().map_or(id_span, |p| p.span);
@@ -281,15 +333,16 @@ fn compare_checkpoint(
         );
     }
 
+    let old_by_name: std::collections::HashMap<&str, &Phase> = old_target
+        .successor_phases()
+        .into_iter()
+        .map(|p| (p.name.as_str(), p))
+        .collect();
     for new_next_phase in new_target.successor_phases() {
-        let Some(old_next_phase) = old_target
-            .successor_phases()
-            .into_iter()
-            .find(|p| p.name == new_next_phase.name)
-        else {
+        let Some(old_next_phase) = old_by_name.get(new_next_phase.name.as_str()).copied() else {
             continue;
         };
-        raised(old_file, old_next_phase, new_next_phase, id, out);
+        raised(old, old_next_phase, new_next_phase, id, out);
     }
 
     if old_target.digest != new_target.digest {
@@ -308,15 +361,16 @@ fn compare_checkpoint(
         );
     }
 
-    staleness(old_file, old_target, new_target, out);
+    staleness(old, old_target, new_target, out);
     approval(old_target, new_target, id_span, old_here, out);
 }
 
 /// D612: a staleness check of the checkpoint is stricter under NEW: a
 /// shorter `max_age_seconds`, `on_stale` escalated, `recovery: fail`
-/// newly set, or a field checked that OLD did not check.
+/// newly set, or a field checked that OLD did not check. D622: the
+/// opposites, and entry no longer re-checked.
 fn staleness(
-    old: &Arc<OtherFile>,
+    old: &Old<'_>,
     old_target: &Target<'_>,
     new_target: &Target<'_>,
     out: &mut Vec<Diagnostic>,
@@ -324,15 +378,26 @@ fn staleness(
     let id = &new_target.checkpoint_id;
     let help = "deploy the stricter check once runs paused under OLD have resumed, or expect their recovery to run";
     let old_checks = &old_target.spec.on_resume.staleness_checks;
+    // Each side's first check of each field, by name.
+    fn by_field(
+        checks: &[crate::model::StalenessCheck],
+    ) -> std::collections::HashMap<&str, &crate::model::StalenessCheck> {
+        let mut map = std::collections::HashMap::new();
+        for check in checks {
+            if let Some(field) = &check.field {
+                map.entry(field.value.as_str()).or_insert(check);
+            }
+        }
+        map
+    }
+    let old_by_field = by_field(old_checks);
+    let new_by_field = by_field(&new_target.spec.on_resume.staleness_checks);
     for new_check in &new_target.spec.on_resume.staleness_checks {
         let Some(field) = &new_check.field else {
             continue;
         };
         let name = field.value.as_str();
-        let Some(old_check) = old_checks
-            .iter()
-            .find(|c| c.field.as_ref().is_some_and(|f| f.value == field.value))
-        else {
+        let Some(old_check) = old_by_field.get(name).copied() else {
             out.push(
                 D612_STALENESS_TIGHTENED
                     .at(
@@ -342,36 +407,53 @@ fn staleness(
                         ),
                     )
                     .with_help(help)
-                    .with_related_in(
-                        old,
+                    .with_related_location(old.note(
                         old_target.spec.span,
                         format!("checkpoint `{id}` had no check of `{name}`"),
-                    ),
+                    )),
             );
             continue;
         };
-        let was = |span: Span, what: String| Related {
-            span,
-            message: what,
-            file: Some(Arc::clone(old)),
-        };
-        if let (Some(old_age), Some(new_age)) =
-            (&old_check.max_age_seconds, &new_check.max_age_seconds)
-            && new_age.value < old_age.value
-        {
+        let was = |span: Span, what: String| old.note(span, what);
+        // As the resume check reads it: no max_age_seconds is 0, always
+        // stale on resume.
+        let age =
+            |c: &crate::model::StalenessCheck| c.max_age_seconds.as_ref().map_or(0, |m| m.value);
+        let (old_age, new_age) = (age(old_check), age(new_check));
+        let new_age_span = new_check
+            .max_age_seconds
+            .as_ref()
+            .map_or(field.span, |m| m.span);
+        let old_age_was = was(
+            old_check
+                .max_age_seconds
+                .as_ref()
+                .map_or(old_check.span, |m| m.span),
+            match &old_check.max_age_seconds {
+                Some(m) => format!("max_age_seconds was {}", m.value),
+                None => "no max_age_seconds (0: always stale)".to_string(),
+            },
+        );
+        if new_age < old_age {
             out.push(
                 D612_STALENESS_TIGHTENED
                     .at(
-                        new_age.span,
+                        new_age_span,
                         format!(
-                            "checkpoint `{id}`: max_age_seconds for `{name}` shortened from {} to {}: runs paused longer than {} s ago now find it stale",
-                            old_age.value, new_age.value, new_age.value
+                            "checkpoint `{id}`: max_age_seconds for `{name}` shortened from {old_age} to {new_age}: runs paused longer than {new_age} s ago now find it stale"
                         ),
                     )
                     .with_help(help)
-                    .with_related_location(was(old_age.span, format!("max_age_seconds was {}", old_age.value)),
-                    ),
+                    .with_related_location(old_age_was),
             );
+        } else if new_age > old_age {
+            out.push(loosened(
+                new_age_span,
+                format!(
+                    "checkpoint `{id}`: max_age_seconds for `{name}` lengthened from {old_age} to {new_age}"
+                ),
+                old_age_was,
+            ));
         }
         // Declared order: blocking < warning < advisory, so "escalated"
         // is a smaller value.
@@ -398,6 +480,24 @@ fn staleness(
                     )),
             );
         }
+        if new_stale > old_stale {
+            let span = new_check.on_stale.as_ref().map_or(field.span, |s| s.span);
+            out.push(loosened(
+                span,
+                format!(
+                    "checkpoint `{id}`: on_stale for `{name}` relaxed from `{}` to `{}`",
+                    old_stale.as_str(),
+                    new_stale.as_str()
+                ),
+                was(
+                    old_check
+                        .on_stale
+                        .as_ref()
+                        .map_or(old_check.span, |s| s.span),
+                    format!("on_stale was `{}`", old_stale.as_str()),
+                ),
+            ));
+        }
         let is_fail = |c: &crate::model::StalenessCheck| {
             c.recovery
                 .as_ref()
@@ -417,11 +517,78 @@ fn staleness(
                     .with_related_location(was(
                             old_check.recovery.as_ref().map_or(old_check.span, |r| r.span),
                             "recovery was not `fail`".to_string(),
-                        ),
-                    ),
+                        )),
             );
         }
+        if is_fail(old_check) && !is_fail(new_check) {
+            let span = new_check.recovery.as_ref().map_or(field.span, |r| r.span);
+            out.push(loosened(
+                span,
+                format!("checkpoint `{id}`: recovery for `{name}` is no longer `fail`"),
+                was(
+                    old_check
+                        .recovery
+                        .as_ref()
+                        .map_or(old_check.span, |r| r.span),
+                    "recovery was `fail`".to_string(),
+                ),
+            ));
+        }
     }
+    let anchor = new_target
+        .spec
+        .checkpoint_id
+        .as_ref()
+        .map_or(new_target.spec.span, |i| i.span);
+    for old_check in old_checks {
+        let Some(field) = &old_check.field else {
+            continue;
+        };
+        if !new_by_field.contains_key(field.value.as_str()) {
+            out.push(loosened(
+                anchor,
+                format!(
+                    "checkpoint `{id}` no longer checks `{}` for staleness",
+                    field.value
+                ),
+                old.note(
+                    field.span,
+                    format!("the check of `{}` was here", field.value),
+                ),
+            ));
+        }
+    }
+    let (old_entry, new_entry) = (
+        old_target.spec.on_resume.revalidate_entry(),
+        new_target.spec.on_resume.revalidate_entry(),
+    );
+    if old_entry && !new_entry {
+        let span = new_target
+            .spec
+            .on_resume
+            .revalidate_entry
+            .as_ref()
+            .map_or(anchor, |r| r.span);
+        out.push(loosened(
+            span,
+            format!(
+                "checkpoint `{id}` no longer re-checks the entry requirements of the phases it resumes into (revalidate_entry: false)"
+            ),
+            old.note(
+                old_target.spec.span,
+                format!("checkpoint `{id}` re-checked them"),
+            ),
+        ));
+    }
+}
+
+/// D622: one limit of the resume check loosened: nothing breaks for a
+/// paused run, and the change is worth a reviewer's look.
+fn loosened(span: Span, message: String, was: Related) -> Diagnostic {
+    D622_LIMITS_LOOSENED
+        .at(span, message)
+        .with_help("nothing to do for paused runs; make sure the looser check is intended")
+        .with_related_location(was)
 }
 
 /// How much an approval policy asks, for comparing two: none, then
@@ -452,7 +619,7 @@ fn approval(
     let new_policy =
         crate::resume::required_policy(&new_target.spec.on_resume, &new_target.irreversible_next());
     let (was, now) = (policy_strength(old_policy), policy_strength(new_policy));
-    if old_policy == new_policy || now < was {
+    if old_policy == new_policy {
         return;
     }
     let shown = |p: Option<crate::model::ApprovalPolicy>| {
@@ -467,6 +634,18 @@ fn approval(
         .approval_policy
         .as_ref()
         .map_or(id_span, |p| p.span);
+    if now < was {
+        out.push(loosened(
+            span,
+            format!(
+                "checkpoint `{id}` asks for {} under NEW where OLD asked for {}",
+                shown(new_policy),
+                shown(old_policy)
+            ),
+            old_here.clone(),
+        ));
+        return;
+    }
     out.push(
         D613_APPROVAL_STRENGTHENED
             .at(
@@ -484,48 +663,220 @@ fn approval(
     );
 }
 
-/// D621: phases NEW adds that no checkpoint both contracts declare
-/// resumes into directly (those are D603's). Paused runs may reach them
-/// further on; whether one sits after every checkpoint (the issue's
-/// wording) needs reachability from the checkpoints' phases: not yet.
-fn added_phases(old: &Analysis, new: &Analysis, out: &mut Vec<Diagnostic>) {
-    let (Some(old_contract), Some(new_contract)) =
-        (old.contract.as_deref(), new.contract.as_deref())
-    else {
+/// Every checkpoint of one side by id, as `Target::find` finds it.
+type Targets<'a> = std::collections::HashMap<String, Result<Target<'a>, ResumeError>>;
+
+/// A checkpoint both contracts declare and both resume checks accept: the
+/// runs paused there under OLD are the ones NEW meets.
+struct Kept<'a> {
+    old: Target<'a>,
+    new: Target<'a>,
+    old_here: Related,
+}
+
+/// D621: phases NEW adds downstream of a kept checkpoint's phase, other
+/// than those it resumes into directly (D603 reports those): a run paused
+/// there runs them later. A phase added upstream of every checkpoint, or
+/// reached from none, is met by no paused run and not reported. One
+/// search from every checkpoint's phase at once, so each phase is visited
+/// once; a phase is credited to the first checkpoint (in OLD's order)
+/// whose search reaches it.
+fn added_phases(new: &Analysis, kept: &[Kept<'_>], out: &mut Vec<Diagnostic>) {
+    let (Some(new_contract), Some(graph)) = (new.contract.as_deref(), new.graph.as_ref()) else {
         return;
     };
-    let mut resumed_into = BTreeSet::new();
-    for id in ids(new).filter(|id| {
-        old_contract
-            .checkpoints
-            .iter()
-            .any(|c| c.checkpoint_id.as_ref().is_some_and(|i| i.value == *id))
-    }) {
-        if let Ok(target) = Target::find(new, id) {
-            resumed_into.extend(target.successors.iter().copied());
+    let old_contract = kept.first().map(|k| k.old.contract);
+    let is_added = |phase: &Phase| old_contract.is_some_and(|c| c.phase(&phase.name).is_none());
+    let mut resumed_into = vec![false; new_contract.phases.len()];
+    let mut reached_from: Vec<Option<usize>> = vec![None; new_contract.phases.len()];
+    let mut queue = std::collections::VecDeque::new();
+    for (k, pair) in kept.iter().enumerate() {
+        for &next in &pair.new.successors {
+            if let Some(slot) = resumed_into.get_mut(next) {
+                *slot = true;
+            }
+        }
+        queue.push_back((pair.new.phase_index, k));
+    }
+    while let Some((phase, k)) = queue.pop_front() {
+        for next in graph.successors(phase) {
+            if let Some(slot @ None) = reached_from.get_mut(next) {
+                *slot = Some(k);
+                queue.push_back((next, k));
+            }
         }
     }
     for (index, phase) in new_contract.phases.iter().enumerate() {
-        if old_contract.phase(&phase.name).is_some() || resumed_into.contains(&index) {
+        let Some(Some(k)) = reached_from.get(index) else {
+            continue;
+        };
+        if !is_added(phase) || resumed_into.get(index).copied().unwrap_or(false) {
             continue;
         }
+        let id = &kept[*k].new.checkpoint_id;
         out.push(
             D621_PHASE_ADDED
                 .at(
                     phase.name_span,
                     format!(
-                        "phase `{}` is added; no checkpoint of OLD resumes into it directly",
+                        "phase `{}` is added after checkpoint `{id}`: runs paused there under OLD will run it later",
                         phase.name
                     ),
                 )
-                .with_help("nothing to do for paused runs unless its entry needs what they do not hold (see D604)"),
+                .with_help("nothing to do unless those runs should not run it: its entry is checked when they reach it, not when they resume"),
         );
     }
 }
 
-/// D606: a phase resumed into does more under NEW than under OLD.
+/// The blocking entry fields of NEW's phases resumed into from one kept
+/// checkpoint, with whether NEW's resume check reads them at all.
+fn blocking_entry<'a>(target: &Target<'a>) -> Vec<(&'a Phase, &'a crate::model::Field)> {
+    if !target.spec.on_resume.revalidate_entry() {
+        return Vec::new();
+    }
+    target
+        .successor_phases()
+        .into_iter()
+        .flat_map(|p| p.entry_required().iter().map(move |f| (p, f)))
+        .filter(|(_, f)| f.severity() == crate::model::FieldSeverity::Blocking)
+        .collect()
+}
+
+/// The fields OLD's resume check made sure a context holds before it let
+/// a run resume from the checkpoint: the blocking entry fields of the
+/// phases it resumes into, when it re-checks entry at all.
+fn checked_by_old<'a>(old_target: &Target<'a>) -> Vec<&'a crate::model::Field> {
+    blocking_entry(old_target)
+        .into_iter()
+        .map(|(_, f)| f)
+        .collect()
+}
+
+/// D604 and D605: what NEW's resume check asks of the context of a run
+/// paused at a kept checkpoint, against what such a run holds under OLD.
+/// It holds a field OLD's resume check made sure of (`checked_by_old`), or
+/// one present on every path once the checkpoint's phase has finished
+/// under OLD (`PhaseGraph::held_after`: pipeline inputs, entry fields,
+/// `exit.required` upstream, through the edges' `preserves`/`drops`).
+/// Only blocking fields count: a warning field's default applies and an
+/// advisory field is only listed, so neither refuses a run.
+fn entry_requirements(old: &Old<'_>, kept: &[Kept<'_>], out: &mut Vec<Diagnostic>) {
+    let Some(old_graph) = old.graph.as_ref() else {
+        return;
+    };
+    // First every question to OLD's graph, answered by one solve.
+    let mut asked: Vec<(usize, &crate::field_path::FieldPath)> = Vec::new();
+    let mut fields = Vec::new();
+    for (k, pair) in kept.iter().enumerate() {
+        let mut checked: std::collections::HashMap<&str, Vec<&crate::model::Field>> =
+            Default::default();
+        for f in checked_by_old(&pair.old) {
+            checked.entry(f.name.value.as_str()).or_default().push(f);
+        }
+        for (phase, field) in blocking_entry(&pair.new) {
+            let name = &field.name.value;
+            let by_check: Vec<&crate::model::Field> =
+                checked.get(name.as_str()).cloned().unwrap_or_default();
+            let question = by_check.is_empty().then(|| {
+                asked.push((pair.old.phase_index, name));
+                asked.len() - 1
+            });
+            fields.push((k, phase, field, by_check, question));
+        }
+    }
+    let held = old_graph.held_after(&asked);
+    // The types OLD's phases declare on their exit fields, by name: read
+    // once, only when a type is to be compared.
+    let old_exit_types = std::cell::OnceCell::new();
+    let exit_types = || {
+        old_exit_types.get_or_init(|| {
+            let mut types: std::collections::HashMap<
+                &str,
+                Vec<&Spanned<compact_str::CompactString>>,
+            > = Default::default();
+            for field in kept
+                .first()
+                .into_iter()
+                .flat_map(|k| &k.old.contract.phases)
+                .flat_map(|p| p.exit_fields())
+            {
+                if let Some(t) = field.field_type() {
+                    types.entry(field.name.value.as_str()).or_default().push(t);
+                }
+            }
+            types
+        })
+    };
+    for (k, phase, field, by_check, question) in fields {
+        let pair = &kept[k];
+        let id = &pair.new.checkpoint_id;
+        let name = field.name.value.as_str();
+        let held_upstream = question.is_some_and(|q| held.get(q).copied().unwrap_or(false));
+        if by_check.is_empty() && !held_upstream {
+            out.push(
+                D604_NEW_BLOCKING_ENTRY_REQUIREMENT
+                    .at(
+                        field.name.span,
+                        format!(
+                            "phase `{}`, resumed into from checkpoint `{id}`, requires `{name}` on entry (blocking), which OLD neither checked on resume nor produced on every path up to `{}`: runs paused there may not hold it and are blocked",
+                            phase.name, pair.old.phase.name
+                        ),
+                    )
+                    .with_help(format!(
+                        "make `{name}` a warning field with a default (or advisory) until no run is paused at `{id}`, or produce it in a phase after the checkpoint"
+                    ))
+                    .with_related_location(pair.old_here.clone()),
+            );
+            continue;
+        }
+        let Some(new_type) = field.field_type() else {
+            continue;
+        };
+        let Some(new_kind) = crate::resume::TypeKind::of(&new_type.value) else {
+            continue;
+        };
+        // What OLD says of the value a paused run holds: the types its
+        // resume check enforced, else the types its producers declare.
+        let enforced: Vec<&Spanned<compact_str::CompactString>> =
+            by_check.iter().filter_map(|f| f.field_type()).collect();
+        let declared: Vec<&Spanned<compact_str::CompactString>> = if enforced.is_empty() {
+            exit_types().get(name).cloned().unwrap_or_default()
+        } else {
+            enforced
+        };
+        let kinds: Vec<crate::resume::TypeKind> = declared
+            .iter()
+            .filter_map(|t| crate::resume::TypeKind::of(&t.value))
+            .collect();
+        // Only a type OLD declared and NEW's check refuses every value of.
+        if kinds.is_empty() || kinds.iter().any(|&kind| new_kind.admits_every(kind)) {
+            continue;
+        }
+        let Some(old_type) = declared.first() else {
+            continue;
+        };
+        out.push(
+            D605_FIELD_TYPE_CHANGED
+                .at(
+                    new_type.span,
+                    format!(
+                        "field `{name}`, checked on entry to `{}` when resuming from checkpoint `{id}`, changed type from `{}` to `{}`: runs paused there hold a `{}` value, which NEW's resume check refuses",
+                        phase.name, old_type.value, new_type.value, old_type.value
+                    ),
+                )
+                .with_help(format!(
+                    "keep the type `{}` until no run is paused at `{id}`, or add the new type as a new field beside it",
+                    old_type.value
+                ))
+.with_related_location(old.note(old_type.span, format!("`{name}` was declared `{}` here", old_type.value))),
+        );
+    }
+}
+
+/// D606: a phase resumed into does more under NEW than under OLD; D622:
+/// less (the user dropped `side_effects: irreversible` unnoticed).
 fn raised(
-    old: &Arc<OtherFile>,
+    old: &Old<'_>,
     old_phase: &Phase,
     new_phase: &Phase,
     id: &str,
@@ -538,12 +889,12 @@ fn raised(
         let at = new_phase.side_effects().map_or(span, |s| s.span);
         let was = old_phase.side_effects().map_or_else(
             || {
-                (
+                old.note(
                     old_phase.name_span,
                     format!("phase `{name}` wrote no side_effects (`none`)"),
                 )
             },
-            |s| (s.span, format!("side_effects was `{}`", s.value.as_str())),
+            |s| old.note(s.span, format!("side_effects was `{}`", s.value.as_str())),
         );
         out.push(
             D606_RESUMED_PHASE_RAISED
@@ -558,20 +909,44 @@ fn raised(
                 .with_help(format!(
                     "give the raised phase a new name (and route to it behind a new checkpoint), or resume runs paused at `{id}` before deploying"
                 ))
-                .with_related_in(old, was.0, was.1),
+                .with_related_location(was),
         );
     }
+    if new_effects < old_effects {
+        let at = new_phase.side_effects().map_or(span, |s| s.span);
+        out.push(loosened(
+            at,
+            format!(
+                "phase `{name}`, resumed into from checkpoint `{id}`, lowered side_effects from `{}` to `{}`",
+                old_effects.as_str(),
+                new_effects.as_str()
+            ),
+            old.note(old_phase.side_effects().map_or(old_phase.name_span, |s| s.span), format!("side_effects was `{}`", old_effects.as_str())),
+        ));
+    }
     let (old_risk, new_risk) = (old_phase.risk(), new_phase.risk());
+    if new_risk < old_risk {
+        let at = new_phase.risk_class().map_or(span, |s| s.span);
+        out.push(loosened(
+            at,
+            format!(
+                "phase `{name}`, resumed into from checkpoint `{id}`, lowered risk_class from `{}` to `{}`",
+                old_risk.as_str(),
+                new_risk.as_str()
+            ),
+            old.note(old_phase.risk_class().map_or(old_phase.name_span, |s| s.span), format!("risk_class was `{}`", old_risk.as_str())),
+        ));
+    }
     if new_risk > old_risk {
         let at = new_phase.risk_class().map_or(span, |s| s.span);
         let was = old_phase.risk_class().map_or_else(
             || {
-                (
+                old.note(
                     old_phase.name_span,
                     format!("phase `{name}` wrote no risk_class (`low`)"),
                 )
             },
-            |s| (s.span, format!("risk_class was `{}`", s.value.as_str())),
+            |s| old.note(s.span, format!("risk_class was `{}`", s.value.as_str())),
         );
         out.push(
             D606_RESUMED_PHASE_RAISED
@@ -586,7 +961,7 @@ fn raised(
                 .with_help(format!(
                     "give the raised phase a new name (and route to it behind a new checkpoint), or resume runs paused at `{id}` before deploying"
                 ))
-                .with_related_in(old, was.0, was.1),
+                .with_related_location(was),
         );
     }
 }
@@ -595,19 +970,13 @@ fn raised(
 /// it: its phase is gone (D602) or it cannot be checked at all (D601).
 fn unresumable(
     new: &Analysis,
+    new_spec: Option<&crate::model::CheckpointSpec>,
     old_target: &Target<'_>,
     error: &ResumeError,
     anchor: Span,
     old_here: Related,
 ) -> Diagnostic {
     let id = &old_target.checkpoint_id;
-    let new_spec = new.contract.as_deref().and_then(|c| {
-        c.checkpoints.iter().find(|s| {
-            s.checkpoint_id
-                .as_ref()
-                .is_some_and(|i| i.value == id.as_str())
-        })
-    });
     let span = new_spec.map_or(anchor, |s| s.phase.as_ref().map_or(s.span, |p| p.span));
     let old_phase = &old_target.phase.name;
     let phase_gone = new
@@ -658,47 +1027,36 @@ fn ids(analysis: &Analysis) -> impl Iterator<Item = &str> {
         .filter_map(|c| c.checkpoint_id.as_ref().map(|i| i.value.as_str()))
 }
 
-fn id_span(analysis: &Analysis, id: &str) -> Option<Span> {
-    analysis
-        .contract
-        .as_deref()?
-        .checkpoints
-        .iter()
-        .find_map(|c| {
-            c.checkpoint_id
-                .as_ref()
-                .filter(|i| i.value == id)
-                .map(|i| i.span)
-        })
-}
-
-/// Whether NEW's checkpoint `new_id` is OLD's target under another id: the
-/// same canonical entry (what the digest hashes) once the id is left out,
-/// on a phase written the same.
-fn same_apart_from_id(
-    old: &Analysis,
-    old_target: &Target<'_>,
-    new: &Analysis,
-    new_id: &str,
-) -> bool {
-    let Ok(new_target) = Target::find(new, new_id) else {
-        return false;
-    };
-    let without_id = |analysis: &Analysis, target: &Target<'_>| -> Option<Value> {
-        let text = target.canonical_form(analysis).ok()?;
-        let mut value: Value = serde_json::from_str(&text).ok()?;
-        let object = value.as_object_mut()?;
-        object
-            .get_mut("checkpoint")?
-            .as_object_mut()?
-            .remove("checkpoint_id");
-        object.remove("pipeline_id");
-        Some(value)
-    };
-    match (without_id(old, old_target), without_id(new, &new_target)) {
-        (Some(a), Some(b)) => a == b,
-        _ => false,
+/// OLD's checkpoints NEW no longer declares, matched to a checkpoint only
+/// NEW declares that is the same target under another id: the same
+/// canonical form (what the digest hashes) once the id and `pipeline_id`
+/// are left out, compared by its digest (`Target::shape_digest`, read with
+/// the target digest): one lookup per checkpoint, nothing parsed again.
+/// The first such NEW id in id order wins.
+fn renames<'a>(
+    old_targets: &Targets<'_>,
+    new_targets: &Targets<'_>,
+    old_ids: &BTreeSet<&str>,
+    new_ids: &BTreeSet<&'a str>,
+) -> std::collections::HashMap<String, &'a str> {
+    let mut by_shape: std::collections::HashMap<&str, &'a str> = Default::default();
+    for id in new_ids.iter().filter(|id| !old_ids.contains(*id)) {
+        if let Some(Ok(target)) = new_targets.get(*id) {
+            by_shape.entry(target.shape_digest.as_str()).or_insert(id);
+        }
     }
+    let mut found = std::collections::HashMap::new();
+    if by_shape.is_empty() {
+        return found;
+    }
+    for id in old_ids.iter().filter(|id| !new_ids.contains(*id)) {
+        if let Some(Ok(target)) = old_targets.get(*id)
+            && let Some(new_id) = by_shape.get(target.shape_digest.as_str())
+        {
+            found.insert((*id).to_string(), *new_id);
+        }
+    }
+    found
 }
 
 /// A phase's definition as written, without its position: equal texts

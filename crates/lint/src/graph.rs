@@ -391,6 +391,17 @@ impl PhaseGraph {
         (seen, false)
     }
 
+    /// Whether each `(phase, field)` of `queries` is in the context on
+    /// every path once `phase` has finished: what a run paused after
+    /// `phase` holds for sure (`phaselint diff`, D604). Counted as in
+    /// G303's availability: the pipeline inputs and an entry phase's
+    /// required entry fields are given, a phase adds its `exit.required`
+    /// and keeps its blocking entry fields, an edge lets through only its
+    /// `preserves` and never its `drops`. One solve answers every query.
+    pub fn held_after(&self, queries: &[(usize, &crate::field_path::FieldPath)]) -> Vec<bool> {
+        HeldAfter::solve(self, queries)
+    }
+
     /// Whether each entry-required field of `phase` is available when it
     /// starts. Aligned with the phase's `entry_required`.
     pub fn entry_presence(&self, phase: usize) -> &[Presence] {
@@ -760,6 +771,149 @@ impl FlowProblem for Availability<'_> {
     }
 }
 
+/// What is in the context on every path once a phase has finished
+/// (`PhaseGraph::held_after`): a forward problem with one "on every path"
+/// lane, whose facts are only the queried names.
+struct HeldAfter<'c> {
+    facts: FieldIndex<'c>,
+    /// Per phase, what it guarantees on exit (as `Availability`'s).
+    must_gen: Ragged<Range<u32>>,
+    /// Per entry phase, what the caller supplies for sure.
+    given: Ragged<Range<u32>>,
+    edge_filters: Vec<Option<EdgeFilter>>,
+    /// Per phase, the queries about it: (index in the answers, fact).
+    queries: HashMap<usize, Vec<(usize, Option<u32>)>>,
+    answers: Vec<bool>,
+}
+
+impl<'c> HeldAfter<'c> {
+    fn solve(
+        graph: &'c PhaseGraph,
+        queries: &[(usize, &'c crate::field_path::FieldPath)],
+    ) -> Vec<bool> {
+        let contract: &Contract = &graph.contract;
+        let phases = &contract.phases;
+        let facts = FieldIndex::new(queries.iter().map(|(_, name)| *name));
+        let names = |fields: &mut dyn Iterator<Item = &'c crate::model::Field>| {
+            let mut ids = Vec::new();
+            cover(&facts, fields.map(|f| &f.name.value), &mut ids);
+            ids
+        };
+        let mut must_gen = Ragged::with_rows(phases.len());
+        let mut given = Ragged::with_rows(phases.len());
+        let mut inputs = Vec::new();
+        cover(
+            &facts,
+            contract.pipeline_inputs.iter().map(|s| &s.value),
+            &mut inputs,
+        );
+        for (i, p) in phases.iter().enumerate() {
+            let blocking_entry = p
+                .entry_required()
+                .iter()
+                .filter(|f| f.severity() == FieldSeverity::Blocking);
+            must_gen.push_row(names(&mut p.exit_required().iter().chain(blocking_entry)));
+            if graph.is_entry(i) {
+                let mut must = names(&mut p.entry_required().iter());
+                must.extend(inputs.iter().cloned());
+                merge_ranges(&mut must);
+                given.push_row(must);
+            } else {
+                given.push_row([]);
+            }
+        }
+        let edge_filters = contract
+            .topology
+            .as_ref()
+            .map_or(&[][..], |t| t.edges.as_slice())
+            .iter()
+            .map(|edge| {
+                (edge.preserves.is_some() || !edge.drops.is_empty()).then(|| {
+                    EdgeFilter::of(
+                        &facts,
+                        edge.preserves
+                            .as_ref()
+                            .map(|kept| kept.iter().map(|k| &k.value)),
+                        edge.drops.iter().map(|d| &d.value),
+                    )
+                })
+            })
+            .collect();
+        let mut by_phase: HashMap<usize, Vec<(usize, Option<u32>)>> = HashMap::new();
+        for (index, (phase, name)) in queries.iter().enumerate() {
+            by_phase
+                .entry(*phase)
+                .or_default()
+                .push((index, facts.id(name.as_str())));
+        }
+        let mut problem = HeldAfter {
+            facts,
+            must_gen: must_gen.shrink(),
+            given: given.shrink(),
+            edge_filters,
+            queries: by_phase,
+            answers: vec![false; queries.len()],
+        };
+        dataflow::solve(graph, &mut problem);
+        problem.answers
+    }
+}
+
+impl FlowProblem for HeldAfter<'_> {
+    fn direction(&self) -> Direction {
+        Direction::Forward
+    }
+
+    fn lanes(&self) -> &'static [Meet] {
+        &[Meet::All]
+    }
+
+    fn facts(&self) -> usize {
+        self.facts.len()
+    }
+
+    fn adds(&self, _lane: usize, node: usize, visit: &mut dyn FnMut(Range<u32>)) {
+        self.must_gen.row(node).iter().cloned().for_each(visit);
+    }
+
+    fn boundary(&self, _lane: usize, node: usize, visit: &mut dyn FnMut(Range<u32>)) {
+        self.given.row(node).iter().cloned().for_each(visit);
+    }
+
+    fn restrict(
+        &self,
+        _lane: usize,
+        edge: EdgeOrigin,
+        window: &Window,
+        set: &mut FixedBitSet,
+        scratch: &mut FixedBitSet,
+    ) {
+        if let EdgeOrigin::Topology(i) = edge
+            && let Some(Some(filter)) = self.edge_filters.get(i)
+        {
+            filter.apply(window, set, scratch);
+        }
+    }
+
+    /// The answer is what holds on entry; what the phase itself adds
+    /// holds on its exit too.
+    fn answer(&mut self, node: usize, window: &Window, lanes: &[FixedBitSet]) {
+        let Some(queries) = self.queries.get(&node) else {
+            return;
+        };
+        for &(index, id) in queries {
+            let Some(id) = id.filter(|&id| window.contains(id)) else {
+                continue;
+            };
+            let on_entry = lanes[0].contains((id - window.start) as usize);
+            let added = self.must_gen.row(node).iter().any(|ids| ids.contains(&id));
+            if let Some(answer) = self.answers.get_mut(index) {
+                *answer = on_entry || added;
+            }
+        }
+    }
+}
+
 /// Which exit fields some later phase reads (G304): a backward problem
 /// whose one lane is "read on some path after here".
 struct Liveness {
@@ -1107,6 +1261,46 @@ graph_topology:
                 // Dropped on one branch, kept on the other.
                 Presence::Sometimes,
             ]
+        );
+    }
+
+    #[test]
+    fn held_after_a_phase_is_what_every_path_there_produces() {
+        let (_, graph) = graph_of(BRANCH);
+        let name = |n: &str| FieldPath::new(n);
+        let (context, confidence, domain, hint, tier, nothing) = (
+            name("context"),
+            name("confidence"),
+            name("domain"),
+            name("hint"),
+            name("tier"),
+            name("nothing"),
+        );
+        // After generate (3): context on both branches, confidence only on
+        // one, hint only optional, tier dropped on one branch; generate's
+        // blocking entry fields stay in the context all the same.
+        assert_eq!(
+            graph.held_after(&[
+                (3, &context),
+                (3, &confidence),
+                (3, &domain),
+                (3, &hint),
+                (3, &tier),
+                (3, &nothing),
+            ]),
+            [true, true, true, true, true, false]
+        );
+        // After simple (1): its own exit and what crosses the edge from
+        // classify, which drops `tier`.
+        assert_eq!(
+            graph.held_after(&[
+                (1, &context),
+                (1, &domain),
+                (1, &tier),
+                (1, &hint),
+                (2, &tier)
+            ]),
+            [true, true, false, false, true]
         );
     }
 

@@ -345,6 +345,27 @@ pub fn analyze_kind(source: &str, kind: DocumentKind, settings: &Settings) -> An
 
 /// Analyzes one document of `kind` whose text the caller hands over.
 pub fn analyze_document(source: String, kind: DocumentKind, settings: &Settings) -> Analysis {
+    analyze_document_with(source, kind, settings, false)
+}
+
+/// Analyzes a contract whose checkpoints will be resume-checked or
+/// compared (`phaselint diff`): the YAML tree is kept through the rules
+/// and the resume check's facts (target digests, entry defaults) read from
+/// it, instead of parsing the text a second time on first use. Costs the
+/// tree's memory while the rules run.
+pub fn analyze_contract_for_resume(bytes: &[u8], settings: &Settings) -> Analysis {
+    match std::str::from_utf8(bytes) {
+        Ok(text) => analyze_document_with(text.to_string(), DocumentKind::Contract, settings, true),
+        Err(_) => analyze_bytes(bytes, DocumentKind::Contract, settings),
+    }
+}
+
+fn analyze_document_with(
+    source: String,
+    kind: DocumentKind,
+    settings: &Settings,
+    read_resume_facts: bool,
+) -> Analysis {
     let line_index = LineIndex::new(&source);
     let mut analysis = Analysis {
         kind,
@@ -368,6 +389,7 @@ pub fn analyze_document(source: String, kind: DocumentKind, settings: &Settings)
     };
     let mut contract = None;
     let mut graph = None;
+    let mut resume_facts = None;
     match parsed {
         Err(SyntaxError::Yaml { message, offset }) => {
             findings.read_suppressions(&[]);
@@ -423,7 +445,12 @@ pub fn analyze_document(source: String, kind: DocumentKind, settings: &Settings)
                 let (built, within_budget) =
                     schema::build(root, source, settings.dialect, &mut findings);
                 analysis.is_context_contract = looks_like_context_contract(root);
-                drop(tree);
+                let kept_tree = if read_resume_facts {
+                    Some(tree)
+                } else {
+                    drop(tree);
+                    None
+                };
                 let built = Arc::new(built);
                 if !within_budget {
                     // E007 says so; the model is partial, and its graph
@@ -445,6 +472,13 @@ pub fn analyze_document(source: String, kind: DocumentKind, settings: &Settings)
                     drop(context);
                     graph = Some(phase_graph);
                 }
+                if let Some(tree) = kept_tree {
+                    resume_facts = Some(resume::ResumeFacts::from_tree(
+                        &built,
+                        graph.as_ref(),
+                        &tree,
+                    ));
+                }
                 contract = Some(built);
             }
         }
@@ -454,5 +488,8 @@ pub fn analyze_document(source: String, kind: DocumentKind, settings: &Settings)
     analysis.graph = graph;
     analysis.diagnostics = diagnostics;
     analysis.hidden_errors = hidden;
+    if let Some(facts) = resume_facts {
+        let _ = analysis.resume_facts.set(facts);
+    }
     analysis
 }

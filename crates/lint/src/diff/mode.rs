@@ -100,7 +100,7 @@ pub fn contract_deleted(old: &Analysis, what: &str) -> Result<Vec<Diagnostic>, D
         let Ok(target) = Target::find(old, id) else {
             continue;
         };
-        let Some(span) = super::id_span(old, id) else {
+        let Some(span) = target.spec.checkpoint_id.as_ref().map(|i| i.span) else {
             continue;
         };
         out.push(

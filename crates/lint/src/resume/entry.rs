@@ -40,18 +40,57 @@ pub struct FieldResult {
     pub default: Option<Value>,
 }
 
+/// A declared type the check knows: what values it lets through.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum TypeKind {
+    Text,
+    Integer,
+    Number,
+    Boolean,
+    List,
+    Mapping,
+    Any,
+}
+
+impl TypeKind {
+    /// The kind of a declared type (case-insensitive); `None` for a type
+    /// the check does not know, and so does not check.
+    pub(crate) fn of(declared: &str) -> Option<TypeKind> {
+        Some(match declared.trim().to_ascii_lowercase().as_str() {
+            "str" | "string" | "text" => TypeKind::Text,
+            "int" | "integer" => TypeKind::Integer,
+            "float" | "number" | "double" => TypeKind::Number,
+            "bool" | "boolean" => TypeKind::Boolean,
+            "list" | "array" | "sequence" => TypeKind::List,
+            "dict" | "object" | "mapping" | "map" => TypeKind::Mapping,
+            "any" => TypeKind::Any,
+            _ => return None,
+        })
+    }
+
+    fn matches(self, value: &Value) -> bool {
+        match self {
+            TypeKind::Text => value.is_string(),
+            TypeKind::Integer => value.is_i64() || value.is_u64(),
+            TypeKind::Number => value.is_number(),
+            TypeKind::Boolean => value.is_boolean(),
+            TypeKind::List => value.is_array(),
+            TypeKind::Mapping => value.is_object(),
+            TypeKind::Any => true,
+        }
+    }
+
+    /// Whether every value of kind `other` is of this kind too.
+    pub(crate) fn admits_every(self, other: TypeKind) -> bool {
+        self == other
+            || self == TypeKind::Any
+            || (self == TypeKind::Number && other == TypeKind::Integer)
+    }
+}
+
 /// Types the check knows (case-insensitive); others are not checked.
 fn type_matches(declared: &str, value: &Value) -> Option<bool> {
-    Some(match declared.trim().to_ascii_lowercase().as_str() {
-        "str" | "string" | "text" => value.is_string(),
-        "int" | "integer" => value.is_i64() || value.is_u64(),
-        "float" | "number" | "double" => value.is_number(),
-        "bool" | "boolean" => value.is_boolean(),
-        "list" | "array" | "sequence" => value.is_array(),
-        "dict" | "object" | "mapping" | "map" => value.is_object(),
-        "any" => true,
-        _ => return None,
-    })
+    TypeKind::of(declared).map(|kind| kind.matches(value))
 }
 
 /// How many context values the entry check of one resume may visit. A

@@ -42,6 +42,7 @@ pub use document::{
     DocumentError, DocumentFormat, MEMORY_PER_INPUT_BYTE, canonical_json, node_to_value,
     parse_document, parse_document_within,
 };
+pub(crate) use entry::TypeKind;
 pub use entry::{FieldResult, FieldStatus};
 pub use handoff::{
     HandoffInput, HandoffReport, MAX_MARKDOWN_ELEMENTS, MAX_TASKS, Problem as HandoffProblem,

@@ -44,6 +44,11 @@ pub struct Target<'a> {
     /// checkpoint and its phase only), so such a record is recognised and
     /// refused with "approve again" rather than as a stranger's.
     pub legacy_digest: String,
+    /// The digest of the same canonical form without the checkpoint's
+    /// `checkpoint_id` and the `pipeline_id`: equal for the same target
+    /// under another id (`phaselint diff` recognises a renamed checkpoint
+    /// by it). Binds nothing.
+    pub(crate) shape_digest: String,
     /// What else the check reads from the YAML tree (entry defaults).
     pub(crate) facts: &'a ResumeFacts,
 }
@@ -78,7 +83,7 @@ impl<'a> Target<'a> {
             .ok_or_else(unreadable)?;
         let mut text = String::new();
         let canonical = CanonicalTarget::build(
-            tree.root(),
+            &TreeIndex::of(tree.root()),
             self.contract,
             analysis.graph.as_ref(),
             self.spec_index,
@@ -132,11 +137,57 @@ impl<'a> Target<'a> {
             });
         };
         if matching.next().is_some() {
-            return Err(ResumeError::InvalidCheckpoint {
-                id: checkpoint_id.to_string(),
-                problem: "the checkpoint_id is declared more than once (R105)".into(),
+            return Err(declared_twice(checkpoint_id));
+        }
+        Target::at(analysis, contract, spec_index, spec, checkpoint_id)
+    }
+
+    /// Every checkpoint of the analysis, by id, as `find` finds each: one
+    /// pass over the checkpoints instead of one per id (`phaselint diff`
+    /// looks at all of them). Fails as `find` does on a contract with
+    /// E-codes; an id declared twice maps to `find`'s refusal.
+    pub(crate) fn find_all(
+        analysis: &'a Analysis,
+    ) -> Result<HashMap<String, Result<Target<'a>, ResumeError>>, ResumeError> {
+        let errors = contract_errors(analysis);
+        if !errors.is_empty() {
+            return Err(ResumeError::ContractHasErrors {
+                findings: super::first_findings(errors.iter().map(ToString::to_string)),
             });
         }
+        let Some(contract) = analysis.contract.as_deref() else {
+            return Err(ResumeError::ContractHasErrors {
+                findings: vec!["the contract could not be loaded".into()],
+            });
+        };
+        let mut first: HashMap<&str, (usize, usize)> = HashMap::new();
+        for (index, spec) in contract.checkpoints.iter().enumerate() {
+            if let Some(id) = spec.checkpoint_id.as_ref() {
+                first.entry(id.value.as_str()).or_insert((index, 0)).1 += 1;
+            }
+        }
+        Ok(first
+            .into_iter()
+            .map(|(id, (index, count))| {
+                let target = if count > 1 {
+                    Err(declared_twice(id))
+                } else {
+                    Target::at(analysis, contract, index, &contract.checkpoints[index], id)
+                };
+                (id.to_string(), target)
+            })
+            .collect())
+    }
+
+    /// The checkpoint `spec` (at `spec_index`, the only one with its id) of
+    /// a contract without E-codes.
+    fn at(
+        analysis: &'a Analysis,
+        contract: &'a Contract,
+        spec_index: usize,
+        spec: &'a CheckpointSpec,
+        checkpoint_id: &str,
+    ) -> Result<Target<'a>, ResumeError> {
         let Some(phase_name) = spec.phase.as_ref() else {
             return Err(ResumeError::InvalidCheckpoint {
                 id: checkpoint_id.to_string(),
@@ -179,8 +230,16 @@ impl<'a> Target<'a> {
             successors: canonical.successors.clone(),
             digest: canonical.digest.clone(),
             legacy_digest: canonical.legacy_digest.clone(),
+            shape_digest: canonical.shape_digest.clone(),
             facts: analysis.resume_facts(),
         })
+    }
+}
+
+fn declared_twice(checkpoint_id: &str) -> ResumeError {
+    ResumeError::InvalidCheckpoint {
+        id: checkpoint_id.to_string(),
+        problem: "the checkpoint_id is declared more than once (R105)".into(),
     }
 }
 
@@ -309,12 +368,25 @@ impl ResumeFacts {
         let tree = crate::syntax::parse(&analysis.source, crate::syntax::Limits::default())
             .ok()
             .flatten();
-        let (Some(contract), Some(tree)) = (analysis.contract.as_deref(), tree) else {
-            return ResumeFacts {
+        match (analysis.contract.as_deref(), tree) {
+            (Some(contract), Some(tree)) => {
+                ResumeFacts::from_tree(contract, analysis.graph.as_ref(), &tree)
+            }
+            _ => ResumeFacts {
                 targets: None,
                 defaults: HashMap::new(),
-            };
-        };
+            },
+        }
+    }
+
+    /// The facts from a tree already parsed (`analyze_contract_for_resume`
+    /// keeps the analysis's own, so nothing is parsed twice).
+    pub(crate) fn from_tree(
+        contract: &Contract,
+        graph: Option<&PhaseGraph>,
+        tree: &crate::syntax::Tree<'_>,
+    ) -> ResumeFacts {
+        let tree_index = TreeIndex::of(tree.root());
         let targets = contract
             .checkpoints
             .iter()
@@ -322,9 +394,9 @@ impl ResumeFacts {
             .map(|(index, spec)| {
                 let phase = contract.phase_index(&spec.phase.as_ref()?.value)?;
                 Some(CanonicalTarget::build(
-                    tree.root(),
+                    &tree_index,
                     contract,
-                    analysis.graph.as_ref(),
+                    graph,
                     index,
                     phase,
                     None,
@@ -365,6 +437,42 @@ impl ResumeFacts {
     }
 }
 
+/// The parts of a contract's YAML tree the target digest reads, with the
+/// phases and the topology's nodes by name: looked up once per checkpoint
+/// and successor, a scan of every phase each time would make the facts of
+/// a contract with a checkpoint per phase quadratic.
+struct TreeIndex<'t> {
+    root: Node<'t>,
+    phases: HashMap<&'t str, Node<'t>>,
+    topology_nodes: HashMap<&'t str, Node<'t>>,
+}
+
+impl<'t> TreeIndex<'t> {
+    fn of(root: Node<'t>) -> Self {
+        let by_name = |mapping: Option<crate::syntax::Mapping<'t>>| {
+            let mut map = HashMap::new();
+            for entry in mapping.unwrap_or_default() {
+                map.entry(entry.key.text).or_insert(entry.value);
+            }
+            map
+        };
+        let entries = root.as_mapping().unwrap_or_default();
+        let phases = by_name(entries.get_key("phases").and_then(|n| n.as_mapping()));
+        let topology_nodes = by_name(
+            entries
+                .get_key("graph_topology")
+                .and_then(|n| n.as_mapping())
+                .and_then(|t| t.get_key("nodes"))
+                .and_then(|n| n.as_mapping()),
+        );
+        TreeIndex {
+            root,
+            phases,
+            topology_nodes,
+        }
+    }
+}
+
 /// What the target digest covers, as written in the file, hashed as it is
 /// written out: the canonical JSON of a phase definition is never built.
 #[derive(Clone)]
@@ -373,11 +481,12 @@ struct CanonicalTarget {
     successors: Vec<usize>,
     digest: String,
     legacy_digest: String,
+    shape_digest: String,
 }
 
 impl CanonicalTarget {
     fn build(
-        root: Node<'_>,
+        index: &TreeIndex<'_>,
         contract: &Contract,
         graph: Option<&PhaseGraph>,
         spec_index: usize,
@@ -390,19 +499,13 @@ impl CanonicalTarget {
         let duplicate = |(key, _): (String, usize)| ResumeError::ContractHasErrors {
             findings: vec![format!("E002 duplicate key `{key}`")],
         };
-        let entries = root.as_mapping().unwrap_or_default();
+        let entries = index.root.as_mapping().unwrap_or_default();
         let get = |key: &str| entries.get_key(key);
-        let phases = get("phases")
-            .and_then(|n| n.as_mapping())
-            .unwrap_or_default();
-        let definition = |name: &str| phases.get_key(name).ok_or_else(unlocated);
+        let definition = |name: &str| index.phases.get(name).copied().ok_or_else(unlocated);
         let topology = get("graph_topology").and_then(|n| n.as_mapping());
         let topology_get = |key: &str| topology.and_then(|t| t.get_key(key));
         let topology_edges = topology_get("edges")
             .and_then(|n| n.as_sequence())
-            .unwrap_or_default();
-        let topology_nodes = topology_get("nodes")
-            .and_then(|n| n.as_mapping())
             .unwrap_or_default();
 
         let checkpoint = get("checkpoint_integrity")
@@ -439,6 +542,11 @@ impl CanonicalTarget {
         // in one pass over the text, each piece written once.
         let mut current = Sha256::new();
         let mut legacy = Sha256::new();
+        // The shape digest takes every piece but the checkpoint as written
+        // (it gets the checkpoint without its id instead) and the
+        // pipeline_id's value.
+        let mut shape = Sha256::new();
+        let shape_skips = std::cell::Cell::new(true);
         // The current version's text, when asked for (`canonical_form`).
         let mut shown = |piece: &str| {
             if let Some(text) = text.as_deref_mut() {
@@ -452,12 +560,24 @@ impl CanonicalTarget {
         };
         both("{\"checkpoint\":");
         write_canonical_node(checkpoint, &mut both).map_err(duplicate)?;
+        let mut without_id = node_to_value(checkpoint).map_err(duplicate)?;
+        if let Some(entry) = without_id.as_object_mut() {
+            entry.remove("checkpoint_id");
+        }
+        shape.update(b"{\"checkpoint\":");
+        super::document::write_canonical_without(&without_id, "", &mut |piece| {
+            shape.update(piece.as_bytes())
+        });
+        shape_skips.set(false);
         let version = format!(",\"digest_version\":{DIGEST_VERSION}");
         current.update(version.as_bytes());
         shown(&version);
         let mut both = |piece: &str| {
             current.update(piece.as_bytes());
             legacy.update(piece.as_bytes());
+            if !shape_skips.get() {
+                shape.update(piece.as_bytes());
+            }
             shown(piece);
         };
         both(",\"phase\":{\"definition\":");
@@ -465,13 +585,16 @@ impl CanonicalTarget {
         both(",\"name\":");
         both(&json_string(&phase.name));
         both("},\"pipeline_id\":");
+        shape_skips.set(true);
         match get("pipeline_id") {
             Some(node) => write_canonical_node(node, &mut both).map_err(duplicate)?,
             None => both("null"),
         }
+        shape_skips.set(false);
         legacy.update(b"}");
         let mut sink = |piece: &str| {
             current.update(piece.as_bytes());
+            shape.update(piece.as_bytes());
             shown(piece);
         };
         sink(",\"resumes_into\":[");
@@ -503,7 +626,7 @@ impl CanonicalTarget {
             sink("],\"name\":");
             sink(&json_string(&next.name));
             sink(",\"node\":");
-            match topology_nodes.get_key(&next.name) {
+            match index.topology_nodes.get(next.name.as_str()).copied() {
                 Some(node) => write_canonical_node(node, &mut sink).map_err(duplicate)?,
                 None => sink("null"),
             }
@@ -514,6 +637,7 @@ impl CanonicalTarget {
             successors,
             digest: hex(&current.finalize()),
             legacy_digest: hex(&legacy.finalize()),
+            shape_digest: hex(&shape.finalize()),
         })
     }
 }

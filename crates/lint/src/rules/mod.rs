@@ -420,12 +420,15 @@ pub static RULES: &[&Rule] = &[
     &diff::D601_CHECKPOINT_REMOVED,
     &diff::D602_CHECKPOINT_PHASE_CHANGED,
     &diff::D603_RESUME_TARGETS_CHANGED,
+    &diff::D604_NEW_BLOCKING_ENTRY_REQUIREMENT,
+    &diff::D605_FIELD_TYPE_CHANGED,
     &diff::D606_RESUMED_PHASE_RAISED,
     &diff::D611_TARGET_DIGEST_CHANGED,
     &diff::D612_STALENESS_TIGHTENED,
     &diff::D613_APPROVAL_STRENGTHENED,
     &diff::D614_PIPELINE_ID_CHANGED,
     &diff::D621_PHASE_ADDED,
+    &diff::D622_LIMITS_LOOSENED,
 ];
 
 /// Whether a finding of `code` says the file cannot be loaded: its rule is

@@ -67,6 +67,22 @@ pub static D603_RESUME_TARGETS_CHANGED: Rule = diff_rule(
     "The phases a checkpoint resumes into changed (inserted, removed, re-routed)",
     include_str!("../../../../../rules/D603.md"),
 );
+pub static D604_NEW_BLOCKING_ENTRY_REQUIREMENT: Rule = diff_rule(
+    "D604",
+    "new-blocking-entry-requirement",
+    Severity::Error,
+    "the required field's name in the entry of the phase resumed into, in NEW",
+    "A phase resumed into newly requires, blocking, a field runs paused under OLD may not hold",
+    include_str!("../../../../../rules/D604.md"),
+);
+pub static D605_FIELD_TYPE_CHANGED: Rule = diff_rule(
+    "D605",
+    "field-type-changed",
+    Severity::Error,
+    "the field's new `type` in the entry of the phase resumed into, in NEW",
+    "The declared type of a field paused runs already hold changed to one their values do not have",
+    include_str!("../../../../../rules/D605.md"),
+);
 pub static D606_RESUMED_PHASE_RAISED: Rule = diff_rule(
     "D606",
     "resumed-phase-raised",
@@ -112,6 +128,14 @@ pub static D621_PHASE_ADDED: Rule = diff_rule(
     "phase-added",
     Severity::Info,
     "the added phase's name in NEW",
-    "A phase is added that no checkpoint of OLD resumes into directly",
+    "A phase is added after a checkpoint: runs paused there run it later",
     include_str!("../../../../../rules/D621.md"),
+);
+pub static D622_LIMITS_LOOSENED: Rule = diff_rule(
+    "D622",
+    "limits-loosened",
+    Severity::Info,
+    "the loosened value in NEW, or the checkpoint_id when a check was removed",
+    "A resume check was loosened (longer max_age_seconds, on_stale relaxed, recovery no longer fail, a check or the entry re-check dropped, approval weakened, side_effects or risk_class of a phase resumed into lowered)",
+    include_str!("../../../../../rules/D622.md"),
 );

@@ -9,24 +9,38 @@
 //!   `VOIDS_APPROVALS` kept, in the same order;
 //! - a deleted NEW (`contract_deleted`) gives only D601s, at most one per
 //!   checkpoint of OLD, located in OLD's text; refused whenever `diff`
-//!   refuses OLD, and only when `diff` gives no verdict either.
+//!   refuses OLD, and only when `diff` gives no verdict either;
+//! - the analyses the CLI makes (`analyze_contract_for_resume`, the
+//!   resume facts read from the analysis's own tree) give the same target
+//!   digests as a second parse, and the same findings as plain analyses.
 
 use phaselint_lint::config::Settings;
 use phaselint_lint::diagnostic::Diagnostic;
 use phaselint_lint::diff::{DiffError, DiffMode, contract_deleted, diff_in_mode};
-use phaselint_lint::{Analysis, DocumentKind, analyze_bytes};
+use phaselint_lint::resume::target_digests;
+use phaselint_lint::{Analysis, DocumentKind, analyze_bytes, analyze_contract_for_resume};
 
 const SEPARATOR: &[u8] = b"\n---new---\n";
 
-pub fn diff_modes(data: &[u8]) {
+pub fn diff(data: &[u8]) {
     let (old_bytes, new_bytes) = match data.windows(SEPARATOR.len()).position(|w| w == SEPARATOR) {
         Some(at) => (&data[..at], &data[at + SEPARATOR.len()..]),
         None => (data, data),
     };
-    // As the CLI reads them: default settings.
+    // As the CLI reads them: default settings, the resume facts kept
+    // from the analysis's own tree.
     let settings = Settings::default();
-    let old = analyze_bytes(old_bytes, DocumentKind::Contract, &settings);
-    let new = analyze_bytes(new_bytes, DocumentKind::Contract, &settings);
+    let old = analyze_contract_for_resume(old_bytes, &settings);
+    let new = analyze_contract_for_resume(new_bytes, &settings);
+    let plain_old = analyze_bytes(old_bytes, DocumentKind::Contract, &settings);
+    let plain_new = analyze_bytes(new_bytes, DocumentKind::Contract, &settings);
+    for (kept, plain) in [(&old, &plain_old), (&new, &plain_new)] {
+        assert_eq!(
+            target_digests(kept),
+            target_digests(plain),
+            "the digests read from the analysis's own tree differ from a second parse's"
+        );
+    }
 
     let resume = diff_in_mode(&old, std::path::Path::new("OLD"), &new, DiffMode::Resume);
     let approvals = diff_in_mode(&old, std::path::Path::new("OLD"), &new, DiffMode::Approvals);
@@ -55,6 +69,17 @@ pub fn diff_modes(data: &[u8]) {
         (Err(a), Err(b)) => assert_eq!(a, b),
         _ => panic!("the modes disagree on whether there is a verdict"),
     }
+    let plain = diff_in_mode(
+        &plain_old,
+        std::path::Path::new("OLD"),
+        &plain_new,
+        DiffMode::Resume,
+    );
+    assert_eq!(
+        format!("{resume:?}"),
+        format!("{plain:?}"),
+        "diff depends on how the analyses were made"
+    );
 
     let deleted = contract_deleted(&old, "deleted");
     let old_refused = matches!(

@@ -1,4 +1,0 @@
-#![no_main]
-//! See `phaselint_fuzzing::diff_modes` for what this target checks.
-
-libfuzzer_sys::fuzz_target!(|data: &[u8]| phaselint_fuzzing::diff_modes::diff_modes(data));
