@@ -78,6 +78,7 @@ const CASES: &[(&str, &[&str], i32)] = &[
     ("D621/fail.contract.yaml", &["D621"], 0),
     ("D621/pass.contract.yaml", &[], 0),
     ("D622/fail.contract.yaml", &["D611", "D622"], 0),
+    ("D622/fail-no-checkpoints.contract.yaml", &["D622"], 0),
     (
         "D622/fail-unchecked.contract.yaml",
         &["D611", "D622", "D622"],
@@ -300,6 +301,63 @@ fn each_error_finding_is_a_run_that_resume_check_refuses_or_reroutes() {
             assert_ne!(route.as_ref(), Some(&old_route), "{new} is not re-routed");
         }
     }
+}
+
+/// A contract without checkpoint specs resumes from any checkpoint id with
+/// nothing checked. Adding specs to one strands every run paused at an id
+/// NEW does not declare (D601, once); dropping them strands none (D622).
+#[test]
+fn going_to_or_from_no_checkpoint_specs_is_judged_by_what_resume_check_does() {
+    let dir = tempfile::tempdir().unwrap();
+    let base = std::fs::read_to_string(repo().join(OLD)).unwrap();
+    let (without, _) = base.split_once("checkpoint_integrity:").unwrap();
+    let unchecked = dir.path().join("unchecked.contract.yaml");
+    std::fs::write(&unchecked, without).unwrap();
+    let unchecked = unchecked.to_str().unwrap();
+    let base_path = repo().join(OLD);
+    let base_path = base_path.to_str().unwrap();
+
+    let introduced = phaselint(
+        &repo(),
+        &["diff", "--format", "concise", unchecked, base_path],
+    );
+    assert_eq!(introduced.code, 1, "{}", introduced.stdout);
+    assert_eq!(codes(&introduced), ["D601"]);
+    assert!(
+        introduced
+            .stdout
+            .contains("OLD declares no checkpoint_integrity"),
+        "{}",
+        introduced.stdout
+    );
+    let dropped = phaselint(
+        &repo(),
+        &["diff", "--format", "concise", base_path, unchecked],
+    );
+    assert_eq!(dropped.code, 0, "{}", dropped.stdout);
+    assert_eq!(codes(&dropped), ["D622"]);
+
+    // The agreement: a run paused under OLD at an id NEW does not declare
+    // resumes under OLD and is unknown under NEW.
+    let at = |contract: &str, checkpoint: &str| {
+        phaselint(
+            &repo(),
+            &[
+                "resume-check",
+                "--contract",
+                contract,
+                "--checkpoint",
+                checkpoint,
+                "--context",
+                "fixtures/diff/pre_publish.context.json",
+                "--now",
+                "2026-03-01T12:00:00Z",
+            ],
+        )
+        .code
+    };
+    assert_eq!(at(unchecked, "after_generate"), 0);
+    assert_eq!(at(base_path, "after_generate"), 3);
 }
 
 // ---------------------------------------------------------------------

@@ -319,13 +319,13 @@ fn old_s_location_is_a_related_location_in_old_s_file() {
     let parsed: serde_json::Value = serde_json::from_str(&json.stdout).unwrap();
     let related = &parsed["diagnostics"][0]["related"][0];
     assert_eq!(related["path"], "fixtures/diff/base.contract.yaml");
-    assert_eq!(related["start"]["line"], 38);
+    assert_eq!(related["start"]["line"], 40);
 }
 
 /// The one-line formats carry OLD's location as text.
 #[test]
 fn the_one_line_formats_name_old_s_location() {
-    let note = "note: fixtures/diff/base.contract.yaml:38:28: max_age_seconds was 600";
+    let note = "note: fixtures/diff/base.contract.yaml:40:28: max_age_seconds was 600";
     for format in ["concise", "github", "gitlab", "junit"] {
         let run = one_finding(format);
         assert_eq!(run.code, 0, "{format}: {}", run.stderr);

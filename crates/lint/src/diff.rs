@@ -13,9 +13,9 @@ use std::path::Path;
 use std::sync::Arc;
 
 use crate::Analysis;
-use crate::diagnostic::{Diagnostic, OtherFile, Related};
+use crate::diagnostic::{Diagnostic, OtherFile, Related, code_list};
 use crate::model::{EnumValue, Phase, Spanned};
-use crate::resume::{ResumeError, Target, contract_errors};
+use crate::resume::{ResumeError, Target, contract_errors, declares_no_checkpoints};
 use crate::rules::Rule;
 use crate::syntax::Span;
 
@@ -121,7 +121,9 @@ pub fn diff_from(
     let new_anchor = new_contract
         .checkpoints
         .first()
-        .map_or(Span::new(0, 0), |c| c.span);
+        .map_or(Span::new(0, 0), |c| {
+            c.checkpoint_id.as_ref().map_or(c.span, |i| i.span)
+        });
 
     let old_pipeline = old_contract.pipeline_id.as_ref();
     let new_pipeline = new_contract.pipeline_id.as_ref();
@@ -147,6 +149,19 @@ pub fn diff_from(
             ));
         }
         out.push(d);
+    }
+
+    // A contract without checkpoint specs resumes from any checkpoint id
+    // with nothing checked (REQ-10-011): going to or from one changes
+    // every paused run at once.
+    match (declares_no_checkpoints(old), declares_no_checkpoints(new)) {
+        (true, false) => out.push(checks_introduced(new, new_anchor)),
+        (false, true) => {
+            out.push(checks_dropped(old, new_anchor));
+            out.sort_by_key(|d| (d.span.start, d.code));
+            return Ok(out);
+        }
+        _ => {}
     }
 
     let mut kept: Vec<Kept<'_>> = Vec::new();
@@ -580,6 +595,43 @@ fn staleness(
             ),
         ));
     }
+}
+
+/// D601 for every run paused under an OLD without checkpoint specs: OLD
+/// resumed them from any checkpoint id, NEW only from the ids it declares,
+/// and with its checks.
+fn checks_introduced(new: &Analysis, anchor: Span) -> Diagnostic {
+    let declared = code_list(ids(new).collect::<BTreeSet<_>>());
+    D601_CHECKPOINT_REMOVED
+        .at(
+            anchor,
+            format!(
+                "OLD declares no checkpoint_integrity, so its resume check resumes a run paused at any checkpoint id with nothing checked; NEW declares only {declared}: runs paused under OLD at another id cannot resume (resume-check: unknown checkpoint, exit 3), and those at {declared} now meet NEW's staleness, entry and approval checks"
+            ),
+        )
+        .with_help(
+            "deploy the checkpoint specs once no run is paused under OLD, or resume those runs first",
+        )
+}
+
+/// D622 when NEW drops every checkpoint spec: runs paused at OLD's
+/// checkpoints resume from any id, with nothing checked.
+fn checks_dropped(old: &Old<'_>, anchor: Span) -> Diagnostic {
+    let declared = code_list(ids(old).collect::<BTreeSet<_>>());
+    let mut finding = D622_LIMITS_LOOSENED
+        .at(
+            anchor,
+            format!(
+                "NEW declares no checkpoint_integrity, so its resume check resumes a run paused at any checkpoint id with nothing checked: the staleness, entry and approval checks of {declared} are gone"
+            ),
+        )
+        .with_help("nothing to do for paused runs; make sure dropping every checkpoint check is intended");
+    if let Some(first) = old.contract.as_deref().and_then(|c| c.checkpoints.first()) {
+        let span = first.checkpoint_id.as_ref().map_or(first.span, |i| i.span);
+        finding =
+            finding.with_related_location(old.note(span, "OLD's checkpoint specs begin here"));
+    }
+    finding
 }
 
 /// D622: one limit of the resume check loosened: nothing breaks for a

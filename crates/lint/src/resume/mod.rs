@@ -72,6 +72,7 @@ pub use manifest::{
 };
 pub use next::{Approver, NextStep, next_steps};
 pub use nothing_to_check::NOTHING_TO_CHECK;
+pub(crate) use nothing_to_check::declares_no_checkpoints;
 pub use queue::{ApprovalState, Queue, QueueItem, QueueRequest, approval_question, queue};
 pub use report::{
     ApprovalStatus, AttemptOutcome, CheckedField, CheckpointPending, Decision, Denial,
