@@ -447,19 +447,29 @@ fn git(dir: &Path, args: &[&str]) -> String {
     String::from_utf8_lossy(&output.stdout).into_owned()
 }
 
+/// The base fixture with its own pipeline_id (a contract's identity).
+fn base_as(pipeline_id: &str) -> String {
+    fixture(BASE).replace(
+        "pipeline_id: rag-answer",
+        &format!("pipeline_id: {pipeline_id}"),
+    )
+}
+
 /// A repository whose first commit (`main`, tagged `v1`) holds
 /// `pipelines/rag.contract.yaml`, `pipelines/same.contract.yaml` and
-/// `pipelines/gone.contract.yaml` (each the base) and a README. In the
-/// work tree since: `rag` re-routes `pre_publish` (D603), `gone` is
-/// deleted, `added` is new (and added to the index), the README changed.
+/// `pipelines/gone.contract.yaml` (each the base, `rag` with its
+/// pipeline_id, the others with their own) and a README. In the work tree
+/// since: `rag` re-routes `pre_publish` (D603), `gone` is deleted, `added`
+/// (a pipeline_id of its own) is new and added to the index, the README
+/// changed.
 fn project() -> tempfile::TempDir {
     let dir = tempfile::tempdir().unwrap();
     let root = dir.path();
     std::fs::create_dir(root.join("pipelines")).unwrap();
-    for name in ["rag", "same", "gone"] {
+    for (name, id) in [("rag", "rag-answer"), ("same", "same"), ("gone", "gone")] {
         std::fs::write(
             root.join(format!("pipelines/{name}.contract.yaml")),
-            fixture(BASE),
+            base_as(id),
         )
         .unwrap();
     }
@@ -474,7 +484,7 @@ fn project() -> tempfile::TempDir {
     )
     .unwrap();
     std::fs::remove_file(root.join("pipelines/gone.contract.yaml")).unwrap();
-    std::fs::write(root.join("pipelines/added.contract.yaml"), fixture(BASE)).unwrap();
+    std::fs::write(root.join("pipelines/added.contract.yaml"), base_as("added")).unwrap();
     git(root, &["add", "pipelines/added.contract.yaml"]);
     std::fs::write(root.join("README.md"), "v2\n").unwrap();
     dir
@@ -749,4 +759,366 @@ fn git_runs_nothing_the_repository_configures() {
             "git ran the configured {marker}"
         );
     }
+}
+
+// --git and --against under attack (issue 23's hardening) ------------------
+
+/// A repository whose one commit holds `files` (path, text); its SHA.
+fn committed(files: &[(&str, String)]) -> (tempfile::TempDir, String) {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    git(root, &["init", "-q", "-b", "main"]);
+    for (path, text) in files {
+        let path = root.join(path);
+        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+        std::fs::write(path, text).unwrap();
+    }
+    git(root, &["add", "-A"]);
+    git(root, &["commit", "-q", "-m", "base"]);
+    let base = git(root, &["rev-parse", "HEAD"]).trim().to_string();
+    (dir, base)
+}
+
+fn write(root: &Path, path: &str, text: &str) {
+    let path = root.join(path);
+    std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+    std::fs::write(path, text).unwrap();
+}
+
+fn diff_git(root: &Path, base: &str, files: &[&str]) -> Run {
+    let mut args = vec!["diff", "--format", "concise", "--git", base];
+    args.extend(files);
+    phaselint(root, &args)
+}
+
+#[test]
+fn git_judges_with_the_configuration_at_rev_not_the_changes_own() {
+    let drop = fixture("D601/fail.contract.yaml");
+    for own in [
+        "[severity]\nD601 = \"info\"\nD611 = \"info\"\n",
+        "ignore = [\"D601\"]\n",
+        "select = [\"E\"]\n",
+    ] {
+        let (dir, base) = committed(&[("p/a.contract.yaml", fixture(BASE))]);
+        let root = dir.path();
+        write(root, "p/a.contract.yaml", &drop);
+        write(root, "p/phaselint.toml", own);
+        let run = diff_git(root, &base, &[]);
+        assert_eq!(run.code, 1, "{own}: {}{}", run.stdout, run.stderr);
+        assert!(codes(&run).contains(&"D601".to_string()), "{}", run.stdout);
+        assert!(
+            run.stderr.contains(&format!(
+                "`p/phaselint.toml` changed since `{base}`: diff judges with its version at `{base}`"
+            )),
+            "{}",
+            run.stderr
+        );
+        // Named explicitly, a configuration is used as named.
+        let run = phaselint(
+            root,
+            &[
+                "diff",
+                "--format",
+                "concise",
+                "--config",
+                "p/phaselint.toml",
+                "--git",
+                &base,
+            ],
+        );
+        assert_eq!(run.code, 0, "{own}: {}{}", run.stdout, run.stderr);
+    }
+    // The base's own configuration does apply, found from the file's folder
+    // up as on disk: here it sets D601 to a warning.
+    let (dir, base) = committed(&[
+        ("p/a.contract.yaml", fixture(BASE)),
+        (
+            "p/phaselint.toml",
+            "[severity]\nD601 = \"warning\"\n".into(),
+        ),
+    ]);
+    write(dir.path(), "p/a.contract.yaml", &drop);
+    std::fs::remove_file(dir.path().join("p/phaselint.toml")).unwrap();
+    let run = diff_git(dir.path(), &base, &[]);
+    assert!(run.stdout.contains("D601"), "{}", run.stdout);
+    assert!(
+        run.stdout
+            .lines()
+            .filter(|l| l.contains("D601"))
+            .all(|l| l.contains("warning")),
+        "{}",
+        run.stdout
+    );
+    // (c) a deleted folder and a new pyproject.toml whose per-file-ignores
+    // would cover it: REV has none, so both deletions are reported.
+    let (dir, base) = committed(&[
+        ("p/a.contract.yaml", fixture(BASE)),
+        ("p/q/a.contract.yaml", base_as("other")),
+    ]);
+    let root = dir.path();
+    git(root, &["rm", "-q", "-r", "p"]);
+    write(
+        root,
+        "pyproject.toml",
+        "[tool.phaselint.per-file-ignores]\n\"p/**\" = [\"D601\"]\n",
+    );
+    let run = diff_git(root, &base, &[]);
+    assert_eq!(run.code, 1, "{}{}", run.stdout, run.stderr);
+    assert!(
+        run.stdout.contains("p/a.contract.yaml") && run.stdout.contains("p/q/a.contract.yaml"),
+        "{}",
+        run.stdout
+    );
+    assert!(
+        run.stderr.contains("`pyproject.toml` changed since"),
+        "{}",
+        run.stderr
+    );
+}
+
+#[test]
+fn git_refuses_a_contract_inside_a_submodule() {
+    let (sub, _) = committed(&[("c.contract.yaml", fixture(BASE))]);
+    let (dir, _) = committed(&[("README.md", "main\n".into())]);
+    let root = dir.path();
+    git(
+        root,
+        &[
+            "-c",
+            "protocol.file.allow=always",
+            "submodule",
+            "add",
+            "-q",
+            sub.path().to_str().unwrap(),
+            "contracts",
+        ],
+    );
+    git(root, &["commit", "-q", "-m", "submodule"]);
+    let base = git(root, &["rev-parse", "HEAD"]).trim().to_string();
+    let inner = root.join("contracts");
+    write(
+        &inner,
+        "c.contract.yaml",
+        &fixture("D601/fail.contract.yaml"),
+    );
+    git(&inner, &["commit", "-q", "-am", "drop"]);
+    git(root, &["commit", "-q", "-am", "bump"]);
+    let run = diff_git(root, &base, &[]);
+    assert_eq!(run.code, 3, "{}{}", run.stdout, run.stderr);
+    assert!(
+        run.stderr.contains("submodule `contracts` differs from")
+            && run
+                .stderr
+                .contains("run `phaselint diff` inside the submodule"),
+        "{}",
+        run.stderr
+    );
+    let run = diff_git(root, &base, &["contracts/c.contract.yaml"]);
+    assert_eq!(run.code, 3, "{}{}", run.stdout, run.stderr);
+    assert!(
+        run.stderr.contains("is inside submodule `contracts` at"),
+        "{}",
+        run.stderr
+    );
+    // Inside the submodule, diff compares it.
+    let run = diff_git(&inner, "HEAD~1", &[]);
+    assert_eq!(run.code, 1, "{}{}", run.stdout, run.stderr);
+}
+
+#[cfg(unix)]
+#[test]
+fn git_refuses_a_contract_link_whose_target_changed() {
+    let (dir, _) = committed(&[("real.yaml", fixture(BASE))]);
+    let root = dir.path();
+    std::os::unix::fs::symlink("real.yaml", root.join("s.contract.yaml")).unwrap();
+    git(root, &["add", "-A"]);
+    git(root, &["commit", "-q", "-m", "link"]);
+    write(root, "real.yaml", &fixture("D601/fail.contract.yaml"));
+    let run = diff_git(root, "HEAD", &[]);
+    assert_eq!(run.code, 3, "{}{}", run.stdout, run.stderr);
+    assert!(
+        run.stderr
+            .contains("`s.contract.yaml` is a symbolic link at `HEAD` to `real.yaml`"),
+        "{}",
+        run.stderr
+    );
+    // Its target unchanged, the link is no reason to refuse.
+    write(root, "real.yaml", &fixture(BASE));
+    write(root, "README.md", "x\n");
+    git(root, &["add", "README.md"]);
+    let run = diff_git(root, "HEAD", &[]);
+    assert_eq!(run.code, 0, "{}{}", run.stdout, run.stderr);
+}
+
+#[test]
+fn git_compares_a_moved_or_copied_contract_by_pipeline_id() {
+    let drop = fixture("D601/fail.contract.yaml");
+    let setup = || {
+        committed(&[
+            ("pipelines/rag.contract.yaml", fixture(BASE)),
+            ("other/unrelated.contract.yaml", base_as("unrelated")),
+        ])
+    };
+    // Renamed and changed, named: compared with the old path.
+    let (dir, base) = setup();
+    let root = dir.path();
+    git(
+        root,
+        &[
+            "mv",
+            "pipelines/rag.contract.yaml",
+            "pipelines/rag-v2.contract.yaml",
+        ],
+    );
+    write(root, "pipelines/rag-v2.contract.yaml", &drop);
+    let run = diff_git(root, &base, &["pipelines/rag-v2.contract.yaml"]);
+    assert_eq!(run.code, 1, "{}{}", run.stdout, run.stderr);
+    assert!(codes(&run).contains(&"D601".to_string()), "{}", run.stdout);
+    assert!(
+        run.stderr
+            .contains("compared with `pipelines/rag.contract.yaml` at")
+            && run.stderr.contains("(same pipeline_id `rag-answer`)"),
+        "{}",
+        run.stderr
+    );
+    // The same with no FILE: one comparison, the old path not "deleted".
+    let run = diff_git(root, &base, &[]);
+    assert_eq!(run.code, 1, "{}{}", run.stdout, run.stderr);
+    assert!(
+        files_and_codes(&run)
+            .iter()
+            .all(|(f, _)| f == "pipelines/rag-v2.contract.yaml"),
+        "{}",
+        run.stdout
+    );
+    // A pure `git mv`: nothing to report, no false D601.
+    let (dir, base) = setup();
+    let root = dir.path();
+    git(
+        root,
+        &[
+            "mv",
+            "pipelines/rag.contract.yaml",
+            "pipelines/rag-v2.contract.yaml",
+        ],
+    );
+    let run = diff_git(root, &base, &[]);
+    assert_eq!(run.code, 0, "{}{}", run.stdout, run.stderr);
+    assert!(!run.stdout.contains("D601"), "{}", run.stdout);
+    // A changed copy beside the unchanged original.
+    let (dir, base) = setup();
+    let root = dir.path();
+    write(root, "elsewhere/copy.contract.yaml", &drop);
+    git(root, &["add", "-A"]);
+    let run = diff_git(root, &base, &[]);
+    assert_eq!(run.code, 1, "{}{}", run.stdout, run.stderr);
+    assert!(codes(&run).contains(&"D601".to_string()), "{}", run.stdout);
+    // Truly new (a pipeline_id REV does not know): a note, "Nothing compared".
+    let (dir, base) = setup();
+    let root = dir.path();
+    write(root, "new.contract.yaml", &base_as("brand-new"));
+    git(root, &["add", "-A"]);
+    let run = diff_git(root, &base, &[]);
+    assert_eq!(run.code, 0, "{}{}", run.stdout, run.stderr);
+    assert!(
+        run.stderr.contains("no contract there has its pipeline_id"),
+        "{}",
+        run.stderr
+    );
+    assert_eq!(run.stdout.trim(), "Nothing compared.");
+}
+
+#[cfg(unix)]
+#[test]
+fn git_refuses_a_link_in_a_parent_folder() {
+    let (dir, base) = committed(&[
+        ("p/a.contract.yaml", fixture(BASE)),
+        ("outside/a.contract.yaml", fixture(BASE)),
+    ]);
+    let root = dir.path();
+    git(root, &["rm", "-q", "-r", "p"]);
+    write(
+        root,
+        "q/a.contract.yaml",
+        &fixture("D601/fail.contract.yaml"),
+    );
+    std::os::unix::fs::symlink("outside", root.join("p")).unwrap();
+    git(root, &["add", "-A"]);
+    git(root, &["commit", "-q", "-m", "pr"]);
+    let run = diff_git(root, &base, &[]);
+    assert_eq!(run.code, 3, "{}{}", run.stdout, run.stderr);
+    assert!(
+        run.stderr.contains("`p`") && run.stderr.contains("symbolic link"),
+        "{}",
+        run.stderr
+    );
+}
+
+#[cfg(target_os = "linux")]
+#[test]
+fn names_that_are_not_utf8_are_no_verdict() {
+    use std::os::unix::ffi::OsStrExt;
+    let raw = std::ffi::OsStr::from_bytes(b"a\xff.contract.yaml");
+    let (dir, _) = committed(&[("a\u{FFFD}.contract.yaml", fixture(BASE))]);
+    let root = dir.path();
+    std::fs::write(root.join(raw), fixture(BASE)).unwrap();
+    git(root, &["add", "-A"]);
+    git(root, &["commit", "-q", "-m", "twin"]);
+    std::fs::write(root.join(raw), fixture("D601/fail.contract.yaml")).unwrap();
+    let run = diff_git(root, "HEAD", &[]);
+    assert_eq!(run.code, 3, "{}{}", run.stdout, run.stderr);
+    assert!(
+        run.stderr.contains(r"a\xff.contract.yaml"),
+        "{}",
+        run.stderr
+    );
+    assert!(run.stderr.contains("not UTF-8"), "{}", run.stderr);
+    // --against: a version whose name is not UTF-8 is not left out.
+    let dir = versions();
+    let root = dir.path();
+    std::fs::write(
+        root.join("versions")
+            .join(std::ffi::OsStr::from_bytes(b"v0-\xff.contract.yaml")),
+        fixture(BASE),
+    )
+    .unwrap();
+    let run = phaselint(
+        root,
+        &["diff", "--against", "versions", "new.contract.yaml"],
+    );
+    assert_eq!(run.code, 3, "{}{}", run.stdout, run.stderr);
+    assert!(
+        run.stderr.contains(r"v0-\xff.contract.yaml"),
+        "{}",
+        run.stderr
+    );
+}
+
+#[cfg(unix)]
+#[test]
+fn a_git_failure_says_why_and_a_link_to_new_in_a_versions_folder_is_no_verdict() {
+    let dir = project();
+    let run = phaselint(
+        dir.path(),
+        &["diff", "--git", "HEAD:../x", "pipelines/rag.contract.yaml"],
+    );
+    assert_eq!(run.code, 3, "{}", run.stderr);
+    assert!(!run.stderr.contains("ended early"), "{}", run.stderr);
+    assert!(run.stderr.contains("outside repository"), "{}", run.stderr);
+    let dir = versions();
+    std::os::unix::fs::symlink(
+        dir.path().join("new.contract.yaml"),
+        dir.path().join("versions/v3.contract.yaml"),
+    )
+    .unwrap();
+    let run = phaselint(
+        dir.path(),
+        &["diff", "--against", "versions", "new.contract.yaml"],
+    );
+    assert_eq!(run.code, 3, "{}{}", run.stdout, run.stderr);
+    assert!(
+        run.stderr.contains("v3.contract.yaml") && run.stderr.contains("symbolic link"),
+        "{}",
+        run.stderr
+    );
 }

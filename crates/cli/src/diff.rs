@@ -86,21 +86,43 @@ pub fn run(args: &DiffArgs) -> u8 {
         Err(message) => return no_verdict(&message),
     };
     // What is compared, and how (`diff_git.rs`): OLD NEW, --against, --git.
-    let mut linted =
+    let (mut linted, git_side) =
         match crate::diff_git::Plan::of(&args.paths, &args.against, args.git.as_deref())
             .and_then(|plan| crate::diff_git::compare(&plan, mode, args.quiet))
         {
-            Ok(linted) => linted,
+            Ok(compared) => compared,
             Err(message) => return no_verdict(&message),
         };
+    // Under --git the base decides how a change is judged, as branch
+    // protection is the base's: the configuration as it is at REV, unless
+    // one is named (--config, --no-config). A pull request's own
+    // `phaselint.toml` cannot turn its gate off.
+    let from_revision = git_side
+        .as_ref()
+        .filter(|_| args.configuration.config.is_none() && !args.configuration.no_config);
+    let mut at_revision = crate::diff_git::RevisionConfigs::default();
     let mut ran = std::collections::BTreeSet::new();
     let mut warned = std::collections::BTreeSet::new();
-    for file in &mut linted {
-        let config = match configs.for_file(&absolute(&file.path)) {
+    for (index, file) in linted.iter_mut().enumerate() {
+        let (config, judged_path) =
+            match from_revision.and_then(|side| side.paths.get(index).map(|path| (side, path))) {
+                Some((side, path)) => {
+                    let found = at_revision.for_file(side, path, args.quiet).and_then(|c| {
+                        let mut c = (*c).clone();
+                        c.apply(&configs.overrides).map(|()| std::sync::Arc::new(c))
+                    });
+                    (found, side.top.join(path))
+                }
+                None => (
+                    configs.for_file(&absolute(&file.path)),
+                    absolute(&file.path),
+                ),
+            };
+        let config = match config {
             Ok(config) => config,
             Err(message) => return no_verdict(&message),
         };
-        let levels = config.settings_for(&absolute(&file.path));
+        let levels = config.settings_for(&judged_path);
         let enabled: Vec<&'static str> = mode
             .codes()
             .filter(|rule| levels.is_enabled(rule.code))
@@ -118,6 +140,16 @@ pub fn run(args: &DiffArgs) -> u8 {
         ran.extend(enabled);
         let findings = std::mem::take(&mut file.analysis.diagnostics);
         file.analysis.diagnostics = levels.apply_levels(findings);
+    }
+    if linted.is_empty()
+        && matches!(args.format, Format::Full | Format::Concise)
+        && args.output_file.is_none()
+    {
+        // "All checks passed (0 files)" would claim a check that never ran.
+        if !args.quiet {
+            println!("Nothing compared.");
+        }
+        return exit::SUCCESS;
     }
     let mut report = Report::new(&linted, &[]);
     // SARIF's rule metadata: the D-codes this run could report.

@@ -175,6 +175,19 @@ impl GitCli {
                 GIT_TIMEOUT.as_secs()
             )));
         }
+        // Git stopped with an error before it printed what was read for:
+        // its own reason says more than "the output ended early".
+        if result.is_err()
+            && let Ok(status) = &status
+            && let Some(code) = status.code()
+            && code != 0
+            && !said.is_empty()
+        {
+            return Err(GitFailure::Exit {
+                code: Some(code),
+                said,
+            });
+        }
         let value = result.map_err(GitFailure::Other)?;
         match status {
             Ok(status) if status.success() => Ok(value),
@@ -206,7 +219,7 @@ impl GitFailure {
                 if said.is_empty() {
                     String::new()
                 } else {
-                    format!(": {said}")
+                    format!(": {}", phaselint_render::terminal::inline(&said))
                 }
             ),
             GitFailure::Other(message) => message,
@@ -460,7 +473,11 @@ impl GitRepository for GitCli {
                 })
                 .map_err(|f| f.message("ls-tree"))?;
             for record in found.split(|&b| b == 0).filter(|r| !r.is_empty()) {
-                let record = String::from_utf8_lossy(record);
+                // A path that is not UTF-8 is never one asked for (they
+                // are all `String`s), however its lossy form reads.
+                let Ok(record) = std::str::from_utf8(record) else {
+                    continue;
+                };
                 let Some((meta, path)) = record.split_once('\t') else {
                     return Err(format!(
                         "git printed `{record}` where a tree entry was expected"
@@ -747,49 +764,159 @@ impl GitCli {
         .map_err(|f| f.message("cat-file"))
     }
 
-    /// The paths (from the root) whose content differs between `commit`
-    /// and the work tree, in git's order: changed, added to the index or
-    /// deleted. At most `max`; `Err` when there are more.
-    pub fn differing_paths(&self, commit: &str, max: usize) -> Result<Vec<String>, String> {
+    /// What differs between `commit` and the work tree, in git's order:
+    /// each path (from the root, as git's bytes) with its mode at `commit`
+    /// and in the work tree (`000000`: absent; `120000`: a link;
+    /// `160000`: a submodule). A submodule counts when its commit differs
+    /// (`--ignore-submodules=dirty`, whatever the repository's config
+    /// says). At most `max`; `Err` when there are more.
+    pub fn differing(&self, commit: &str, max: usize) -> Result<Vec<Differing>, String> {
         if !is_object_id(commit) {
             return Err(format!("`{commit}` is not an object id"));
         }
         let args = [
             "diff-index",
             "-z",
-            "--name-only",
+            "--raw",
             "--no-renames",
-            "--ignore-submodules",
+            "--no-abbrev",
+            "--ignore-submodules=dirty",
             commit,
             "--",
         ];
         self.run(&args, None, |out| {
-            let mut paths = Vec::new();
-            loop {
-                let mut path = Vec::new();
-                let read = out
-                    .take(PATH_BYTES)
-                    .read_until(0, &mut path)
-                    .map_err(|e| format!("cannot read git's output: {e}"))?;
-                if read == 0 {
-                    break;
-                }
-                if path.last() == Some(&0) {
-                    path.pop();
-                } else if read as u64 >= PATH_BYTES {
-                    return Err("git printed a path longer than any path can be".into());
-                }
-                if paths.len() >= max {
+            let mut found = Vec::new();
+            while let Some(meta) = read_field(out)? {
+                let path = read_field(out)?.ok_or("git's output ended inside an entry")?;
+                // `:old_mode new_mode old_id new_id status`
+                let meta = String::from_utf8_lossy(&meta).into_owned();
+                let fields: Vec<&str> = meta.trim_start_matches(':').split(' ').collect();
+                let [old_mode, new_mode, ..] = fields.as_slice() else {
+                    return Err(format!("git printed `{}` where a change was expected", meta));
+                };
+                if found.len() >= max {
                     return Err(format!(
                         "more than {max} files differ from the revision; name the contracts to compare"
                     ));
                 }
-                paths.push(String::from_utf8_lossy(&path).into_owned());
+                found.push(Differing {
+                    old_mode: old_mode.to_string(),
+                    new_mode: new_mode.to_string(),
+                    path,
+                });
             }
-            Ok(paths)
+            Ok(found)
         })
         .map_err(|f| f.message("diff-index"))
     }
+
+    /// Every entry of `commit`'s tree, recursively, in git's order: its
+    /// mode, object id, size (`None` but for a file) and path as git's
+    /// bytes. At most `max`; `Err` when there are more.
+    pub fn tree_listing(&self, commit: &str, max: usize) -> Result<Vec<Listed>, String> {
+        if !is_object_id(commit) {
+            return Err(format!("`{commit}` is not an object id"));
+        }
+        let args = ["ls-tree", "-r", "-l", "-z", "--full-tree", commit, "--"];
+        self.run(&args, None, |out| {
+            let mut found = Vec::new();
+            while let Some(record) = read_field(out)? {
+                let Some(tab) = record.iter().position(|&b| b == b'\t') else {
+                    return Err("git printed a tree entry with no path".into());
+                };
+                let meta = String::from_utf8_lossy(&record[..tab]).into_owned();
+                let fields: Vec<&str> = meta.split_whitespace().collect();
+                let [mode, _, id, size] = fields.as_slice() else {
+                    return Err(format!("git printed a tree entry `{meta}` it cannot be"));
+                };
+                if found.len() >= max {
+                    return Err(format!(
+                        "more than {max} files at the revision; name the contracts to compare"
+                    ));
+                }
+                found.push(Listed {
+                    mode: mode.to_string(),
+                    id: id.to_string(),
+                    size: size.parse().ok(),
+                    path: record[tab + 1..].to_vec(),
+                });
+            }
+            Ok(found)
+        })
+        .map_err(|f| f.message("ls-tree"))
+    }
+
+    /// Each of `blobs` in turn (one git process), given to `each` with
+    /// its index; a blob over `max_bytes` is refused before it is read.
+    pub fn each_blob(
+        &self,
+        blobs: &[String],
+        max_bytes: u64,
+        each: &mut dyn FnMut(usize, Vec<u8>) -> Result<(), String>,
+    ) -> Result<(), String> {
+        let mut input = Vec::new();
+        for blob in blobs {
+            if !is_object_id(blob) {
+                return Err(format!("`{blob}` is not an object id"));
+            }
+            input.extend_from_slice(blob.as_bytes());
+            input.push(b'\n');
+        }
+        self.run(&["cat-file", "--batch"], Some(input), |out| {
+            for (index, blob) in blobs.iter().enumerate() {
+                let line = read_line(out, 4096)?.ok_or("git's output ended early")?;
+                match header(&line)? {
+                    Header::Object { id, kind, size } if &id == blob && kind == "blob" => {
+                        if size > max_bytes {
+                            return Err(format!(
+                                "blob {blob} is {size} bytes, larger than the limit of {}",
+                                input::describe(max_bytes)
+                            ));
+                        }
+                        let mut bytes = Vec::with_capacity(usize::try_from(size).unwrap_or(0));
+                        content(out, size, &mut |chunk| bytes.extend_from_slice(chunk))?;
+                        each(index, bytes)?;
+                    }
+                    _ => return Err(format!("git has no blob {blob}")),
+                }
+            }
+            Ok(())
+        })
+        .map_err(|f| f.message("cat-file"))
+    }
+}
+
+/// One path that differs from the revision (`GitCli::differing`).
+pub struct Differing {
+    pub old_mode: String,
+    pub new_mode: String,
+    pub path: Vec<u8>,
+}
+
+/// One entry of a revision's tree (`GitCli::tree_listing`).
+pub struct Listed {
+    pub mode: String,
+    pub id: String,
+    pub size: Option<u64>,
+    pub path: Vec<u8>,
+}
+
+/// One NUL-terminated field of `-z` output, within `PATH_BYTES`;
+/// `Ok(None)` at the end.
+fn read_field(out: &mut dyn BufRead) -> Result<Option<Vec<u8>>, String> {
+    let mut field = Vec::new();
+    let read = out
+        .take(PATH_BYTES)
+        .read_until(0, &mut field)
+        .map_err(|e| format!("cannot read git's output: {e}"))?;
+    if read == 0 {
+        return Ok(None);
+    }
+    if field.last() != Some(&0) {
+        return Err("git printed a path longer than any path can be".into());
+    }
+    field.pop();
+    Ok(Some(field))
 }
 
 #[cfg(test)]

@@ -410,7 +410,7 @@ pub(crate) fn overrides(
 pub(crate) struct ConfigCache {
     fixed: Option<Result<Arc<Config>, String>>,
     by_dir: HashMap<PathBuf, Arc<Config>>,
-    overrides: Overrides,
+    pub(crate) overrides: Overrides,
 }
 
 impl ConfigCache {

@@ -145,6 +145,10 @@ struct ConfigFile {
     per_file_ignores: Option<BTreeMap<String, Vec<String>>>,
 }
 
+/// How `Config::discover_with` reads a candidate: its bytes when a file is
+/// at that path, `None` when none is.
+pub type ConfigReader<'a> = dyn FnMut(&Path) -> Result<Option<Vec<u8>>, ConfigError> + 'a;
+
 /// A loaded configuration file (or the defaults when there is none).
 #[derive(Clone, Debug)]
 pub struct Config {
@@ -183,15 +187,23 @@ impl Config {
     /// The config that governs files in `dir`: the nearest `phaselint.toml`,
     /// or `pyproject.toml` with a `[tool.phaselint]` table, walking up.
     pub fn discover(dir: &Path) -> Result<Self, ConfigError> {
+        Config::discover_with(dir, &mut read_from_disk)
+    }
+
+    /// As `discover`, reading each candidate through `read`: the bytes of
+    /// that path if a file is there, `None` if not (`phaselint diff --git`
+    /// reads them from a git revision instead of the disk).
+    pub fn discover_with(dir: &Path, read: &mut ConfigReader<'_>) -> Result<Self, ConfigError> {
         let mut current = Some(dir);
         while let Some(dir) = current {
             let candidate = dir.join("phaselint.toml");
-            if candidate.is_file() {
-                return Config::load(&candidate);
+            if let Some(bytes) = read(&candidate)? {
+                return Config::load_text(&candidate, &text(&candidate, bytes)?);
             }
             let pyproject = dir.join("pyproject.toml");
-            if pyproject.is_file()
-                && let Some(config) = Config::load_pyproject(&pyproject)?
+            if let Some(bytes) = read(&pyproject)?
+                && let Some(config) =
+                    Config::load_pyproject_text(&pyproject, &text(&pyproject, bytes)?)?
             {
                 return Ok(config);
             }
@@ -208,19 +220,25 @@ impl Config {
                 message: "has no [tool.phaselint] table".into(),
             });
         }
-        let text = read(path)?;
-        let file: ConfigFile = toml::from_str(&text).map_err(|e| invalid(path, &text, "", e))?;
+        Config::load_text(path, &read(path)?)
+    }
+
+    fn load_text(path: &Path, text: &str) -> Result<Self, ConfigError> {
+        let file: ConfigFile = toml::from_str(text).map_err(|e| invalid(path, text, "", e))?;
         Config::from_file(path, file, "")
     }
 
     fn load_pyproject(path: &Path) -> Result<Option<Self>, ConfigError> {
-        let text = read(path)?;
-        let table: toml::Table = toml::from_str(&text).map_err(|e| invalid(path, &text, "", e))?;
+        Config::load_pyproject_text(path, &read(path)?)
+    }
+
+    fn load_pyproject_text(path: &Path, text: &str) -> Result<Option<Self>, ConfigError> {
+        let table: toml::Table = toml::from_str(text).map_err(|e| invalid(path, text, "", e))?;
         let Some(section) = table.get("tool").and_then(|t| t.get("phaselint")) else {
             return Ok(None);
         };
         let file = ConfigFile::deserialize(section.clone())
-            .map_err(|e| invalid(path, &text, "tool.phaselint", e))?;
+            .map_err(|e| invalid(path, text, "tool.phaselint", e))?;
         Config::from_file(path, file, "tool.phaselint.").map(Some)
     }
 
@@ -363,7 +381,24 @@ impl Config {
 }
 
 fn read(path: &Path) -> Result<String, ConfigError> {
-    let bytes = crate::input::read_file(path, crate::input::Bound::Config)?;
+    text(
+        path,
+        crate::input::read_file(path, crate::input::Bound::Config)?,
+    )
+}
+
+/// `discover`'s reader: the file's bytes when `path` is a file on disk.
+pub fn read_from_disk(path: &Path) -> Result<Option<Vec<u8>>, ConfigError> {
+    if !path.is_file() {
+        return Ok(None);
+    }
+    Ok(Some(crate::input::read_file(
+        path,
+        crate::input::Bound::Config,
+    )?))
+}
+
+fn text(path: &Path, bytes: Vec<u8>) -> Result<String, ConfigError> {
     String::from_utf8(bytes).map_err(|_| ConfigError::Invalid {
         path: path.to_path_buf(),
         message: "is not UTF-8".into(),
