@@ -623,3 +623,486 @@ fn the_artisan_pipeline_history_with_checkpoints_pins_its_findings() {
     }
     assert!(failures.is_empty(), "{}", failures.join("\n"));
 }
+
+// ---------------------------------------------------------------------
+// The second adversarial review of diff's analysis (S1-S8, F1-F4): each
+// case is run through both `phaselint diff OLD NEW` and `phaselint
+// resume-check` on OLD and on NEW with one context, so a finding is
+// checked against what the resume check really does.
+
+/// One OLD/NEW pair, the checkpoint and context a paused run has, the
+/// resume-check arguments the orchestrator passes, and what is expected.
+struct Adversarial {
+    name: &'static str,
+    old: &'static str,
+    new: &'static str,
+    checkpoint: &'static str,
+    context: &'static str,
+    args: &'static [&'static str],
+    /// `(code, a piece of its message)` each reported finding must match,
+    /// in report order (no other finding).
+    findings: &'static [(&'static str, &'static str)],
+    diff_exit: i32,
+    /// resume-check's exit code under OLD, then under NEW.
+    resume: (i32, i32),
+}
+
+const FORK: &str = r#"schema_version: "0.2.0"
+pipeline_id: fork
+phases:
+  plan:    { exit:  { required: [{ name: topic }] } }
+  publish: { entry: { required: [{ name: approved_text }] } }
+  review:  { entry: { required: [{ name: topic }] } }
+graph_topology: { graph_id: fork, edges: [{ from: plan, to: publish }, { from: plan, to: review }] }
+checkpoint_integrity: [{ checkpoint_id: after_plan, phase: plan }]
+"#;
+
+const FORK_IRREVERSIBLE: &str = r#"schema_version: "0.2.0"
+pipeline_id: fork
+phases:
+  plan:    { exit:  { required: [{ name: topic }] } }
+  publish: { side_effects: irreversible, entry: { required: [{ name: topic }] } }
+  review:  { entry: { required: [{ name: topic }] } }
+graph_topology: { graph_id: fork, edges: [{ from: plan, to: publish }, { from: plan, to: review }] }
+checkpoint_integrity: [{ checkpoint_id: after_plan, phase: plan }]
+"#;
+
+const TYPED: &str = r#"schema_version: "0.2.0"
+pipeline_id: typed
+phases:
+  intake: { entry: { required: [{ name: ticket, type: string }] }, exit: { required: [{ name: summary }] } }
+  triage: { entry: { required: [{ name: summary }] }, exit: { required: [{ name: label }] } }
+  act:    { entry: { required: [{ name: label }] } }
+checkpoint_integrity: [{ checkpoint_id: after_triage, phase: triage }]
+"#;
+
+const GRADE: &str = r#"schema_version: "0.2.0"
+pipeline_id: sev
+phases:
+  grade:   { exit: { required: [{ name: score }] } }
+  publish: { entry: { required: [{ name: score, type: int, severity: warning, default: 0 }] } }
+checkpoint_integrity: [{ checkpoint_id: pre_publish, phase: grade }]
+"#;
+
+const ADVISORY_EXIT: &str = r#"schema_version: "0.2.0"
+pipeline_id: exit-sev
+phases:
+  generate: { exit:  { required: [{ name: draft }, { name: notes, severity: advisory }] } }
+  publish:  { entry: { required: [{ name: draft }] } }
+checkpoint_integrity: [{ checkpoint_id: pre_publish, phase: generate }]
+"#;
+
+const ADVISORY_INPUT: &str = r#"schema_version: "0.2.0"
+pipeline_id: warn-input
+phases:
+  intake: { entry: { required: [{ name: ticket }, { name: hint, severity: advisory }] }, exit: { required: [{ name: summary }] } }
+  act:    { entry: { required: [{ name: summary }] } }
+checkpoint_integrity: [{ checkpoint_id: after_intake, phase: intake }]
+"#;
+
+const LOOP: &str = r#"schema_version: "0.2.0"
+pipeline_id: loop
+phases:
+  draft:    { exit: { required: [{ name: answer }] } }
+  critique: { entry: { required: [{ name: answer }] }, exit: { required: [{ name: answer }] } }
+graph_topology: { graph_id: loop, edges: [{ from: draft, to: critique }, { from: critique, to: draft }] }
+checkpoint_integrity: [{ checkpoint_id: after_draft, phase: draft }]
+"#;
+
+const UNKNOWN_TYPE: &str = r#"schema_version: "0.2.0"
+pipeline_id: t
+phases:
+  generate: { exit:  { required: [{ name: tags, type: string }] } }
+  publish:  { entry: { required: [{ name: tags, type: "str[]" }] } }
+checkpoint_integrity: [{ checkpoint_id: pre_publish, phase: generate }]
+"#;
+
+const NESTED: &str = r#"schema_version: "0.2.0"
+pipeline_id: nested
+phases:
+  generate: { exit:  { required: [{ name: report.text, type: string }] } }
+  publish:  { entry: { required: [{ name: report.text, type: string }] } }
+checkpoint_integrity: [{ checkpoint_id: pre_publish, phase: generate }]
+"#;
+
+const RISK: &str = r#"schema_version: "0.2.0"
+pipeline_id: risk
+phases:
+  plan:    { exit:  { required: [{ name: topic }] } }
+  publish: { entry: { required: [{ name: topic }] } }
+checkpoint_integrity: [{ checkpoint_id: after_plan, phase: plan }]
+"#;
+
+const DUPLICATE_CHECKS: &str = r#"schema_version: "0.2.0"
+pipeline_id: dup
+phases:
+  gen:     { exit:  { required: [{ name: draft }] } }
+  publish: { entry: { required: [{ name: draft }] } }
+checkpoint_integrity:
+  - checkpoint_id: pre_publish
+    phase: gen
+    on_resume:
+      staleness_checks:
+        - { field: draft, max_age_seconds: 600, on_stale: advisory, recovery: fail }
+        - { field: draft, max_age_seconds: 60, on_stale: blocking }
+"#;
+
+const TWO_IDS: &str = r#"schema_version: "0.2.0"
+pipeline_id: ren
+phases:
+  a: { exit: { required: [{ name: x }] } }
+  b: { entry: { required: [{ name: x }] } }
+checkpoint_integrity: [{ checkpoint_id: one, phase: a }, { checkpoint_id: two, phase: a }]
+"#;
+
+/// A run paused at `pre_publish` of `fixtures/diff/base.contract.yaml`
+/// whose `draft_answer` is an hour old (stale at 600 s).
+const STALE_DRAFT: &str = r#"{"retrieved_context": "passages", "draft_answer": "A first draft.", "_cc_propagation": {"retrieved_context": {"origin_phase": "retrieve", "set_at": "2026-03-01T11:50:00Z", "value_hash": "0a1b2c3d"}, "draft_answer": {"origin_phase": "generate", "set_at": "2026-03-01T11:00:00Z", "value_hash": "5f607182"}}}"#;
+
+fn base_with(from: &str, to: &str) -> &'static str {
+    let base = std::fs::read_to_string(repo().join(OLD)).unwrap();
+    assert!(base.contains(from), "{from}");
+    Box::leak(base.replacen(from, to, 1).into_boxed_str())
+}
+
+fn adversarial_cases() -> Vec<Adversarial> {
+    let leak = |s: String| -> &'static str { Box::leak(s.into_boxed_str()) };
+    vec![
+        Adversarial {
+            name: "S1: --next-phase reads one branch's entry, not its sibling's",
+            old: FORK,
+            new: leak(FORK.replace(
+                "review:  { entry: { required: [{ name: topic }] } }",
+                "review:  { entry: { required: [{ name: topic }, { name: approved_text }] } }",
+            )),
+            checkpoint: "after_plan",
+            context: r#"{"topic":"t"}"#,
+            args: &["--next-phase", "review"],
+            findings: &[
+                ("D604", "phase `review`, resumed into from checkpoint `after_plan`, requires `approved_text`"),
+                ("D611", "target digest changed"),
+            ],
+            diff_exit: 1,
+            resume: (0, 1),
+        },
+        Adversarial {
+            name: "S2: an approval newly required on one branch",
+            old: FORK_IRREVERSIBLE,
+            new: leak(FORK_IRREVERSIBLE.replace(
+                "phase: plan }",
+                "phase: plan, on_resume: { approval_required: true, approval_policy: orchestrator } }",
+            )),
+            checkpoint: "after_plan",
+            context: r#"{"topic":"t"}"#,
+            args: &["--next-phase", "review"],
+            findings: &[
+                ("D611", "target digest changed"),
+                ("D613", "asks for `orchestrator` on a resume into `review` under NEW where OLD asked for no approval"),
+            ],
+            diff_exit: 0,
+            resume: (0, 2),
+        },
+        Adversarial {
+            name: "S3: a type OLD declared on an upstream entry field",
+            old: TYPED,
+            new: leak(TYPED.replace(
+                "act:    { entry: { required: [{ name: label }] } }",
+                "act:    { entry: { required: [{ name: label }, { name: ticket, type: list }] } }",
+            )),
+            checkpoint: "after_triage",
+            context: r#"{"ticket":"T-1","summary":"s","label":"bug"}"#,
+            args: &[],
+            findings: &[
+                ("D605", "field `ticket`, checked on entry to `act` when resuming from checkpoint `after_triage`, changed type from `string` to `list`"),
+                ("D611", "target digest changed"),
+            ],
+            diff_exit: 1,
+            resume: (0, 1),
+        },
+        Adversarial {
+            name: "S4: a typed warning field raised to blocking",
+            old: GRADE,
+            new: leak(GRADE.replace("severity: warning", "severity: blocking")),
+            checkpoint: "pre_publish",
+            context: r#"{"score":"high"}"#,
+            args: &[],
+            findings: &[
+                ("D605", "must now be `int` (blocking), but OLD held runs paused there to no type for it"),
+                ("D611", "target digest changed"),
+            ],
+            diff_exit: 1,
+            resume: (0, 1),
+        },
+        Adversarial {
+            name: "S5: an advisory exit field is not produced for sure",
+            old: ADVISORY_EXIT,
+            new: leak(ADVISORY_EXIT.replace(
+                "publish:  { entry: { required: [{ name: draft }] } }",
+                "publish:  { entry: { required: [{ name: draft }, { name: notes }] } }",
+            )),
+            checkpoint: "pre_publish",
+            context: r#"{"draft":"d"}"#,
+            args: &[],
+            findings: &[
+                ("D604", "requires `notes` on entry (blocking)"),
+                ("D611", "target digest changed"),
+            ],
+            diff_exit: 1,
+            resume: (0, 1),
+        },
+        Adversarial {
+            name: "S5: an advisory entry field of the first phase is not given for sure",
+            old: ADVISORY_INPUT,
+            new: leak(ADVISORY_INPUT.replace(
+                "act:    { entry: { required: [{ name: summary }] } }",
+                "act:    { entry: { required: [{ name: summary }, { name: hint }] } }",
+            )),
+            checkpoint: "after_intake",
+            context: r#"{"ticket":"T-1","summary":"s"}"#,
+            args: &[],
+            findings: &[
+                ("D604", "requires `hint` on entry (blocking)"),
+                ("D611", "target digest changed"),
+            ],
+            diff_exit: 1,
+            resume: (0, 1),
+        },
+        Adversarial {
+            name: "S6: a phase no entry reaches holds nothing",
+            old: LOOP,
+            new: leak(LOOP.replace(
+                "critique: { entry: { required: [{ name: answer }] }",
+                "critique: { entry: { required: [{ name: answer }, { name: never_produced }] }",
+            )),
+            checkpoint: "after_draft",
+            context: r#"{"answer":"a"}"#,
+            args: &[],
+            findings: &[
+                ("D604", "requires `never_produced` on entry (blocking)"),
+                ("D611", "target digest changed"),
+            ],
+            diff_exit: 1,
+            resume: (0, 1),
+        },
+        Adversarial {
+            name: "S7: a type the check does not know hides no other",
+            old: UNKNOWN_TYPE,
+            new: leak(UNKNOWN_TYPE.replace("type: \"str[]\"", "type: list")),
+            checkpoint: "pre_publish",
+            context: r#"{"tags":"a,b"}"#,
+            args: &[],
+            findings: &[
+                ("D605", "changed type from `string` to `list`"),
+                ("D611", "target digest changed"),
+            ],
+            diff_exit: 1,
+            resume: (0, 1),
+        },
+        Adversarial {
+            name: "S8: a recovery replaced by log_and_continue",
+            old: base_with("", ""),
+            new: base_with("recovery: re_generate", "recovery: log_and_continue"),
+            checkpoint: "pre_publish",
+            context: STALE_DRAFT,
+            args: &["--recover-with", "cp fresh.json \"$PHASELINT_CONTEXT\""],
+            findings: &[
+                ("D611", "target digest changed"),
+                ("D612", "no longer recovers a stale `draft_answer` (recovery `log_and_continue`)"),
+            ],
+            diff_exit: 0,
+            resume: (0, 1),
+        },
+        Adversarial {
+            name: "S8: a recovery removed",
+            old: base_with("", ""),
+            new: base_with("          recovery: re_generate\n", ""),
+            checkpoint: "pre_publish",
+            context: STALE_DRAFT,
+            args: &["--recover-with", "cp fresh.json \"$PHASELINT_CONTEXT\""],
+            findings: &[
+                ("D611", "target digest changed"),
+                ("D612", "no longer recovers a stale `draft_answer` (no recovery)"),
+            ],
+            diff_exit: 0,
+            resume: (0, 1),
+        },
+        Adversarial {
+            name: "F1: a parent of a field OLD checked is held, as a mapping",
+            old: NESTED,
+            new: leak(NESTED.replace(
+                "publish:  { entry: { required: [{ name: report.text, type: string }] } }",
+                "publish:  { entry: { required: [{ name: report.text, type: string }, { name: report, type: dict }] } }",
+            )),
+            checkpoint: "pre_publish",
+            context: r#"{"report":{"text":"hi"}}"#,
+            args: &[],
+            findings: &[("D611", "target digest changed")],
+            diff_exit: 0,
+            resume: (0, 0),
+        },
+        Adversarial {
+            name: "F2: risk_class raised where OLD asked no approval",
+            old: RISK,
+            new: leak(RISK.replace("publish: {", "publish: { risk_class: high,")),
+            checkpoint: "after_plan",
+            context: r#"{"topic":"t"}"#,
+            args: &[],
+            findings: &[
+                ("D606", "raised risk_class from `low` to `high`: OLD asked no approval on this branch, so a run paused there resumes into the riskier phase without anyone having approved that risk"),
+                ("D611", "target digest changed"),
+            ],
+            diff_exit: 1,
+            resume: (0, 0),
+        },
+        Adversarial {
+            name: "F3: duplicate checks reordered, and advisory+fail to blocking+fail, change nothing",
+            old: DUPLICATE_CHECKS,
+            new: leak(
+                DUPLICATE_CHECKS
+                    .replace(
+                        "{ field: draft, max_age_seconds: 600, on_stale: advisory, recovery: fail }",
+                        "{ field: draft, max_age_seconds: 60, on_stale: blocking, recovery: fail }",
+                    )
+                    .replace(
+                        "{ field: draft, max_age_seconds: 60, on_stale: blocking }",
+                        "{ field: draft, max_age_seconds: 600, on_stale: blocking }",
+                    ),
+            ),
+            checkpoint: "pre_publish",
+            context: r#"{"draft":"d"}"#,
+            args: &[],
+            findings: &[("D611", "target digest changed")],
+            diff_exit: 0,
+            resume: (0, 0),
+        },
+        Adversarial {
+            name: "F4: two OLD ids of one shape are removed, not both renamed",
+            old: TWO_IDS,
+            new: leak(TWO_IDS.replace(
+                "[{ checkpoint_id: one, phase: a }, { checkpoint_id: two, phase: a }]",
+                "[{ checkpoint_id: three, phase: a }]",
+            )),
+            checkpoint: "one",
+            context: r#"{"x":1}"#,
+            args: &[],
+            findings: &[
+                ("D601", "checkpoint `one` is removed"),
+                ("D601", "checkpoint `two` is removed"),
+            ],
+            diff_exit: 1,
+            resume: (0, 3),
+        },
+    ]
+}
+
+#[test]
+fn adversarial_findings_agree_with_what_resume_check_does() {
+    let mut failures = Vec::new();
+    for case in adversarial_cases() {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::write(dir.path().join("old.contract.yaml"), case.old).unwrap();
+        std::fs::write(dir.path().join("new.contract.yaml"), case.new).unwrap();
+        let found = phaselint(
+            dir.path(),
+            &[
+                "diff",
+                "--no-config",
+                "--format",
+                "concise",
+                "old.contract.yaml",
+                "new.contract.yaml",
+            ],
+        );
+        let lines: Vec<&str> = found
+            .stdout
+            .lines()
+            .filter(|l| l.starts_with("new.contract.yaml:"))
+            .collect();
+        let matches = lines.len() == case.findings.len()
+            && lines.iter().zip(case.findings).all(|(line, (code, text))| {
+                line.contains(&format!(": {code} [")) && line.contains(text)
+            });
+        if !matches || found.code != case.diff_exit {
+            failures.push(format!(
+                "{}: diff exit {} (expected {}), findings:\n{}{}",
+                case.name, found.code, case.diff_exit, found.stdout, found.stderr
+            ));
+        }
+        let mut exits = Vec::new();
+        for side in ["old", "new"] {
+            // Each side's resume check gets the paused run's own context
+            // (a recovery hook may rewrite it); `fresh.json` is what a
+            // recovery writes: the same values, stamped just now.
+            std::fs::write(dir.path().join("ctx.json"), case.context).unwrap();
+            std::fs::write(
+                dir.path().join("fresh.json"),
+                case.context
+                    .replace("2026-03-01T11:00:00Z", "2026-03-01T11:59:59Z"),
+            )
+            .unwrap();
+            let contract = format!("{side}.contract.yaml");
+            let mut args = vec![
+                "resume-check",
+                "--no-config",
+                "--contract",
+                &contract,
+                "--checkpoint",
+                case.checkpoint,
+                "--context",
+                "ctx.json",
+                "--now",
+                "2026-03-01T12:00:00Z",
+                "--format",
+                "json",
+            ];
+            args.extend(case.args);
+            exits.push(phaselint(dir.path(), &args).code);
+        }
+        if exits != [case.resume.0, case.resume.1] {
+            failures.push(format!(
+                "{}: resume-check exits {exits:?}, expected {:?}",
+                case.name, case.resume
+            ));
+        }
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n\n"));
+}
+
+/// F4: beside a D611, a loosened limit's help does not say "nothing to
+/// do": the paused runs' approvals are void.
+#[test]
+fn a_loosened_limit_beside_a_void_approval_says_so() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("old.contract.yaml"), DUPLICATE_CHECKS).unwrap();
+    std::fs::write(
+        dir.path().join("new.contract.yaml"),
+        DUPLICATE_CHECKS.replace("max_age_seconds: 60,", "max_age_seconds: 6000,"),
+    )
+    .unwrap();
+    let found = phaselint(
+        dir.path(),
+        &[
+            "diff",
+            "--no-config",
+            "--format",
+            "concise",
+            "old.contract.yaml",
+            "new.contract.yaml",
+        ],
+    );
+    assert_eq!(found.code, 0, "{}{}", found.stdout, found.stderr);
+    assert!(found.stdout.contains(": D611 ["), "{}", found.stdout);
+    let d622: Vec<&str> = found
+        .stdout
+        .lines()
+        .filter(|l| l.contains(": D622 ["))
+        .collect();
+    assert_eq!(d622.len(), 1, "{}", found.stdout);
+    assert!(d622[0].contains("lengthened from 60 to 600"), "{}", d622[0]);
+    assert!(
+        d622[0].contains("their approvals are void (D611)"),
+        "{}",
+        d622[0]
+    );
+    assert!(!d622[0].contains("nothing to do"), "{}", d622[0]);
+}

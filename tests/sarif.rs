@@ -282,7 +282,7 @@ fn the_sarif_of_a_diff_names_its_d_codes_and_old_as_a_related_artifact() {
         "fixtures/diff/base.contract.yaml"
     );
     assert_eq!(old["artifactLocation"]["uriBaseId"], "%SRCROOT%");
-    assert_eq!(old["region"]["startLine"], 38);
+    assert_eq!(old["region"]["startLine"], 40);
     assert_eq!(old["region"]["startColumn"], 28);
     assert_eq!(related["message"]["text"], "max_age_seconds was 600");
     // A code turned off is neither reported nor described.

@@ -280,6 +280,7 @@ fn compare_checkpoint(
     old_here: &Related,
     out: &mut Vec<Diagnostic>,
 ) {
+    let first_finding = out.len();
     let id = &new_target.checkpoint_id;
     let old_phase = &old_target.phase.name;
     let new_phase = &new_target.phase.name;
@@ -357,7 +358,12 @@ fn compare_checkpoint(
         let Some(old_next_phase) = old_by_name.get(new_next_phase.name.as_str()).copied() else {
             continue;
         };
-        raised(old, old_next_phase, new_next_phase, id, out);
+        let old_approved = crate::resume::required_policy(
+            &old_target.spec.on_resume,
+            &crate::resume::irreversible_phases(&[old_next_phase]),
+        )
+        .is_some();
+        raised(old, old_next_phase, new_next_phase, id, old_approved, out);
     }
 
     if old_target.digest != new_target.digest {
@@ -378,6 +384,21 @@ fn compare_checkpoint(
 
     staleness(old, old_target, new_target, out);
     approval(old_target, new_target, id_span, old_here, out);
+    // Beside a D611 the looser check is not "nothing to do": the runs'
+    // approvals are void (F4).
+    if old_target.digest != new_target.digest {
+        let code = D622_LIMITS_LOOSENED.code;
+        for finding in out
+            .iter_mut()
+            .skip(first_finding)
+            .filter(|d| d.code == code)
+        {
+            finding.help = Some(
+                "paused runs resume under the looser check, but their approvals are void (D611): approve them again; make sure the looser check is intended"
+                    .into(),
+            );
+        }
+    }
 }
 
 /// D612: a staleness check of the checkpoint is stricter under NEW: a
@@ -393,26 +414,19 @@ fn staleness(
     let id = &new_target.checkpoint_id;
     let help = "deploy the stricter check once runs paused under OLD have resumed, or expect their recovery to run";
     let old_checks = &old_target.spec.on_resume.staleness_checks;
-    // Each side's first check of each field, by name.
-    fn by_field(
-        checks: &[crate::model::StalenessCheck],
-    ) -> std::collections::HashMap<&str, &crate::model::StalenessCheck> {
-        let mut map = std::collections::HashMap::new();
-        for check in checks {
-            if let Some(field) = &check.field {
-                map.entry(field.value.as_str()).or_insert(check);
-            }
-        }
-        map
-    }
     let old_by_field = by_field(old_checks);
     let new_by_field = by_field(&new_target.spec.on_resume.staleness_checks);
+    let mut seen = BTreeSet::new();
     for new_check in &new_target.spec.on_resume.staleness_checks {
         let Some(field) = &new_check.field else {
             continue;
         };
         let name = field.value.as_str();
-        let Some(old_check) = old_by_field.get(name).copied() else {
+        if !seen.insert(name) {
+            continue;
+        }
+        let (Some(old_effect), Some(new_effect)) = (old_by_field.get(name), new_by_field.get(name))
+        else {
             out.push(
                 D612_STALENESS_TIGHTENED
                     .at(
@@ -430,21 +444,19 @@ fn staleness(
             continue;
         };
         let was = |span: Span, what: String| old.note(span, what);
-        // As the resume check reads it: no max_age_seconds is 0, always
-        // stale on resume.
-        let age =
-            |c: &crate::model::StalenessCheck| c.max_age_seconds.as_ref().map_or(0, |m| m.value);
-        let (old_age, new_age) = (age(old_check), age(new_check));
-        let new_age_span = new_check
+        let (old_age, new_age) = (old_effect.age, new_effect.age);
+        let new_age_span = new_effect
+            .strictest
             .max_age_seconds
             .as_ref()
             .map_or(field.span, |m| m.span);
         let old_age_was = was(
-            old_check
+            old_effect
+                .strictest
                 .max_age_seconds
                 .as_ref()
-                .map_or(old_check.span, |m| m.span),
-            match &old_check.max_age_seconds {
+                .map_or(old_effect.strictest.span, |m| m.span),
+            match &old_effect.strictest.max_age_seconds {
                 Some(m) => format!("max_age_seconds was {}", m.value),
                 None => "no max_age_seconds (0: always stale)".to_string(),
             },
@@ -470,84 +482,74 @@ fn staleness(
                 old_age_was,
             ));
         }
-        // Declared order: blocking < warning < advisory, so "escalated"
-        // is a smaller value.
-        let (old_stale, new_stale) = (old_check.on_stale(), new_check.on_stale());
-        if new_stale < old_stale {
-            let span = new_check.on_stale.as_ref().map_or(field.span, |s| s.span);
-            out.push(
+        // What the check does with a stale value (F3): blocks or not,
+        // and whether a recovery hook may refresh it first.
+        let new_why = new_effect.blocking.unwrap_or(new_effect.strictest);
+        let new_span = new_why
+            .recovery
+            .as_ref()
+            .filter(|r| r.value == crate::model::Recovery::Fail)
+            .map(|r| r.span)
+            .or(new_why.on_stale.as_ref().map(|s| s.span))
+            .unwrap_or(field.span);
+        let old_why = old_effect.blocking.unwrap_or(old_effect.strictest);
+        let old_was = was(
+            old_why.span,
+            format!(
+                "on_stale was `{}`{}",
+                old_why.on_stale().as_str(),
+                old_why
+                    .recovery
+                    .as_ref()
+                    .map_or_else(String::new, |r| format!(
+                        ", recovery `{}`",
+                        r.value.as_str()
+                    ))
+            ),
+        );
+        match (old_effect.blocking.is_some(), new_effect.blocking.is_some()) {
+            (false, true) => out.push(
                 D612_STALENESS_TIGHTENED
                     .at(
-                        span,
+                        new_span,
                         format!(
-                            "checkpoint `{id}`: on_stale for `{name}` escalated from `{}` to `{}`",
-                            old_stale.as_str(),
-                            new_stale.as_str()
+                            "checkpoint `{id}`: a stale `{name}` now blocks the resume (on_stale `{}`{}), where OLD let the run resume",
+                            new_why.on_stale().as_str(),
+                            new_why.recovery.as_ref().map_or_else(String::new, |r| format!(", recovery `{}`", r.value.as_str()))
                         ),
                     )
                     .with_help(help)
-                    .with_related_location(was(
-                        old_check
-                            .on_stale
-                            .as_ref()
-                            .map_or(old_check.span, |s| s.span),
-                        format!("on_stale was `{}`", old_stale.as_str()),
-                    )),
-            );
-        }
-        if new_stale > old_stale {
-            let span = new_check.on_stale.as_ref().map_or(field.span, |s| s.span);
-            out.push(loosened(
-                span,
-                format!(
-                    "checkpoint `{id}`: on_stale for `{name}` relaxed from `{}` to `{}`",
-                    old_stale.as_str(),
-                    new_stale.as_str()
-                ),
-                was(
-                    old_check
-                        .on_stale
-                        .as_ref()
-                        .map_or(old_check.span, |s| s.span),
-                    format!("on_stale was `{}`", old_stale.as_str()),
-                ),
-            ));
-        }
-        let is_fail = |c: &crate::model::StalenessCheck| {
-            c.recovery
-                .as_ref()
-                .is_some_and(|r| r.value == crate::model::Recovery::Fail)
-        };
-        if is_fail(new_check) && !is_fail(old_check) {
-            let span = new_check.recovery.as_ref().map_or(field.span, |r| r.span);
-            out.push(
-                D612_STALENESS_TIGHTENED
-                    .at(
-                        span,
-                        format!(
-                            "checkpoint `{id}`: recovery for `{name}` is now `fail`: a run paused there whose `{name}` is stale can never resume"
-                        ),
-                    )
-                    .with_help(help)
-                    .with_related_location(was(
-                            old_check.recovery.as_ref().map_or(old_check.span, |r| r.span),
-                            "recovery was not `fail`".to_string(),
-                        )),
-            );
-        }
-        if is_fail(old_check) && !is_fail(new_check) {
-            let span = new_check.recovery.as_ref().map_or(field.span, |r| r.span);
-            out.push(loosened(
-                span,
-                format!("checkpoint `{id}`: recovery for `{name}` is no longer `fail`"),
-                was(
-                    old_check
-                        .recovery
-                        .as_ref()
-                        .map_or(old_check.span, |r| r.span),
-                    "recovery was `fail`".to_string(),
-                ),
-            ));
+                    .with_related_location(old_was),
+            ),
+            (true, false) => out.push(loosened(
+                new_span,
+                format!("checkpoint `{id}`: a stale `{name}` no longer blocks the resume"),
+                old_was,
+            )),
+            (true, true) if old_effect.recovers && !new_effect.recovers => {
+                let how = new_why.recovery.as_ref().map_or_else(
+                    || "no recovery".to_string(),
+                    |r| format!("recovery `{}`", r.value.as_str()),
+                );
+                let span = new_why.recovery.as_ref().map_or(field.span, |r| r.span);
+                out.push(
+                    D612_STALENESS_TIGHTENED
+                        .at(
+                            span,
+                            format!(
+                                "checkpoint `{id}` no longer recovers a stale `{name}` ({how}): a run paused there whose `{name}` is stale, which OLD's recovery hook refreshed, is now blocked"
+                            ),
+                        )
+                        .with_help(format!("keep OLD's recovery of `{name}` until runs paused at `{id}` have resumed, or refresh their `{name}` before deploying"))
+                        .with_related_location(old_was),
+                );
+            }
+            (true, true) if !old_effect.recovers && new_effect.recovers => out.push(loosened(
+                new_span,
+                format!("checkpoint `{id}`: a stale `{name}` may now be recovered before it blocks"),
+                old_was,
+            )),
+            _ => {}
         }
     }
     let anchor = new_target
@@ -595,6 +597,53 @@ fn staleness(
             ),
         ));
     }
+}
+
+/// What a side's staleness checks of one field do, all of them together,
+/// as the resume check applies every check: the shortest age, whether a
+/// stale value blocks, and whether a recovery hook may refresh it.
+struct Effect<'a> {
+    age: i64,
+    /// The check with the shortest age (the first such).
+    strictest: &'a crate::model::StalenessCheck,
+    /// A check that blocks when stale, if any.
+    blocking: Option<&'a crate::model::StalenessCheck>,
+    /// Some non-advisory check has a recovery the check runs.
+    recovers: bool,
+}
+
+fn by_field(
+    checks: &[crate::model::StalenessCheck],
+) -> std::collections::HashMap<&str, Effect<'_>> {
+    use crate::model::{FieldSeverity, Recovery};
+    // As the resume check reads it: no max_age_seconds is 0, always
+    // stale on resume.
+    let age = |c: &crate::model::StalenessCheck| c.max_age_seconds.as_ref().map_or(0, |m| m.value);
+    let mut map: std::collections::HashMap<&str, Effect<'_>> = std::collections::HashMap::new();
+    for check in checks {
+        let Some(field) = &check.field else {
+            continue;
+        };
+        let recovery = check.recovery.as_ref().map(|r| r.value);
+        let blocks = crate::model::stale_field_blocks(check.on_stale(), recovery);
+        let recovers = check.on_stale() != FieldSeverity::Advisory
+            && matches!(recovery, Some(Recovery::ReRetrieve | Recovery::ReGenerate));
+        let effect = map.entry(field.value.as_str()).or_insert(Effect {
+            age: age(check),
+            strictest: check,
+            blocking: None,
+            recovers: false,
+        });
+        if age(check) < effect.age {
+            effect.age = age(check);
+            effect.strictest = check;
+        }
+        if blocks && effect.blocking.is_none() {
+            effect.blocking = Some(check);
+        }
+        effect.recovers |= recovers;
+    }
+    map
 }
 
 /// D601 for every run paused under an OLD without checkpoint specs: OLD
@@ -666,14 +715,48 @@ fn approval(
     out: &mut Vec<Diagnostic>,
 ) {
     let id = &new_target.checkpoint_id;
-    let old_policy =
-        crate::resume::required_policy(&old_target.spec.on_resume, &old_target.irreversible_next());
-    let new_policy =
-        crate::resume::required_policy(&new_target.spec.on_resume, &new_target.irreversible_next());
-    let (was, now) = (policy_strength(old_policy), policy_strength(new_policy));
-    if old_policy == new_policy {
-        return;
+    // The resume check can be told the next phase (`--next-phase`), and
+    // then asks for the policy of that branch alone (S2): compare each
+    // phase both resume into, with only that phase's side effects. With
+    // no common phase, the checkpoint's own policy.
+    let branch = |target: &Target<'_>, next: Option<&Phase>| {
+        let irreversible = next
+            .map(|p| crate::resume::irreversible_phases(&[p]))
+            .unwrap_or_default();
+        crate::resume::required_policy(&target.spec.on_resume, &irreversible)
+    };
+    let old_next = old_target.successor_phases();
+    let mut branches: Vec<(
+        Option<&str>,
+        Option<crate::model::ApprovalPolicy>,
+        Option<crate::model::ApprovalPolicy>,
+    )> = new_target
+        .successor_phases()
+        .into_iter()
+        .filter_map(|p| {
+            let old_p = old_next.iter().find(|o| o.name == p.name)?;
+            Some((
+                Some(p.name.as_str()),
+                branch(old_target, Some(old_p)),
+                branch(new_target, Some(p)),
+            ))
+        })
+        .collect();
+    if branches.is_empty() {
+        branches.push((None, branch(old_target, None), branch(new_target, None)));
     }
+    let strengthened = branches.iter().find(|(_, o, n)| {
+        policy_strength(*n) > policy_strength(*o)
+            || (o != n && policy_strength(*n) == policy_strength(*o))
+    });
+    let weakened = branches
+        .iter()
+        .find(|(_, o, n)| policy_strength(*n) < policy_strength(*o));
+    let Some(&(next, old_policy, new_policy)) = strengthened.or(weakened) else {
+        return;
+    };
+    let (was, now) = (policy_strength(old_policy), policy_strength(new_policy));
+    let on_branch = next.map_or_else(String::new, |n| format!(" on a resume into `{n}`"));
     let shown = |p: Option<crate::model::ApprovalPolicy>| {
         p.map_or_else(
             || "no approval".to_string(),
@@ -690,7 +773,7 @@ fn approval(
         out.push(loosened(
             span,
             format!(
-                "checkpoint `{id}` asks for {} under NEW where OLD asked for {}",
+                "checkpoint `{id}` asks for {}{on_branch} under NEW where OLD asked for {}",
                 shown(new_policy),
                 shown(old_policy)
             ),
@@ -703,7 +786,7 @@ fn approval(
             .at(
                 span,
                 format!(
-                    "checkpoint `{id}` asks for {} under NEW where OLD asked for {}: runs paused there wait for an approval they were not asked for",
+                    "checkpoint `{id}` asks for {}{on_branch} under NEW where OLD asked for {}: runs paused there wait for an approval they were not asked for",
                     shown(new_policy),
                     shown(old_policy)
                 ),
@@ -794,24 +877,82 @@ fn blocking_entry<'a>(target: &Target<'a>) -> Vec<(&'a Phase, &'a crate::model::
         .collect()
 }
 
-/// The fields OLD's resume check made sure a context holds before it let
-/// a run resume from the checkpoint: the blocking entry fields of the
-/// phases it resumes into, when it re-checks entry at all.
-fn checked_by_old<'a>(old_target: &Target<'a>) -> Vec<&'a crate::model::Field> {
+/// The fields OLD's resume check made sure a context holds on a resume
+/// into `next` (a phase NEW resumes into): `next`'s blocking entry fields
+/// when `next` was one of OLD's successors and OLD re-checked entry, and
+/// nothing else. The orchestrator may pass `--next-phase next`, and then
+/// the check reads `next`'s entry only, not its sibling branches' (S1).
+fn checked_by_old<'a>(old_target: &Target<'a>, next: &str) -> Vec<&'a crate::model::Field> {
     blocking_entry(old_target)
         .into_iter()
+        .filter(|(p, _)| p.name == next)
         .map(|(_, f)| f)
         .collect()
 }
 
+/// What OLD held a paused run to for one field `name`, as the check
+/// compares it: `Some(kind)` per type; a child (`name.x`) held makes
+/// `name` a mapping (F1).
+fn kinds_of<'a>(
+    fields: impl Iterator<Item = &'a crate::model::Field>,
+    name: &str,
+) -> Vec<(
+    crate::resume::TypeKind,
+    Option<&'a Spanned<compact_str::CompactString>>,
+)> {
+    let mut kinds = Vec::new();
+    for field in fields {
+        let field_name = field.name.value.as_str();
+        if field_name == name {
+            if let Some(t) = field.field_type()
+                && let Some(kind) = crate::resume::TypeKind::of(&t.value)
+            {
+                kinds.push((kind, Some(t)));
+            }
+        } else if is_child(field_name, name) {
+            kinds.push((crate::resume::TypeKind::Mapping, None));
+        }
+    }
+    kinds
+}
+
+/// `child` is a field below `parent` (`report.text` below `report`).
+fn is_child(child: &str, parent: &str) -> bool {
+    child
+        .strip_prefix(parent)
+        .is_some_and(|rest| rest.starts_with('.'))
+}
+
+/// OLD's phases at or upstream of `phase` (by index), through OLD's edges.
+fn upstream_of(old: &Analysis, phase: usize) -> Vec<usize> {
+    let Some(graph) = old.graph.as_ref() else {
+        return vec![phase];
+    };
+    let mut seen = std::collections::HashSet::from([phase]);
+    let mut queue = std::collections::VecDeque::from([phase]);
+    while let Some(p) = queue.pop_front() {
+        for before in graph.predecessors(p) {
+            if seen.insert(before) {
+                queue.push_back(before);
+            }
+        }
+    }
+    let mut all: Vec<usize> = seen.into_iter().collect();
+    all.sort_unstable();
+    all
+}
+
 /// D604 and D605: what NEW's resume check asks of the context of a run
-/// paused at a kept checkpoint, against what such a run holds under OLD.
-/// It holds a field OLD's resume check made sure of (`checked_by_old`), or
-/// one present on every path once the checkpoint's phase has finished
-/// under OLD (`PhaseGraph::held_after`: pipeline inputs, entry fields,
-/// `exit.required` upstream, through the edges' `preserves`/`drops`).
-/// Only blocking fields count: a warning field's default applies and an
-/// advisory field is only listed, so neither refuses a run.
+/// paused at a kept checkpoint, judged per phase it resumes into (the
+/// orchestrator may name one with `--next-phase`), against what such a
+/// run holds under OLD. It holds a field OLD's resume check made sure of
+/// on a resume into that phase (`checked_by_old`, a child of it counting
+/// for the parent), or one present on every path once the checkpoint's
+/// phase has finished under OLD (`PhaseGraph::held_after`: pipeline
+/// inputs, blocking entry fields of entry phases, blocking fields upstream,
+/// through the edges' `preserves`/`drops`). Only blocking fields count: a
+/// warning field's default applies and an advisory field is only listed,
+/// so neither refuses a run, nor is either sure to be there.
 fn entry_requirements(old: &Old<'_>, kept: &[Kept<'_>], out: &mut Vec<Diagnostic>) {
     let Some(old_graph) = old.graph.as_ref() else {
         return;
@@ -820,45 +961,24 @@ fn entry_requirements(old: &Old<'_>, kept: &[Kept<'_>], out: &mut Vec<Diagnostic
     let mut asked: Vec<(usize, &crate::field_path::FieldPath)> = Vec::new();
     let mut fields = Vec::new();
     for (k, pair) in kept.iter().enumerate() {
-        let mut checked: std::collections::HashMap<&str, Vec<&crate::model::Field>> =
-            Default::default();
-        for f in checked_by_old(&pair.old) {
-            checked.entry(f.name.value.as_str()).or_default().push(f);
-        }
         for (phase, field) in blocking_entry(&pair.new) {
-            let name = &field.name.value;
-            let by_check: Vec<&crate::model::Field> =
-                checked.get(name.as_str()).cloned().unwrap_or_default();
+            let name = field.name.value.as_str();
+            let by_check: Vec<&crate::model::Field> = checked_by_old(&pair.old, &phase.name)
+                .into_iter()
+                .filter(|f| f.name.value.as_str() == name || is_child(f.name.value.as_str(), name))
+                .collect();
             let question = by_check.is_empty().then(|| {
-                asked.push((pair.old.phase_index, name));
+                asked.push((pair.old.phase_index, &field.name.value));
                 asked.len() - 1
             });
             fields.push((k, phase, field, by_check, question));
         }
     }
     let held = old_graph.held_after(&asked);
-    // The types OLD's phases declare on their exit fields, by name: read
+    // Per kept checkpoint, OLD's phases at or upstream of its phase: read
     // once, only when a type is to be compared.
-    let old_exit_types = std::cell::OnceCell::new();
-    let exit_types = || {
-        old_exit_types.get_or_init(|| {
-            let mut types: std::collections::HashMap<
-                &str,
-                Vec<&Spanned<compact_str::CompactString>>,
-            > = Default::default();
-            for field in kept
-                .first()
-                .into_iter()
-                .flat_map(|k| &k.old.contract.phases)
-                .flat_map(|p| p.exit_fields())
-            {
-                if let Some(t) = field.field_type() {
-                    types.entry(field.name.value.as_str()).or_default().push(t);
-                }
-            }
-            types
-        })
-    };
+    let upstream: Vec<std::cell::OnceCell<Vec<usize>>> =
+        kept.iter().map(|_| std::cell::OnceCell::new()).collect();
     for (k, phase, field, by_check, question) in fields {
         let pair = &kept[k];
         let id = &pair.new.checkpoint_id;
@@ -870,8 +990,8 @@ fn entry_requirements(old: &Old<'_>, kept: &[Kept<'_>], out: &mut Vec<Diagnostic
                     .at(
                         field.name.span,
                         format!(
-                            "phase `{}`, resumed into from checkpoint `{id}`, requires `{name}` on entry (blocking), which OLD neither checked on resume nor produced on every path up to `{}`: runs paused there may not hold it and are blocked",
-                            phase.name, pair.old.phase.name
+                            "phase `{}`, resumed into from checkpoint `{id}`, requires `{name}` on entry (blocking), which OLD neither checked on a resume into `{}` nor produced on every path up to `{}`: runs paused there may not hold it and are blocked",
+                            phase.name, phase.name, pair.old.phase.name
                         ),
                     )
                     .with_help(format!(
@@ -887,53 +1007,90 @@ fn entry_requirements(old: &Old<'_>, kept: &[Kept<'_>], out: &mut Vec<Diagnostic
         let Some(new_kind) = crate::resume::TypeKind::of(&new_type.value) else {
             continue;
         };
-        // What OLD says of the value a paused run holds: the types its
-        // resume check enforced, else the types its producers declare.
-        let enforced: Vec<&Spanned<compact_str::CompactString>> =
-            by_check.iter().filter_map(|f| f.field_type()).collect();
-        let declared: Vec<&Spanned<compact_str::CompactString>> = if enforced.is_empty() {
-            exit_types().get(name).cloned().unwrap_or_default()
-        } else {
-            enforced
-        };
-        let kinds: Vec<crate::resume::TypeKind> = declared
-            .iter()
-            .filter_map(|t| crate::resume::TypeKind::of(&t.value))
-            .collect();
-        // Only a type OLD declared and NEW's check refuses every value of.
-        if kinds.is_empty() || kinds.iter().any(|&kind| new_kind.admits_every(kind)) {
+        if new_kind == crate::resume::TypeKind::Any {
             continue;
         }
-        let Some(old_type) = declared.first() else {
+        // What OLD says of the value a paused run holds: the types its
+        // resume check enforced on a resume into this phase, and every
+        // type OLD declared for the name on a blocking entry field or an
+        // exit field at or upstream of the checkpoint's phase. A type the
+        // check does not know says nothing and is dropped first (S7).
+        let phases = &pair.old.contract.phases;
+        let upstream_phases = upstream[k].get_or_init(|| upstream_of(old, pair.old.phase_index));
+        let declared_upstream = upstream_phases
+            .iter()
+            .filter_map(|&i| phases.get(i))
+            .flat_map(|p| {
+                p.entry_required()
+                    .iter()
+                    .filter(|f| f.severity() == crate::model::FieldSeverity::Blocking)
+                    .chain(p.exit_fields())
+            });
+        let kinds: Vec<_> = kinds_of(by_check.iter().copied(), name)
+            .into_iter()
+            .chain(kinds_of(declared_upstream, name))
+            .collect();
+        // A type OLD declared that NEW's check admits every value of: a
+        // run held to it passes.
+        if kinds.iter().any(|&(kind, _)| new_kind.admits_every(kind)) {
             continue;
+        }
+        let message = match kinds.first() {
+            Some((_, Some(old_type))) => format!(
+                "field `{name}`, checked on entry to `{}` when resuming from checkpoint `{id}`, changed type from `{}` to `{}`: runs paused there hold a `{}` value, which NEW's resume check refuses",
+                phase.name, old_type.value, new_type.value, old_type.value
+            ),
+            Some((_, None)) => format!(
+                "field `{name}`, checked on entry to `{}` when resuming from checkpoint `{id}`, is now `{}`, but OLD held runs paused there to a mapping (it checked a field below `{name}`), which NEW's resume check refuses",
+                phase.name, new_type.value
+            ),
+            None => format!(
+                "field `{name}`, checked on entry to `{}` when resuming from checkpoint `{id}`, must now be `{}` (blocking), but OLD held runs paused there to no type for it: one holding another type is now blocked",
+                phase.name, new_type.value
+            ),
         };
-        out.push(
-            D605_FIELD_TYPE_CHANGED
-                .at(
-                    new_type.span,
-                    format!(
-                        "field `{name}`, checked on entry to `{}` when resuming from checkpoint `{id}`, changed type from `{}` to `{}`: runs paused there hold a `{}` value, which NEW's resume check refuses",
-                        phase.name, old_type.value, new_type.value, old_type.value
-                    ),
-                )
-                .with_help(format!(
+        let mut finding = D605_FIELD_TYPE_CHANGED
+            .at(new_type.span, message)
+            .with_help(match kinds.first() {
+                Some((_, Some(old_type))) => format!(
                     "keep the type `{}` until no run is paused at `{id}`, or add the new type as a new field beside it",
                     old_type.value
-                ))
-.with_related_location(old.note(old_type.span, format!("`{name}` was declared `{}` here", old_type.value))),
-        );
+                ),
+                _ => format!(
+                    "add the type once no run is paused at `{id}`, or make `{name}` a warning field with a default until then"
+                ),
+            });
+        finding = match kinds.first() {
+            Some((_, Some(old_type))) => finding.with_related_location(old.note(
+                old_type.span,
+                format!("`{name}` was declared `{}` here", old_type.value),
+            )),
+            _ => finding.with_related_location(pair.old_here.clone()),
+        };
+        out.push(finding);
     }
 }
 
 /// D606: a phase resumed into does more under NEW than under OLD; D622:
 /// less (the user dropped `side_effects: irreversible` unnoticed).
+/// D606 is the one error no resume-check refusal defines: what it claims
+/// depends on whether OLD asked for an approval on that branch
+/// (`old_approved`): if not, the paused run resumes into the riskier
+/// phase with no one having approved that risk; if so, its approval is
+/// void (D611) and it must be approved again for the riskier step.
 fn raised(
     old: &Old<'_>,
     old_phase: &Phase,
     new_phase: &Phase,
     id: &str,
+    old_approved: bool,
     out: &mut Vec<Diagnostic>,
 ) {
+    let consequence = if old_approved {
+        "the approval a run paused there got under OLD is void (D611), and it must be approved again for the riskier step"
+    } else {
+        "OLD asked no approval on this branch, so a run paused there resumes into the riskier phase without anyone having approved that risk"
+    };
     let name = &new_phase.name;
     let span = new_phase.name_span;
     let (old_effects, new_effects) = (old_phase.side_effect_class(), new_phase.side_effect_class());
@@ -953,7 +1110,7 @@ fn raised(
                 .at(
                     at,
                     format!(
-                        "phase `{name}`, resumed into from checkpoint `{id}`, raised side_effects from `{}` to `{}`: a run approved under OLD would now do more",
+                        "phase `{name}`, resumed into from checkpoint `{id}`, raised side_effects from `{}` to `{}`: {consequence}",
                         old_effects.as_str(),
                         new_effects.as_str()
                     ),
@@ -1005,7 +1162,7 @@ fn raised(
                 .at(
                     at,
                     format!(
-                        "phase `{name}`, resumed into from checkpoint `{id}`, raised risk_class from `{}` to `{}`: a run approved under OLD would now do more",
+                        "phase `{name}`, resumed into from checkpoint `{id}`, raised risk_class from `{}` to `{}`: {consequence}",
                         old_risk.as_str(),
                         new_risk.as_str()
                     ),
@@ -1084,17 +1241,25 @@ fn ids(analysis: &Analysis) -> impl Iterator<Item = &str> {
 /// canonical form (what the digest hashes) once the id and `pipeline_id`
 /// are left out, compared by its digest (`Target::shape_digest`, read with
 /// the target digest): one lookup per checkpoint, nothing parsed again.
-/// The first such NEW id in id order wins.
+/// Only a one-to-one match is a rename.
 fn renames<'a>(
     old_targets: &Targets<'_>,
     new_targets: &Targets<'_>,
     old_ids: &BTreeSet<&str>,
     new_ids: &BTreeSet<&'a str>,
 ) -> std::collections::HashMap<String, &'a str> {
-    let mut by_shape: std::collections::HashMap<&str, &'a str> = Default::default();
+    // Per shape, the ids with it on each side; a rename only where each
+    // side has exactly one (F4): two OLD ids of one shape are not both
+    // "renamed" to one NEW id.
+    let mut by_shape: std::collections::HashMap<&str, (Vec<&str>, Vec<&'a str>)> =
+        Default::default();
     for id in new_ids.iter().filter(|id| !old_ids.contains(*id)) {
         if let Some(Ok(target)) = new_targets.get(*id) {
-            by_shape.entry(target.shape_digest.as_str()).or_insert(id);
+            by_shape
+                .entry(target.shape_digest.as_str())
+                .or_default()
+                .1
+                .push(id);
         }
     }
     let mut found = std::collections::HashMap::new();
@@ -1103,9 +1268,14 @@ fn renames<'a>(
     }
     for id in old_ids.iter().filter(|id| !new_ids.contains(*id)) {
         if let Some(Ok(target)) = old_targets.get(*id)
-            && let Some(new_id) = by_shape.get(target.shape_digest.as_str())
+            && let Some(entry) = by_shape.get_mut(target.shape_digest.as_str())
         {
-            found.insert((*id).to_string(), *new_id);
+            entry.0.push(id);
+        }
+    }
+    for (old_side, new_side) in by_shape.values() {
+        if let ([old_id], [new_id]) = (old_side.as_slice(), new_side.as_slice()) {
+            found.insert((*old_id).to_string(), *new_id);
         }
     }
     found

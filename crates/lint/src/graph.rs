@@ -784,6 +784,8 @@ struct HeldAfter<'c> {
     /// Per phase, the queries about it: (index in the answers, fact).
     queries: HashMap<usize, Vec<(usize, Option<u32>)>>,
     answers: Vec<bool>,
+    /// The phases some entry reaches.
+    reachable: &'c FixedBitSet,
 }
 
 impl<'c> HeldAfter<'c> {
@@ -808,13 +810,15 @@ impl<'c> HeldAfter<'c> {
             &mut inputs,
         );
         for (i, p) in phases.iter().enumerate() {
-            let blocking_entry = p
-                .entry_required()
-                .iter()
-                .filter(|f| f.severity() == FieldSeverity::Blocking);
-            must_gen.push_row(names(&mut p.exit_required().iter().chain(blocking_entry)));
+            // Only blocking fields are sure to be there: a warning or
+            // advisory field may be missing when the phase finishes or
+            // when the run starts (diff S5).
+            let blocking = |f: &&crate::model::Field| f.severity() == FieldSeverity::Blocking;
+            let blocking_entry = p.entry_required().iter().filter(blocking);
+            let blocking_exit = p.exit_required().iter().filter(blocking);
+            must_gen.push_row(names(&mut blocking_exit.chain(blocking_entry)));
             if graph.is_entry(i) {
-                let mut must = names(&mut p.entry_required().iter());
+                let mut must = names(&mut p.entry_required().iter().filter(blocking));
                 must.extend(inputs.iter().cloned());
                 merge_ranges(&mut must);
                 given.push_row(must);
@@ -853,6 +857,7 @@ impl<'c> HeldAfter<'c> {
             edge_filters,
             queries: by_phase,
             answers: vec![false; queries.len()],
+            reachable: &graph.reachable,
         };
         dataflow::solve(graph, &mut problem);
         problem.answers
@@ -901,6 +906,11 @@ impl FlowProblem for HeldAfter<'_> {
         let Some(queries) = self.queries.get(&node) else {
             return;
         };
+        // A phase no entry reaches holds nothing for sure: the solver's
+        // "everything" for it is no fact about any run (diff S6).
+        if !self.reachable.contains(node) {
+            return;
+        }
         for &(index, id) in queries {
             let Some(id) = id.filter(|&id| window.contains(id)) else {
                 continue;

@@ -36,6 +36,7 @@ pub use approval::{
     APPROVALS_KEY, APPROVALS_TOTAL_BYTES, ApprovalQuestion, ApprovalRecord, ApprovalSource,
     ApproverKind, Candidate, MAX_APPROVAL_RECORDS, Operator, Origin, ResumedPhase, parse_records,
 };
+pub(crate) use check::irreversible_phases;
 pub use check::{check, required_policy, trigger_category};
 pub use context_binding::{BOOKKEEPING_PREFIX, ContextBinding};
 pub use document::{
