@@ -493,45 +493,59 @@ fn staleness(
             .or(new_why.on_stale.as_ref().map(|s| s.span))
             .unwrap_or(field.span);
         let old_why = old_effect.blocking.unwrap_or(old_effect.strictest);
-        let old_was = was(
-            old_why.span,
+        // How a check treats a stale value, for the messages.
+        let treats = |c: &crate::model::StalenessCheck| {
             format!(
-                "on_stale was `{}`{}",
-                old_why.on_stale().as_str(),
-                old_why
-                    .recovery
-                    .as_ref()
-                    .map_or_else(String::new, |r| format!(
-                        ", recovery `{}`",
-                        r.value.as_str()
-                    ))
-            ),
+                "on_stale `{}`{}",
+                c.on_stale().as_str(),
+                c.recovery.as_ref().map_or_else(String::new, |r| format!(
+                    ", recovery `{}`",
+                    r.value.as_str()
+                ))
+            )
+        };
+        let old_was = was(
+            old_why.on_stale.as_ref().map_or(old_why.span, |s| s.span),
+            format!("OLD's check: {}", treats(old_why)),
         );
-        match (old_effect.blocking.is_some(), new_effect.blocking.is_some()) {
-            (false, true) => out.push(
+        match (
+            old_effect.blocking.is_some(),
+            new_effect.blocking.is_some(),
+            old_effect.recovers,
+            new_effect.recovers.is_some(),
+        ) {
+            (false, true, _, _) => out.push(
                 D612_STALENESS_TIGHTENED
                     .at(
                         new_span,
                         format!(
-                            "checkpoint `{id}`: a stale `{name}` now blocks the resume (on_stale `{}`{}), where OLD let the run resume",
-                            new_why.on_stale().as_str(),
-                            new_why.recovery.as_ref().map_or_else(String::new, |r| format!(", recovery `{}`", r.value.as_str()))
+                            "checkpoint `{id}`: a stale `{name}` now blocks the resume ({}), where OLD let the run resume ({})",
+                            treats(new_why),
+                            treats(old_why)
                         ),
                     )
                     .with_help(help)
                     .with_related_location(old_was),
             ),
-            (true, false) => out.push(loosened(
+            (true, false, _, _) => out.push(loosened(
                 new_span,
-                format!("checkpoint `{id}`: a stale `{name}` no longer blocks the resume"),
+                format!(
+                    "checkpoint `{id}`: a stale `{name}` no longer blocks the resume ({}, where OLD had {})",
+                    treats(new_why),
+                    treats(old_why)
+                ),
                 old_was,
             )),
-            (true, true) if old_effect.recovers && !new_effect.recovers => {
+            (true, true, Some(old_recovery), false) => {
                 let how = new_why.recovery.as_ref().map_or_else(
                     || "no recovery".to_string(),
                     |r| format!("recovery `{}`", r.value.as_str()),
                 );
                 let span = new_why.recovery.as_ref().map_or(field.span, |r| r.span);
+                let old_recovery_was = was(
+                    old_recovery.recovery.as_ref().map_or(old_recovery.span, |r| r.span),
+                    format!("OLD's check: {}", treats(old_recovery)),
+                );
                 out.push(
                     D612_STALENESS_TIGHTENED
                         .at(
@@ -541,10 +555,10 @@ fn staleness(
                             ),
                         )
                         .with_help(format!("keep OLD's recovery of `{name}` until runs paused at `{id}` have resumed, or refresh their `{name}` before deploying"))
-                        .with_related_location(old_was),
+                        .with_related_location(old_recovery_was),
                 );
             }
-            (true, true) if !old_effect.recovers && new_effect.recovers => out.push(loosened(
+            (true, true, None, true) => out.push(loosened(
                 new_span,
                 format!("checkpoint `{id}`: a stale `{name}` may now be recovered before it blocks"),
                 old_was,
@@ -608,8 +622,8 @@ struct Effect<'a> {
     strictest: &'a crate::model::StalenessCheck,
     /// A check that blocks when stale, if any.
     blocking: Option<&'a crate::model::StalenessCheck>,
-    /// Some non-advisory check has a recovery the check runs.
-    recovers: bool,
+    /// A non-advisory check with a recovery the check runs, if any.
+    recovers: Option<&'a crate::model::StalenessCheck>,
 }
 
 fn by_field(
@@ -632,7 +646,7 @@ fn by_field(
             age: age(check),
             strictest: check,
             blocking: None,
-            recovers: false,
+            recovers: None,
         });
         if age(check) < effect.age {
             effect.age = age(check);
@@ -641,7 +655,9 @@ fn by_field(
         if blocks && effect.blocking.is_none() {
             effect.blocking = Some(check);
         }
-        effect.recovers |= recovers;
+        if recovers && effect.recovers.is_none() {
+            effect.recovers = Some(check);
+        }
     }
     map
 }
@@ -923,23 +939,27 @@ fn is_child(child: &str, parent: &str) -> bool {
         .is_some_and(|rest| rest.starts_with('.'))
 }
 
-/// OLD's phases at or upstream of `phase` (by index), through OLD's edges.
-fn upstream_of(old: &Analysis, phase: usize) -> Vec<usize> {
+/// Per OLD phase (by index), whether it is at or upstream of `phase`
+/// through OLD's edges.
+fn upstream_of(old: &Analysis, phase: usize) -> Vec<bool> {
+    let count = old.contract.as_deref().map_or(0, |c| c.phases.len());
+    let mut seen = vec![false; count.max(phase + 1)];
+    if let Some(slot) = seen.get_mut(phase) {
+        *slot = true;
+    }
     let Some(graph) = old.graph.as_ref() else {
-        return vec![phase];
+        return seen;
     };
-    let mut seen = std::collections::HashSet::from([phase]);
     let mut queue = std::collections::VecDeque::from([phase]);
     while let Some(p) = queue.pop_front() {
         for before in graph.predecessors(p) {
-            if seen.insert(before) {
+            if let Some(slot @ false) = seen.get_mut(before) {
+                *slot = true;
                 queue.push_back(before);
             }
         }
     }
-    let mut all: Vec<usize> = seen.into_iter().collect();
-    all.sort_unstable();
-    all
+    seen
 }
 
 /// D604 and D605: what NEW's resume check asks of the context of a run
@@ -977,8 +997,38 @@ fn entry_requirements(old: &Old<'_>, kept: &[Kept<'_>], out: &mut Vec<Diagnostic
     let held = old_graph.held_after(&asked);
     // Per kept checkpoint, OLD's phases at or upstream of its phase: read
     // once, only when a type is to be compared.
-    let upstream: Vec<std::cell::OnceCell<Vec<usize>>> =
+    let upstream: Vec<std::cell::OnceCell<Vec<bool>>> =
         kept.iter().map(|_| std::cell::OnceCell::new()).collect();
+    // OLD's blocking entry fields and exit fields by name, and by each
+    // dotted parent of the name (`report` for `report.text`), with their
+    // phase: read once, only when a type is to be compared.
+    let declarations = std::cell::OnceCell::new();
+    let declared = || {
+        declarations.get_or_init(|| {
+            let mut by_name: std::collections::HashMap<&str, Vec<(usize, &crate::model::Field)>> =
+                Default::default();
+            let phases = kept
+                .first()
+                .map_or(&[][..], |k| k.old.contract.phases.as_slice());
+            for (i, p) in phases.iter().enumerate() {
+                let fields = p
+                    .entry_required()
+                    .iter()
+                    .filter(|f| f.severity() == crate::model::FieldSeverity::Blocking)
+                    .chain(p.exit_fields());
+                for field in fields {
+                    let name = field.name.value.as_str();
+                    by_name.entry(name).or_default().push((i, field));
+                    for (dot, _) in name.match_indices('.') {
+                        if let Some(parent) = name.get(..dot) {
+                            by_name.entry(parent).or_default().push((i, field));
+                        }
+                    }
+                }
+            }
+            by_name
+        })
+    };
     for (k, phase, field, by_check, question) in fields {
         let pair = &kept[k];
         let id = &pair.new.checkpoint_id;
@@ -1015,21 +1065,18 @@ fn entry_requirements(old: &Old<'_>, kept: &[Kept<'_>], out: &mut Vec<Diagnostic
         // type OLD declared for the name on a blocking entry field or an
         // exit field at or upstream of the checkpoint's phase. A type the
         // check does not know says nothing and is dropped first (S7).
-        let phases = &pair.old.contract.phases;
-        let upstream_phases = upstream[k].get_or_init(|| upstream_of(old, pair.old.phase_index));
-        let declared_upstream = upstream_phases
-            .iter()
-            .filter_map(|&i| phases.get(i))
-            .flat_map(|p| {
-                p.entry_required()
-                    .iter()
-                    .filter(|f| f.severity() == crate::model::FieldSeverity::Blocking)
-                    .chain(p.exit_fields())
-            });
-        let kinds: Vec<_> = kinds_of(by_check.iter().copied(), name)
-            .into_iter()
-            .chain(kinds_of(declared_upstream, name))
-            .collect();
+        let mut kinds = kinds_of(by_check.iter().copied(), name);
+        if !kinds.iter().any(|&(kind, _)| new_kind.admits_every(kind))
+            && let Some(candidates) = declared().get(name)
+        {
+            let upstream_phases =
+                upstream[k].get_or_init(|| upstream_of(old, pair.old.phase_index));
+            let declared_upstream = candidates
+                .iter()
+                .filter(|(i, _)| upstream_phases.get(*i).copied().unwrap_or(false))
+                .map(|(_, f)| *f);
+            kinds.extend(kinds_of(declared_upstream, name));
+        }
         // A type OLD declared that NEW's check admits every value of: a
         // run held to it passes.
         if kinds.iter().any(|&(kind, _)| new_kind.admits_every(kind)) {
