@@ -955,6 +955,44 @@ fn adversarial_cases() -> Vec<Adversarial> {
             resume: (0, 0),
         },
         Adversarial {
+            name: "F2: risk_class raised where OLD asked an approval",
+            old: leak(RISK.replace(
+                "phase: plan }",
+                "phase: plan, on_resume: { approval_required: true, approval_policy: orchestrator } }",
+            )),
+            new: leak(
+                RISK.replace(
+                    "phase: plan }",
+                    "phase: plan, on_resume: { approval_required: true, approval_policy: orchestrator } }",
+                )
+                .replace("publish: {", "publish: { risk_class: high,"),
+            ),
+            checkpoint: "after_plan",
+            context: r#"{"topic":"t"}"#,
+            args: &[],
+            findings: &[
+                ("D606", "raised risk_class from `low` to `high`: the approval a run paused there got under OLD is void (D611), and it must be approved again for the riskier step"),
+                ("D611", "target digest changed"),
+            ],
+            diff_exit: 1,
+            // No approval presented: denied on both sides.
+            resume: (2, 2),
+        },
+        Adversarial {
+            name: "S3: a NEW type equal to OLD's upstream declaration is no change",
+            old: TYPED,
+            new: leak(TYPED.replace(
+                "act:    { entry: { required: [{ name: label }] } }",
+                "act:    { entry: { required: [{ name: label }, { name: ticket, type: string }] } }",
+            )),
+            checkpoint: "after_triage",
+            context: r#"{"ticket":"T-1","summary":"s","label":"bug"}"#,
+            args: &[],
+            findings: &[("D611", "target digest changed")],
+            diff_exit: 0,
+            resume: (0, 0),
+        },
+        Adversarial {
             name: "F3: duplicate checks reordered, and advisory+fail to blocking+fail, change nothing",
             old: DUPLICATE_CHECKS,
             new: leak(
