@@ -765,9 +765,53 @@ fn base_with(from: &str, to: &str) -> &'static str {
     Box::leak(base.replacen(from, to, 1).into_boxed_str())
 }
 
+/// OLD checks `items.*.id`: `*` matches every item of a list and every
+/// value of a mapping, so `items` may be either.
+const WILDCARD: &str = r#"schema_version: "0.2.0"
+pipeline_id: p
+phases:
+  plan: { exit: { required: [{ name: plan_text }] } }
+  act:  { entry: { required: [{ name: items.*.id, type: string }] } }
+checkpoint_integrity: [{ checkpoint_id: after_plan, phase: plan }]
+"#;
+
 fn adversarial_cases() -> Vec<Adversarial> {
     let leak = |s: String| -> &'static str { Box::leak(s.into_boxed_str()) };
     vec![
+        Adversarial {
+            name: "round 3: a wildcard child lets the parent be a list or a mapping (a list held)",
+            old: WILDCARD,
+            new: leak(WILDCARD.replace(
+                "{ name: items.*.id, type: string }",
+                "{ name: items, type: dict }",
+            )),
+            checkpoint: "after_plan",
+            context: r#"{"plan_text":"x","items":[{"id":"a"}]}"#,
+            args: &[],
+            findings: &[
+                ("D605", "field `items`, checked on entry to `act` when resuming from checkpoint `after_plan`, must now be `dict` (blocking), but OLD held runs paused there to no single type for it"),
+                ("D611", "target digest changed"),
+            ],
+            diff_exit: 1,
+            resume: (0, 1),
+        },
+        Adversarial {
+            name: "round 3: a wildcard child lets the parent be a list or a mapping (a mapping held)",
+            old: WILDCARD,
+            new: leak(WILDCARD.replace(
+                "{ name: items.*.id, type: string }",
+                "{ name: items, type: list }",
+            )),
+            checkpoint: "after_plan",
+            context: r#"{"plan_text":"x","items":{"k":{"id":"a"}}}"#,
+            args: &[],
+            findings: &[
+                ("D605", "must now be `list` (blocking), but OLD held runs paused there to no single type for it"),
+                ("D611", "target digest changed"),
+            ],
+            diff_exit: 1,
+            resume: (0, 1),
+        },
         Adversarial {
             name: "S1: --next-phase reads one branch's entry, not its sibling's",
             old: FORK,
@@ -827,7 +871,7 @@ fn adversarial_cases() -> Vec<Adversarial> {
             context: r#"{"score":"high"}"#,
             args: &[],
             findings: &[
-                ("D605", "must now be `int` (blocking), but OLD held runs paused there to no type for it"),
+                ("D605", "must now be `int` (blocking), but OLD held runs paused there to no single type for it"),
                 ("D611", "target digest changed"),
             ],
             diff_exit: 1,

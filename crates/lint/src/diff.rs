@@ -343,7 +343,8 @@ fn compare_checkpoint(
                     ),
                 )
                 .with_help(format!(
-                    "keep the edges out of `{new_phase}` as they were until no run is paused at `{id}`, or add the new route behind a new checkpoint"
+                    "keep checkpoint `{id}` resuming into {} (OLD's edges out of `{old_phase}`) until no run is paused there, or add the new route behind a new checkpoint",
+                    list_or_nothing(&old_next)
                 ))
                 .with_related_location(old_here.clone()),
         );
@@ -363,7 +364,18 @@ fn compare_checkpoint(
             &crate::resume::irreversible_phases(&[old_next_phase]),
         )
         .is_some();
-        raised(old, old_next_phase, new_next_phase, id, old_approved, out);
+        let new_approved = crate::resume::required_policy(
+            &new_target.spec.on_resume,
+            &crate::resume::irreversible_phases(&[new_next_phase]),
+        )
+        .is_some();
+        raised(
+            old,
+            (old_next_phase, new_next_phase),
+            id,
+            (old_approved, new_approved),
+            out,
+        );
     }
 
     if old_target.digest != new_target.digest {
@@ -926,7 +938,13 @@ fn kinds_of<'a>(
                 kinds.push((kind, Some(t)));
             }
         } else if is_child(field_name, name) {
-            kinds.push((crate::resume::TypeKind::Mapping, None));
+            // `name.*...` is matched against every item of a list and
+            // every value of a mapping alike: no one kind says what the
+            // run holds, so it counts as no type.
+            let below = &field_name[name.len() + 1..];
+            if !(below == "*" || below.starts_with("*.")) {
+                kinds.push((crate::resume::TypeKind::Mapping, None));
+            }
         }
     }
     kinds
@@ -1045,7 +1063,7 @@ fn entry_requirements(old: &Old<'_>, kept: &[Kept<'_>], out: &mut Vec<Diagnostic
                         ),
                     )
                     .with_help(format!(
-                        "make `{name}` a warning field with a default (or advisory) until no run is paused at `{id}`, or produce it in a phase after the checkpoint"
+                        "make `{name}` a warning field with a default (or advisory) until no run is paused at `{id}`, then make it blocking: runs paused there have passed every phase that could produce it"
                     ))
                     .with_related_location(pair.old_here.clone()),
             );
@@ -1092,7 +1110,7 @@ fn entry_requirements(old: &Old<'_>, kept: &[Kept<'_>], out: &mut Vec<Diagnostic
                 phase.name, new_type.value
             ),
             None => format!(
-                "field `{name}`, checked on entry to `{}` when resuming from checkpoint `{id}`, must now be `{}` (blocking), but OLD held runs paused there to no type for it: one holding another type is now blocked",
+                "field `{name}`, checked on entry to `{}` when resuming from checkpoint `{id}`, must now be `{}` (blocking), but OLD held runs paused there to no single type for it: one holding another type is now blocked",
                 phase.name, new_type.value
             ),
         };
@@ -1122,21 +1140,29 @@ fn entry_requirements(old: &Old<'_>, kept: &[Kept<'_>], out: &mut Vec<Diagnostic
 /// less (the user dropped `side_effects: irreversible` unnoticed).
 /// D606 is the one error no resume-check refusal defines: what it claims
 /// depends on whether OLD asked for an approval on that branch
-/// (`old_approved`): if not, the paused run resumes into the riskier
-/// phase with no one having approved that risk; if so, its approval is
-/// void (D611) and it must be approved again for the riskier step.
+/// and whether NEW asks one (`approved`, OLD's and NEW's): if OLD did,
+/// its approval is void (D611) and the run must be approved again for the
+/// riskier step; if only NEW does (an irreversible phase needs a person),
+/// the run waits for an approval it was not asked for (D613); if neither,
+/// the paused run resumes into the riskier phase with no one having
+/// approved that risk.
 fn raised(
     old: &Old<'_>,
-    old_phase: &Phase,
-    new_phase: &Phase,
+    (old_phase, new_phase): (&Phase, &Phase),
     id: &str,
-    old_approved: bool,
+    approved: (bool, bool),
     out: &mut Vec<Diagnostic>,
 ) {
-    let consequence = if old_approved {
-        "the approval a run paused there got under OLD is void (D611), and it must be approved again for the riskier step"
-    } else {
-        "OLD asked no approval on this branch, so a run paused there resumes into the riskier phase without anyone having approved that risk"
+    let consequence = match approved {
+        (true, _) => {
+            "the approval a run paused there got under OLD is void (D611), and it must be approved again for the riskier step"
+        }
+        (false, true) => {
+            "OLD asked no approval on this branch and NEW does (D613), so a run paused there waits for someone to approve the riskier step"
+        }
+        (false, false) => {
+            "OLD asked no approval on this branch, so a run paused there resumes into the riskier phase without anyone having approved that risk"
+        }
     };
     let name = &new_phase.name;
     let span = new_phase.name_span;
