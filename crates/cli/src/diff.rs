@@ -46,15 +46,8 @@ pub struct DiffArgs {
     /// Print the findings and nothing else (no summary).
     #[arg(long, short)]
     pub quiet: bool,
-    /// Only report these codes or prefixes (replaces the config's `select`; `ALL` for every code).
-    #[arg(long, value_delimiter = ',', value_name = "CODES")]
-    pub select: Option<Vec<String>>,
-    /// Do not report these codes or prefixes (added to the config's `ignore`).
-    #[arg(long, value_delimiter = ',', value_name = "CODES")]
-    pub ignore: Vec<String>,
-    /// Set a code's level: CODE=error|warning|info|off. Repeatable.
-    #[arg(long, value_name = "CODE=LEVEL")]
-    pub severity: Vec<String>,
+    #[command(flatten)]
+    pub levels: crate::RuleLevels,
     /// The configuration for NEW's findings [default: found from NEW's directory up, as `lint` finds it].
     #[command(flatten)]
     pub configuration: ConfigArgs,
@@ -81,7 +74,7 @@ pub fn run(args: &DiffArgs) -> u8 {
     // sets the D-codes' levels only: the contracts themselves are
     // analyzed with default settings (`diff_git.rs`), so no configured
     // level hides an E-code from the verdict.
-    let mut configs = match overrides(args.select.as_ref(), &args.ignore, &args.severity) {
+    let mut configs = match overrides(&args.levels) {
         Ok(o) => ConfigCache::new(&args.configuration, o),
         Err(message) => return no_verdict(&message),
     };

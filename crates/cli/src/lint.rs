@@ -61,7 +61,7 @@ pub fn run(args: &LintArgs) -> u8 {
             "--statistics prints a table (full, concise) or JSON (--format json); leave it out to get this format's report",
         );
     }
-    let overrides = match overrides(args.select.as_ref(), &args.ignore, &args.severity) {
+    let overrides = match overrides(&args.levels) {
         Ok(o) => o,
         Err(message) => return usage_error(&message),
     };
@@ -386,12 +386,9 @@ fn usage_error(message: &str) -> u8 {
 
 /// `--select`, `--ignore` and `--severity CODE=LEVEL` as configuration
 /// overrides.
-pub(crate) fn overrides(
-    select: Option<&Vec<String>>,
-    ignore: &[String],
-    severity: &[String],
-) -> Result<Overrides, String> {
-    let severity = severity
+pub(crate) fn overrides(levels: &crate::RuleLevels) -> Result<Overrides, String> {
+    let severity = levels
+        .severity
         .iter()
         .map(|pair| {
             pair.split_once('=')
@@ -400,8 +397,8 @@ pub(crate) fn overrides(
         })
         .collect::<Result<_, _>>()?;
     Ok(Overrides {
-        select: select.cloned(),
-        ignore: ignore.to_vec(),
+        select: levels.select.clone(),
+        ignore: levels.ignore.clone(),
         severity,
     })
 }

@@ -168,6 +168,21 @@ impl From<KindArg> for phaselint_lint::DocumentKind {
     }
 }
 
+/// Which codes are reported and at which level, on top of the
+/// configuration: `lint`'s and `diff`'s options alike.
+#[derive(clap::Args)]
+pub struct RuleLevels {
+    /// Only report these codes or prefixes (replaces the config's `select`; `ALL` for every rule).
+    #[arg(long, value_delimiter = ',', value_name = "CODES")]
+    pub select: Option<Vec<String>>,
+    /// Do not report these codes or prefixes (added to the config's `ignore`).
+    #[arg(long, value_delimiter = ',', value_name = "CODES")]
+    pub ignore: Vec<String>,
+    /// Set a rule's level: CODE=error|warning|info|off. Repeatable.
+    #[arg(long, value_name = "CODE=LEVEL")]
+    pub severity: Vec<String>,
+}
+
 #[derive(clap::Args)]
 pub struct LintArgs {
     /// Files or directories to lint; `-` reads standard input. Defaults to the current directory.
@@ -178,15 +193,8 @@ pub struct LintArgs {
     /// When to colour the output (`auto`: on a terminal, unless NO_COLOR is set).
     #[arg(long, value_enum, default_value = "auto", value_name = "WHEN")]
     pub color: ColorChoice,
-    /// Only report these codes or prefixes (replaces the config's `select`; `ALL` for every rule).
-    #[arg(long, value_delimiter = ',', value_name = "CODES")]
-    pub select: Option<Vec<String>>,
-    /// Do not report these codes or prefixes (added to the config's `ignore`).
-    #[arg(long, value_delimiter = ',', value_name = "CODES")]
-    pub ignore: Vec<String>,
-    /// Set a rule's level: CODE=error|warning|info|off. Repeatable.
-    #[arg(long, value_name = "CODE=LEVEL")]
-    pub severity: Vec<String>,
+    #[command(flatten)]
+    pub levels: RuleLevels,
     #[command(flatten)]
     pub configuration: ConfigArgs,
     /// The name to report and to match configuration against for `-`.

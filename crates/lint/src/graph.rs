@@ -561,6 +561,22 @@ struct EdgeFilter {
 }
 
 impl EdgeFilter {
+    /// Restricts `set` to what topology edge `edge` lets through (its own
+    /// filter, when it has one); other edges pass everything.
+    fn apply_on(
+        filters: &[Option<EdgeFilter>],
+        edge: EdgeOrigin,
+        window: &Window,
+        set: &mut FixedBitSet,
+        scratch: &mut FixedBitSet,
+    ) {
+        if let EdgeOrigin::Topology(i) = edge
+            && let Some(Some(filter)) = filters.get(i)
+        {
+            filter.apply(window, set, scratch);
+        }
+    }
+
     fn of<'a>(
         facts: &FieldIndex<'_>,
         preserves: Option<impl Iterator<Item = &'a crate::field_path::FieldPath>>,
@@ -742,11 +758,7 @@ impl FlowProblem for Availability<'_> {
         set: &mut FixedBitSet,
         scratch: &mut FixedBitSet,
     ) {
-        if let EdgeOrigin::Topology(i) = edge
-            && let Some(Some(filter)) = self.edge_filters.get(i)
-        {
-            filter.apply(window, set, scratch);
-        }
+        EdgeFilter::apply_on(&self.edge_filters, edge, window, set, scratch);
     }
 
     fn answer(&mut self, node: usize, window: &Window, lanes: &[FixedBitSet]) {
@@ -893,11 +905,7 @@ impl FlowProblem for HeldAfter<'_> {
         set: &mut FixedBitSet,
         scratch: &mut FixedBitSet,
     ) {
-        if let EdgeOrigin::Topology(i) = edge
-            && let Some(Some(filter)) = self.edge_filters.get(i)
-        {
-            filter.apply(window, set, scratch);
-        }
+        EdgeFilter::apply_on(&self.edge_filters, edge, window, set, scratch);
     }
 
     /// The answer is what holds on entry; what the phase itself adds
