@@ -6,11 +6,13 @@
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 use std::path::{Path, PathBuf};
-use std::process::Command;
 
 #[path = "support/binary.rs"]
 mod binary;
 use binary::{Run, phaselint};
+#[path = "support/git.rs"]
+mod git;
+use git::git;
 
 fn repo() -> PathBuf {
     std::path::absolute(Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")).unwrap()
@@ -422,30 +424,6 @@ fn against_a_folder_does_not_follow_a_link_out_of_it() {
 }
 
 // --git -------------------------------------------------------------------
-
-/// `git ARGS` in `dir`, with fixed names and dates and no user or system
-/// configuration; it must succeed.
-fn git(dir: &Path, args: &[&str]) -> String {
-    let output = Command::new("git")
-        .args(args)
-        .current_dir(dir)
-        .env("GIT_CONFIG_NOSYSTEM", "1")
-        .env("GIT_CONFIG_GLOBAL", "/dev/null")
-        .env("GIT_AUTHOR_NAME", "agent")
-        .env("GIT_AUTHOR_EMAIL", "agent@example.invalid")
-        .env("GIT_COMMITTER_NAME", "agent")
-        .env("GIT_COMMITTER_EMAIL", "agent@example.invalid")
-        .env("GIT_AUTHOR_DATE", "2026-03-01T11:00:00Z")
-        .env("GIT_COMMITTER_DATE", "2026-03-01T11:00:00Z")
-        .output()
-        .unwrap();
-    assert!(
-        output.status.success(),
-        "git {args:?}: {}",
-        String::from_utf8_lossy(&output.stderr)
-    );
-    String::from_utf8_lossy(&output.stdout).into_owned()
-}
 
 /// The base fixture with its own pipeline_id (a contract's identity).
 fn base_as(pipeline_id: &str) -> String {
