@@ -220,12 +220,19 @@ pub fn diff_from(
                     ),
                 ),
             };
-            out.push(
-                D601_CHECKPOINT_REMOVED
-                    .at(span, message)
-                    .with_help(help)
-                    .with_related_location(old_here),
-            );
+            let mut finding = D601_CHECKPOINT_REMOVED.at(span, message).with_help(help);
+            if renamed_to.is_none() && !new_ids.is_empty() {
+                // A removed checkpoint has no place in NEW: say what the
+                // location shown is, so it is not read as the culprit.
+                finding = finding.with_related(
+                    span,
+                    format!(
+                        "NEW's checkpoints begin here; `{}` is not among them",
+                        id.value
+                    ),
+                );
+            }
+            out.push(finding.with_related_location(old_here));
             continue;
         }
         let new_target = match new_targets.remove(id.value.as_str()) {
