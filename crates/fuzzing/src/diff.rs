@@ -115,7 +115,13 @@ fn located_in(finding: &Diagnostic, analysis: &Analysis) {
         text.len()
     );
     assert!(text.is_char_boundary(span.start) && text.is_char_boundary(span.end));
+    // A related location lies in the file it names (OLD's, for diff's
+    // notes), else in the finding's own.
     for related in &finding.related {
-        assert!(related.span.end <= text.len());
+        let text = related.file.as_ref().map_or(text, |file| &file.source);
+        assert!(related.span.start <= related.span.end && related.span.end <= text.len());
+        assert!(
+            text.is_char_boundary(related.span.start) && text.is_char_boundary(related.span.end)
+        );
     }
 }
