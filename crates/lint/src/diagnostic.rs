@@ -171,21 +171,6 @@ impl Diagnostic {
         self
     }
 
-    /// A related location in another file (`span` is a span of `file`).
-    pub fn with_related_in(
-        mut self,
-        file: &Arc<OtherFile>,
-        span: Span,
-        message: impl Into<String>,
-    ) -> Self {
-        self.related.push(Related {
-            span,
-            message: message.into(),
-            file: Some(Arc::clone(file)),
-        });
-        self
-    }
-
     pub fn with_fix(mut self, fix: Fix) -> Self {
         self.fix = Some(Box::new(fix));
         self
