@@ -2,10 +2,11 @@
 //! what the change does to runs paused under OLD, and print its findings
 //! through lint's formats, located in NEW. The D-codes' levels and
 //! selection come from the configuration that applies to NEW, found and
-//! overridden as `lint` finds and overrides it (`lint.rs`'s code). Exit
-//! codes as `lint`'s: 0 no error, 1 errors (or warnings past
-//! `--max-warnings`), 3 no verdict (a file unreadable, a configuration
-//! that does not load, or a contract with E-codes).
+//! overridden as `lint` finds and overrides it (`lint.rs`'s code); under
+//! `--git`, from that configuration as it is at REV. Exit codes as
+//! `lint`'s: 0 no error, 1 errors (or warnings past `--max-warnings`), 3
+//! no verdict (a file unreadable, a configuration that does not load, a
+//! contract with E-codes, or what `--git`/`--against` refuse).
 
 use std::path::PathBuf;
 
