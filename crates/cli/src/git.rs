@@ -509,41 +509,26 @@ impl GitRepository for GitCli {
     }
 
     fn hash_blobs(&self, blobs: &[String], max_bytes: u64) -> Result<Vec<Hashed>, String> {
-        let mut input = Vec::new();
-        for blob in blobs {
-            if !is_object_id(blob) {
-                return Err(format!("`{blob}` is not an object id"));
+        let mut hashed = Vec::with_capacity(blobs.len());
+        self.cat_blobs(blobs, &mut |_, blob, size, out| {
+            if size > max_bytes {
+                return Err(format!(
+                    "blob {blob} is {size} bytes, over the limit of {}",
+                    input::describe(max_bytes)
+                ));
             }
-            input.extend_from_slice(blob.as_bytes());
-            input.push(b'\n');
-        }
-        self.run(&["cat-file", "--batch"], Some(input), |out| {
-            let mut hashed = Vec::with_capacity(blobs.len());
-            for blob in blobs {
-                let line = read_line(out, 4096)?.ok_or("git's output ended early")?;
-                match header(&line)? {
-                    Header::Object { id, kind, size } if &id == blob && kind == "blob" => {
-                        if size > max_bytes {
-                            return Err(format!(
-                                "blob {blob} is {size} bytes, over the limit of {}",
-                                input::describe(max_bytes)
-                            ));
-                        }
-                        let mut hasher = sha2::Sha256::new();
-                        content(out, size, &mut |bytes| hasher.update(bytes))?;
-                        hashed.push(Hashed {
-                            sha256: input::hex(&hasher.finalize()),
-                            size,
-                            id: None,
-                        });
-                    }
-                    _ => return Err(format!("git has no blob {blob}")),
-                }
-            }
-            Ok(hashed)
-        })
-        .map_err(|f| f.message("cat-file"))
+            let mut hasher = sha2::Sha256::new();
+            content(out, size, &mut |bytes| hasher.update(bytes))?;
+            hashed.push(Hashed {
+                sha256: input::hex(&hasher.finalize()),
+                size,
+                id: None,
+            });
+            Ok(())
+        })?;
+        Ok(hashed)
     }
+
     fn changed_paths(
         &self,
         from: Option<&str>,
@@ -846,14 +831,10 @@ impl GitCli {
         .map_err(|f| f.message("ls-tree"))
     }
 
-    /// Each of `blobs` in turn (one git process), given to `each` with
-    /// its index; a blob over `max_bytes` is refused before it is read.
-    pub fn each_blob(
-        &self,
-        blobs: &[String],
-        max_bytes: u64,
-        each: &mut dyn FnMut(usize, Vec<u8>) -> Result<(), String>,
-    ) -> Result<(), String> {
+    /// Each of `blobs` in turn from one `git cat-file --batch`: `each`
+    /// gets its index, its id, its size and git's output at its content,
+    /// which it reads whole (`content`) or refuses with an error.
+    fn cat_blobs(&self, blobs: &[String], each: &mut BlobReader<'_>) -> Result<(), String> {
         let mut input = Vec::new();
         for blob in blobs {
             if !is_object_id(blob) {
@@ -867,15 +848,7 @@ impl GitCli {
                 let line = read_line(out, 4096)?.ok_or("git's output ended early")?;
                 match header(&line)? {
                     Header::Object { id, kind, size } if &id == blob && kind == "blob" => {
-                        if size > max_bytes {
-                            return Err(format!(
-                                "blob {blob} is {size} bytes, larger than the limit of {}",
-                                input::describe(max_bytes)
-                            ));
-                        }
-                        let mut bytes = Vec::with_capacity(usize::try_from(size).unwrap_or(0));
-                        content(out, size, &mut |chunk| bytes.extend_from_slice(chunk))?;
-                        each(index, bytes)?;
+                        each(index, blob, size, out)?;
                     }
                     _ => return Err(format!("git has no blob {blob}")),
                 }
@@ -884,7 +857,32 @@ impl GitCli {
         })
         .map_err(|f| f.message("cat-file"))
     }
+
+    /// Each of `blobs` in turn (one git process), given to `each` with
+    /// its index; a blob over `max_bytes` is refused before it is read.
+    pub fn each_blob(
+        &self,
+        blobs: &[String],
+        max_bytes: u64,
+        each: &mut dyn FnMut(usize, Vec<u8>) -> Result<(), String>,
+    ) -> Result<(), String> {
+        self.cat_blobs(blobs, &mut |index, blob, size, out| {
+            if size > max_bytes {
+                return Err(format!(
+                    "blob {blob} is {size} bytes, larger than the limit of {}",
+                    input::describe(max_bytes)
+                ));
+            }
+            let mut bytes = Vec::with_capacity(usize::try_from(size).unwrap_or(0));
+            content(out, size, &mut |chunk| bytes.extend_from_slice(chunk))?;
+            each(index, bytes)
+        })
+    }
 }
+
+/// What `GitCli::cat_blobs` hands each blob to: its index, id and size,
+/// and git's output at its content.
+type BlobReader<'a> = dyn FnMut(usize, &str, u64, &mut dyn BufRead) -> Result<(), String> + 'a;
 
 /// One path that differs from the revision (`GitCli::differing`).
 pub struct Differing {

@@ -577,6 +577,28 @@ impl EdgeFilter {
         }
     }
 
+    /// Each topology edge's filter over `facts` (`None`: the edge
+    /// neither lists `preserves` nor drops anything, so passes all).
+    fn of_topology(contract: &Contract, facts: &FieldIndex<'_>) -> Vec<Option<EdgeFilter>> {
+        contract
+            .topology
+            .as_ref()
+            .map_or(&[][..], |t| t.edges.as_slice())
+            .iter()
+            .map(|edge| {
+                (edge.preserves.is_some() || !edge.drops.is_empty()).then(|| {
+                    EdgeFilter::of(
+                        facts,
+                        edge.preserves
+                            .as_ref()
+                            .map(|kept| kept.iter().map(|k| &k.value)),
+                        edge.drops.iter().map(|d| &d.value),
+                    )
+                })
+            })
+            .collect()
+    }
+
     fn of<'a>(
         facts: &FieldIndex<'_>,
         preserves: Option<impl Iterator<Item = &'a crate::field_path::FieldPath>>,
@@ -665,23 +687,7 @@ impl<'c> Availability<'c> {
             given_must.push_row(must);
             given_may.push_row(may);
         }
-        let edge_filters = contract
-            .topology
-            .as_ref()
-            .map_or(&[][..], |t| t.edges.as_slice())
-            .iter()
-            .map(|edge| {
-                (edge.preserves.is_some() || !edge.drops.is_empty()).then(|| {
-                    EdgeFilter::of(
-                        &facts,
-                        edge.preserves
-                            .as_ref()
-                            .map(|kept| kept.iter().map(|k| &k.value)),
-                        edge.drops.iter().map(|d| &d.value),
-                    )
-                })
-            })
-            .collect();
+        let edge_filters = EdgeFilter::of_topology(contract, &facts);
         let mut queries = Ragged::with_rows(n);
         // An entry phase has what it requires: the caller supplies it.
         let mut answers = Ragged::with_rows(n);
@@ -838,23 +844,7 @@ impl<'c> HeldAfter<'c> {
                 given.push_row([]);
             }
         }
-        let edge_filters = contract
-            .topology
-            .as_ref()
-            .map_or(&[][..], |t| t.edges.as_slice())
-            .iter()
-            .map(|edge| {
-                (edge.preserves.is_some() || !edge.drops.is_empty()).then(|| {
-                    EdgeFilter::of(
-                        &facts,
-                        edge.preserves
-                            .as_ref()
-                            .map(|kept| kept.iter().map(|k| &k.value)),
-                        edge.drops.iter().map(|d| &d.value),
-                    )
-                })
-            })
-            .collect();
+        let edge_filters = EdgeFilter::of_topology(contract, &facts);
         let mut by_phase: HashMap<usize, Vec<(usize, Option<u32>)>> = HashMap::new();
         for (index, (phase, name)) in queries.iter().enumerate() {
             by_phase
