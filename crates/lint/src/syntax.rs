@@ -669,6 +669,65 @@ struct Frame {
     first: usize,
 }
 
+/// Where a scan error is shown: on the line the author is writing, which
+/// is not always where the parser noticed. A flow collection left open
+/// (`[a, b` or `{a: 1` being typed) is noticed lines later, where its
+/// content stops making sense: the error is shown at its opening bracket,
+/// the innermost still open (`open` lists the open collections' starts,
+/// innermost first). A tab in the indentation is shown where the tab is,
+/// not at the content after it. (A key without its colon is reported at
+/// the key by the vendored scanner itself: see vendor/saphyr-parser/PATCH.md.)
+fn where_the_problem_is(
+    source: &str,
+    message: &str,
+    offset: usize,
+    mut open: impl Iterator<Item = usize>,
+) -> usize {
+    let offset = offset.min(source.len());
+    let about_flow = ["flow sequence", "flow mapping", "flow construct"]
+        .iter()
+        .any(|m| message.contains(m))
+        // A line less indented than the block around an open `[`.
+        || message == "invalid indentation";
+    // Nothing nests in a flow collection but flow collections, so the
+    // innermost open collection tells whether the scanner was in one.
+    if about_flow
+        && let Some(start) = open.next()
+        && start < offset
+        && matches!(source.as_bytes().get(start), Some(b'[' | b'{'))
+    {
+        return start;
+    }
+    if message.contains("plain scalar, found a tab") {
+        // Reported at the scalar's start; the tab indents a line it
+        // continues on, the first whose indentation holds one and that
+        // is not blank (blank lines may hold tabs).
+        let mut line_start = source[offset..].find('\n').map(|i| offset + i + 1);
+        while let Some(start) = line_start {
+            let line = source[start..].split('\n').next().unwrap_or_default();
+            let indentation = line.len() - line.trim_start_matches([' ', '\t']).len();
+            let blank = line[indentation..].trim_end_matches('\r').is_empty();
+            if let Some(tab) = line[..indentation].find('\t')
+                && !blank
+            {
+                return start + tab;
+            }
+            line_start = source[start..].find('\n').map(|i| start + i + 1);
+        }
+        return offset;
+    }
+    if message.contains("tab") {
+        let line_start = source[..offset].rfind('\n').map_or(0, |i| i + 1);
+        let indentation = &source[line_start..offset];
+        if indentation.bytes().all(|b| b == b' ' || b == b'\t')
+            && let Some(tab) = indentation.find('\t')
+        {
+            return line_start + tab;
+        }
+    }
+    offset
+}
+
 /// Parses one YAML document into a spanned tree.
 ///
 /// Returns `Ok(None)` for an empty document (no content at all).
@@ -712,9 +771,10 @@ pub fn parse(source: &str, limits: Limits) -> Result<Option<Tree<'_>>, SyntaxErr
                     span: Span::empty(offset),
                 }
             } else {
+                let open = stack.iter().rev().map(|frame| frame.start);
                 SyntaxError::Yaml {
                     message: e.info().to_string(),
-                    offset,
+                    offset: where_the_problem_is(source, e.info(), offset, open),
                 }
             }
         })?;
@@ -1019,6 +1079,72 @@ mod tests {
     fn syntax_errors_carry_an_offset() {
         let err = parse("a: [1, 2\nb: 3\n", Limits::default()).unwrap_err();
         assert!(matches!(err, SyntaxError::Yaml { .. }));
+    }
+
+    /// The 1-based line and column of the syntax error in `src`.
+    fn error_at(src: &str) -> (usize, usize) {
+        let Err(SyntaxError::Yaml { offset, .. }) = parse(src, Limits::default()) else {
+            panic!("expected a YAML syntax error in {src:?}");
+        };
+        let before = &src[..offset];
+        let line = before.matches('\n').count() + 1;
+        let column = before.len() - before.rfind('\n').map_or(0, |i| i + 1) + 1;
+        (line, column)
+    }
+
+    #[test]
+    fn a_key_without_its_colon_is_reported_on_its_own_line() {
+        // At the end of a mapping, followed by a shallower key.
+        assert_eq!(error_at("a:\n  b: 1\n  sever\nd: 3\n"), (3, 3));
+        // In the middle of a mapping.
+        assert_eq!(error_at("a:\n  b: 1\n  sever\n  c: 2\nd: 3\n"), (3, 3));
+        // The last line of the file, with and without its line break.
+        assert_eq!(error_at("a:\n  b: 1\n  sever\n"), (3, 3));
+        assert_eq!(error_at("a:\n  b: 1\n  sever"), (3, 3));
+        // Inside a list item, before the next item and at the end.
+        assert_eq!(
+            error_at("phases:\n  - id: a\n    descr\n  - id: b\n"),
+            (3, 5)
+        );
+        assert_eq!(error_at("phases:\n  - id: a\n    descr\n"), (3, 5));
+        // Comments and blank lines between the key and what follows.
+        assert_eq!(
+            error_at("a:\n  b: 1\n  sever\n\n  # note\n  c: 2\n"),
+            (3, 3)
+        );
+        // A key written over two lines is reported where it starts.
+        assert_eq!(error_at("a:\n  b: 1\n  sever\n   more\n  c: 2\n"), (3, 3));
+    }
+
+    #[test]
+    fn an_unclosed_flow_collection_is_reported_at_its_bracket() {
+        assert_eq!(error_at("a:\n  b: [1, 2\n  c: 3\nd: 4\n"), (2, 6));
+        assert_eq!(error_at("a:\n  b: {x: 1\n  c: 3\nd: 4\n"), (2, 6));
+        assert_eq!(error_at("a:\n  b: [1, 2\n"), (2, 6));
+        assert_eq!(error_at("a:\n  b: {x: 1\n"), (2, 6));
+        // Followed by a line at the same or a shallower indentation.
+        assert_eq!(error_at("a:\n  b: [1, 2\n  c: 3\n"), (2, 6));
+        assert_eq!(error_at("a:\n  b: [1, 2\nc: 3\n"), (2, 6));
+        // The innermost one still open.
+        assert_eq!(error_at("a: [1, [2, {x: 3}, [4\nb: 5\n"), (1, 20));
+    }
+
+    #[test]
+    fn an_unclosed_quote_is_reported_at_the_quote() {
+        assert_eq!(error_at("a:\n  b: 'abc\n  c: 3\nd: 4\n"), (2, 6));
+        assert_eq!(error_at("a:\n  b: \"abc\n  c: 3\nd: 4\n"), (2, 6));
+        assert_eq!(error_at("a:\n  b: 'abc\n"), (2, 6));
+        assert_eq!(error_at("a:\n  b: \"abc\n"), (2, 6));
+        assert_eq!(error_at("a:\n  b: \"abc"), (2, 6));
+    }
+
+    #[test]
+    fn a_tab_in_the_indentation_is_reported_at_the_tab() {
+        assert_eq!(error_at("a:\n\tb: 1\n"), (2, 1));
+        assert_eq!(error_at("a:\n  b:\n  \t c: 1\n"), (3, 3));
+        // A tab that would indent the next line of a plain value.
+        assert_eq!(error_at("a:\n  b: int\n\t  c: 1\n"), (3, 1));
+        assert_eq!(error_at("a:\n  b: int\n   more\n \t\n  \t c: 1\n"), (5, 3));
     }
 
     #[test]

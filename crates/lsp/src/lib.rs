@@ -2,6 +2,8 @@
 //! `phaselint_lint::analyze` the CLI uses. It only translates; every answer
 //! comes from a cached per-document `Analysis`.
 
+mod carried;
+mod edit_map;
 pub mod framing;
 mod handlers;
 mod server;

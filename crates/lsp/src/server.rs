@@ -19,6 +19,7 @@ use tower_lsp_server::jsonrpc::{Error, ErrorCode, Result};
 use tower_lsp_server::ls_types::*;
 use tower_lsp_server::{Client, LanguageServer};
 
+use crate::carried::{Carried, Carry};
 use crate::handlers;
 use crate::state::{Analyzed, Document, Encoding, Positions, State};
 use crate::text::apply_changes;
@@ -117,6 +118,7 @@ impl Server {
                 }
                 document.published = Some(stamp);
                 let path = document.path.clone();
+                let document_carried = document.carried.clone();
                 if !guard.wants_diagnostics(path.as_deref(), &analyzed) {
                     Vec::new()
                 } else {
@@ -125,7 +127,17 @@ impl Server {
                         index: &analyzed.analysis.line_index,
                         unit,
                     };
-                    handlers::diagnostics::to_lsp(&analyzed, &positions, &uri)
+                    let mut diagnostics =
+                        handlers::diagnostics::to_lsp(&analyzed, &positions, &uri);
+                    // While the text does not parse, the last findings that
+                    // did, off the lines typed since.
+                    if let Some(carried) = &document_carried
+                        && let Some(carry) =
+                            Carry::new(&carried.analyzed, &carried.map, &analyzed, unit)
+                    {
+                        diagnostics.extend(carry.diagnostics(&uri));
+                    }
+                    diagnostics
                 }
             };
             client
@@ -154,14 +166,17 @@ impl Server {
             }
         };
         let state = self.state();
-        let last_contract = state
-            .documents
-            .get(uri)
-            .and_then(|d| d.last_contract.clone());
+        let document = state.documents.get(uri);
+        let last_contract = document.and_then(|d| d.last_contract.clone());
+        let carried = document
+            .and_then(|d| d.carried.as_ref())
+            .filter(|c| !Arc::ptr_eq(&c.analyzed, &analyzed))
+            .cloned();
         Ok(Some(Snapshot {
             analyzed,
             unit: state.unit.unit(),
             last_contract,
+            carried,
             markdown: state.hover_markdown,
         }))
     }
@@ -260,11 +275,20 @@ struct Snapshot {
     analyzed: Arc<Analyzed>,
     unit: ColumnUnit,
     last_contract: Option<Arc<Contract>>,
+    /// The last analysis that parsed, when it is not `analyzed`.
+    carried: Option<Carried>,
     /// The client renders Markdown in hovers.
     markdown: bool,
 }
 
 impl Snapshot {
+    /// What is answered from the last analysis that parsed, when the
+    /// current text does not.
+    fn carry(&self) -> Option<Carry<'_>> {
+        let carried = self.carried.as_ref()?;
+        Carry::new(&carried.analyzed, &carried.map, &self.analyzed, self.unit)
+    }
+
     fn positions(&self) -> Positions<'_> {
         Positions {
             text: &self.analyzed.analysis.source,
@@ -356,6 +380,9 @@ async fn analyzed(
                     Some(contract) => document.last_contract.replace(contract.clone()),
                     None => None,
                 };
+                if crate::carried::parsed(&analyzed.analysis) {
+                    document.carried = Some(Carried::new(analyzed.clone()));
+                }
                 (document.analyzed.replace(analyzed.clone()), last_contract)
             }
             _ => (None, None),
@@ -422,6 +449,13 @@ impl LanguageServer for Server {
     async fn hover(&self, params: HoverParams) -> Result<Option<Hover>> {
         let at = params.text_document_position_params;
         self.on_document("textDocument/hover", &at.text_document.uri, |s| {
+            if let Some(carry) = s.carry()
+                && let Some(offset) = carry.offset_in_old(at.position)
+            {
+                let hover =
+                    handlers::hover::hover(carry.old, &carry.old_positions(), offset, s.markdown);
+                return Ok(hover.map(|h| carry.hover(h)));
+            }
             let positions = s.positions();
             let offset = positions.offset(at.position);
             Ok(handlers::hover::hover(
@@ -441,6 +475,17 @@ impl LanguageServer for Server {
         let at = params.text_document_position_params;
         let uri = at.text_document.uri;
         self.on_document("textDocument/definition", &uri, |s| {
+            if let Some(carry) = s.carry()
+                && let Some(offset) = carry.offset_in_old(at.position)
+            {
+                let locations = handlers::navigation::definition(
+                    carry.old,
+                    &carry.old_positions(),
+                    &uri,
+                    offset,
+                );
+                return Ok(carry.definition(GotoDefinitionResponse::Array(locations)));
+            }
             let positions = s.positions();
             let offset = positions.offset(at.position);
             let locations = handlers::navigation::definition(&s.analyzed, &positions, &uri, offset);
@@ -454,6 +499,18 @@ impl LanguageServer for Server {
         let uri = at.text_document.uri;
         let include = params.context.include_declaration;
         self.on_document("textDocument/references", &uri, |s| {
+            if let Some(carry) = s.carry()
+                && let Some(offset) = carry.offset_in_old(at.position)
+            {
+                let locations = handlers::navigation::references(
+                    carry.old,
+                    &carry.old_positions(),
+                    &uri,
+                    offset,
+                    include,
+                );
+                return Ok(Some(carry.locations(locations)));
+            }
             let positions = s.positions();
             let offset = positions.offset(at.position);
             Ok(Some(handlers::navigation::references(
@@ -542,6 +599,11 @@ impl LanguageServer for Server {
             "textDocument/documentSymbol",
             &params.text_document.uri,
             |s| {
+                if let Some(carry) = s.carry() {
+                    let symbols =
+                        handlers::symbols::document_symbols(carry.old, &carry.old_positions());
+                    return Ok(Some(DocumentSymbolResponse::Nested(carry.symbols(symbols))));
+                }
                 Ok(Some(DocumentSymbolResponse::Nested(
                     handlers::symbols::document_symbols(&s.analyzed, &s.positions()),
                 )))
@@ -684,6 +746,7 @@ impl Server {
                     path: path.clone(),
                     analyzed: None,
                     last_contract: None,
+                    carried: None,
                     published: None,
                     analysis_time: None,
                 },
@@ -703,7 +766,12 @@ impl Server {
             let unit = state.unit.unit();
             match state.documents.get_mut(&uri) {
                 Some(document) => {
-                    apply_changes(&mut document.text, params.content_changes, unit);
+                    let carried = &mut document.carried;
+                    apply_changes(&mut document.text, params.content_changes, unit, |a| {
+                        if let Some(carried) = carried {
+                            carried.record(a);
+                        }
+                    });
                     document.version = version;
                     // Requests wait for the new version's analysis, so the
                     // stale one only costs memory while that one is built

@@ -124,6 +124,9 @@ pub struct Document {
     /// The latest contract that parsed: completion takes names from it
     /// while the current text is half typed.
     pub last_contract: Option<Arc<Contract>>,
+    /// The last analysis whose text parsed, and how that text maps into
+    /// `text`: what is answered while `text` does not parse.
+    pub carried: Option<crate::carried::Carried>,
     /// `(version, generation)` of the diagnostics last sent.
     pub published: Option<(i32, u64)>,
     /// How long the last analysis took, which sets the debounce.
@@ -317,6 +320,10 @@ impl State {
     pub fn reload_configs(&mut self) {
         self.configs.clear();
         self.reported_config_errors.clear();
+        // Findings made under the old configuration are not carried.
+        for document in self.documents.values_mut() {
+            document.carried = None;
+        }
         self.generation += 1;
     }
 }

@@ -14,14 +14,28 @@ use tower_lsp_server::ls_types::{Position, TextDocumentContentChangeEvent};
 /// again.
 const PIECE: usize = 16 * 1024;
 
-/// Applies `didChange` events in order. Positions are clamped to the
-/// text as LSP requires (past the end of a line: its end; past the last
-/// line: the end of the text), so a confused client cannot make the
-/// server panic.
+/// What one `didChange` event did to the text, in bytes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Applied {
+    /// `start..end` of the text as it was became `inserted` bytes.
+    Replaced {
+        start: usize,
+        end: usize,
+        inserted: usize,
+    },
+    /// The whole text was replaced.
+    Whole,
+}
+
+/// Applies `didChange` events in order, telling `applied` what each did.
+/// Positions are clamped to the text as LSP requires (past the end of a
+/// line: its end; past the last line: the end of the text), so a confused
+/// client cannot make the server panic.
 pub fn apply_changes(
     text: &mut String,
     changes: Vec<TextDocumentContentChangeEvent>,
     unit: ColumnUnit,
+    mut applied: impl FnMut(Applied),
 ) {
     if changes.is_empty() {
         return;
@@ -29,11 +43,19 @@ pub fn apply_changes(
     let mut pieces = Pieces::new(std::mem::take(text), PIECE);
     for change in changes {
         match change.range {
-            None => pieces = Pieces::new(change.text, PIECE),
+            None => {
+                pieces = Pieces::new(change.text, PIECE);
+                applied(Applied::Whole);
+            }
             Some(range) => {
                 let start = pieces.offset(range.start, unit);
                 let end = pieces.offset(range.end, unit).max(start);
                 pieces.replace(start, end, &change.text);
+                applied(Applied::Replaced {
+                    start,
+                    end,
+                    inserted: change.text.len(),
+                });
             }
         }
     }
@@ -374,16 +396,28 @@ mod tests {
                 text: text.into(),
             };
         let mut text = String::from("a: é😀x\nb: 2\n");
+        let mut seen = Vec::new();
         apply_changes(
             &mut text,
             vec![event(Some(((0, 6), (0, 7))), "y")],
             ColumnUnit::Utf16,
+            |a| seen.push(a),
+        );
+        // `x` is byte 9 (after two bytes of `é` and four of `😀`).
+        assert_eq!(
+            seen,
+            [Applied::Replaced {
+                start: 9,
+                end: 10,
+                inserted: 1
+            }]
         );
         assert_eq!(text, "a: é😀y\nb: 2\n");
         apply_changes(
             &mut text,
             vec![event(Some(((0, 9), (0, 10))), "z")],
             ColumnUnit::Utf8,
+            |_| {},
         );
         assert_eq!(text, "a: é😀z\nb: 2\n");
         // Each range is in the text the edits before it left.
@@ -395,9 +429,17 @@ mod tests {
                 event(Some(((9, 0), (9, 9))), "!"),
             ],
             ColumnUnit::Utf16,
+            |_| {},
         );
         assert_eq!(text, "# top\na: é😀z\nb: 3\n!");
-        apply_changes(&mut text, vec![event(None, "fresh")], ColumnUnit::Utf16);
+        let mut seen = Vec::new();
+        apply_changes(
+            &mut text,
+            vec![event(None, "fresh")],
+            ColumnUnit::Utf16,
+            |a| seen.push(a),
+        );
         assert_eq!(text, "fresh");
+        assert_eq!(seen, [Applied::Whole]);
     }
 }

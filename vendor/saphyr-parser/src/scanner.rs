@@ -890,7 +890,10 @@ impl<'input, T: Input> Scanner<'input, T> {
             };
             if stale {
                 if sk.required {
-                    return Err(ScanError::new_str(self.mark, "simple key expect ':'"));
+                    // phaselint: the error is the key's, so it is reported
+                    // where the key starts (upstream: at the next token,
+                    // often a line below the key being typed).
+                    return Err(ScanError::new_str(sk.mark, "simple key expect ':'"));
                 }
                 sk.possible = false;
             }
@@ -1042,7 +1045,8 @@ impl<'input, T: Input> Scanner<'input, T> {
         // had. If one was required, however, that was an error and we must propagate it.
         for sk in &mut self.simple_keys {
             if sk.required && sk.possible {
-                return Err(ScanError::new_str(self.mark, "simple key expected"));
+                // phaselint: where the key starts, not the end of the stream.
+                return Err(ScanError::new_str(sk.mark, "simple key expected"));
             }
             sk.possible = false;
         }
@@ -2750,7 +2754,8 @@ impl<'input, T: Input> Scanner<'input, T> {
             .last_mut()
             .ok_or_else(|| ScanError::new_str(self.mark, "simple key expected"))?;
         if last.possible && last.required {
-            return Err(ScanError::new_str(self.mark, "simple key expected"));
+            // phaselint: where the key starts.
+            return Err(ScanError::new_str(last.mark, "simple key expected"));
         }
 
         last.possible = false;

@@ -1,0 +1,222 @@
+//! Answers from the last analysis that parsed while the current text does
+//! not: its findings, hovers, definitions, references and outline, carried
+//! into the current text through the `EditMap` of the edits since. Nothing
+//! on a line those edits touched is answered from the old text (it may say
+//! something else now); a request there is answered from the current
+//! analysis (its E001) instead.
+
+use std::sync::Arc;
+
+use phaselint_lint::Analysis;
+use phaselint_lint::line_index::ColumnUnit;
+use tower_lsp_server::ls_types::{
+    Diagnostic, DocumentSymbol, GotoDefinitionResponse, Hover, Location, Position, Range, Uri,
+};
+
+use crate::edit_map::{EditMap, Side};
+use crate::state::{Analyzed, Positions};
+use crate::text::Applied;
+
+/// The last analysis of a document that parsed, and how its text maps
+/// into the document's current text.
+#[derive(Clone)]
+pub struct Carried {
+    pub analyzed: Arc<Analyzed>,
+    pub map: EditMap,
+}
+
+impl Carried {
+    pub fn new(analyzed: Arc<Analyzed>) -> Self {
+        Carried {
+            analyzed,
+            map: EditMap::default(),
+        }
+    }
+
+    /// Follows one edit of the document's text.
+    pub fn record(&mut self, applied: Applied) {
+        match applied {
+            Applied::Replaced {
+                start,
+                end,
+                inserted,
+            } => self.map.record(start, end, inserted),
+            Applied::Whole => self.map.lose(),
+        }
+    }
+}
+
+/// Whether the YAML of an analysis parsed (no E001): only then is it worth
+/// carrying, and only when it did not is another one carried in.
+pub fn parsed(analysis: &Analysis) -> bool {
+    !analysis.diagnostics.iter().any(|d| d.code == "E001")
+}
+
+/// What a request or a publication on a document whose current text does
+/// not parse carries from the last one that did.
+pub struct Carry<'a> {
+    pub old: &'a Analyzed,
+    pub map: &'a EditMap,
+    pub current: &'a Analyzed,
+    pub unit: ColumnUnit,
+    /// The current text's lines that an edit since touched, as ranges of
+    /// line numbers (inclusive), in order.
+    changed_lines: Vec<(usize, usize)>,
+}
+
+impl<'a> Carry<'a> {
+    /// `None` when there is nothing to carry: the current text parses, or
+    /// the map gave up.
+    pub fn new(
+        old: &'a Analyzed,
+        map: &'a EditMap,
+        current: &'a Analyzed,
+        unit: ColumnUnit,
+    ) -> Option<Self> {
+        if map.is_lost() || parsed(&current.analysis) || !parsed(&old.analysis) {
+            return None;
+        }
+        let lines = &current.analysis.line_index;
+        let changed_lines = map
+            .changed()
+            .map(|(start, end)| (lines.line_of(start), lines.line_of(end)))
+            .collect();
+        Some(Carry {
+            old,
+            map,
+            current,
+            unit,
+            changed_lines,
+        })
+    }
+
+    pub fn old_positions(&self) -> Positions<'a> {
+        Positions {
+            text: &self.old.analysis.source,
+            index: &self.old.analysis.line_index,
+            unit: self.unit,
+        }
+    }
+
+    fn current_positions(&self) -> Positions<'a> {
+        Positions {
+            text: &self.current.analysis.source,
+            index: &self.current.analysis.line_index,
+            unit: self.unit,
+        }
+    }
+
+    fn on_changed_line(&self, first: usize, last: usize) -> bool {
+        self.changed_lines
+            .iter()
+            .any(|&(start, end)| first <= end && start <= last)
+    }
+
+    /// The old text's offset of a position in the current text; `None` on a
+    /// line an edit touched.
+    pub fn offset_in_old(&self, position: Position) -> Option<usize> {
+        let line = position.line as usize;
+        if self.on_changed_line(line, line) {
+            return None;
+        }
+        self.map.to_old(self.current_positions().offset(position))
+    }
+
+    /// A range of the old text in the current text, unless it is on a line
+    /// an edit touched.
+    pub fn range(&self, old: Range) -> Option<Range> {
+        let old_positions = self.old_positions();
+        let (start, end) = self.map.span_to_current(
+            old_positions.offset(old.start),
+            old_positions.offset(old.end),
+        )?;
+        let current = self.current_positions();
+        let range = Range::new(current.position(start), current.position(end));
+        (!self.on_changed_line(range.start.line as usize, range.end.line as usize)).then_some(range)
+    }
+
+    /// A range of the old text in the current text, its ends moved out of
+    /// any region an edit replaced: the extent of an outline's symbol,
+    /// which may hold the line being typed.
+    fn range_around(&self, old: Range) -> Range {
+        let old_positions = self.old_positions();
+        let current = self.current_positions();
+        let (start, end) = (
+            old_positions.offset(old.start),
+            old_positions.offset(old.end),
+        );
+        let start = self
+            .map
+            .to_current_around(start, Side::Start)
+            .unwrap_or(start);
+        let end = self
+            .map
+            .to_current_around(end, Side::End)
+            .unwrap_or(end)
+            .max(start);
+        Range::new(current.position(start), current.position(end))
+    }
+
+    fn location(&self, location: Location) -> Option<Location> {
+        Some(Location::new(location.uri, self.range(location.range)?))
+    }
+
+    /// The old analysis's findings that are not on a touched line, in the
+    /// current text; their related locations likewise.
+    pub fn diagnostics(&self, uri: &Uri) -> Vec<Diagnostic> {
+        crate::handlers::diagnostics::to_lsp(self.old, &self.old_positions(), uri)
+            .into_iter()
+            .filter_map(|mut diagnostic| {
+                diagnostic.range = self.range(diagnostic.range)?;
+                if let Some(related) = diagnostic.related_information.take() {
+                    let related: Vec<_> = related
+                        .into_iter()
+                        .filter_map(|mut r| {
+                            r.location = self.location(r.location)?;
+                            Some(r)
+                        })
+                        .collect();
+                    diagnostic.related_information = (!related.is_empty()).then_some(related);
+                }
+                Some(diagnostic)
+            })
+            .collect()
+    }
+
+    pub fn hover(&self, mut hover: Hover) -> Hover {
+        hover.range = hover.range.and_then(|r| self.range(r));
+        hover
+    }
+
+    pub fn locations(&self, locations: Vec<Location>) -> Vec<Location> {
+        locations
+            .into_iter()
+            .filter_map(|l| self.location(l))
+            .collect()
+    }
+
+    pub fn definition(&self, response: GotoDefinitionResponse) -> Option<GotoDefinitionResponse> {
+        let locations = match response {
+            GotoDefinitionResponse::Scalar(l) => vec![l],
+            GotoDefinitionResponse::Array(ls) => ls,
+            // Not made by the handler; nothing to carry.
+            GotoDefinitionResponse::Link(_) => return None,
+        };
+        let locations = self.locations(locations);
+        (!locations.is_empty()).then_some(GotoDefinitionResponse::Array(locations))
+    }
+
+    /// An outline of the old text in the current one: a symbol whose name
+    /// is on a touched line is left out, with what it holds.
+    pub fn symbols(&self, symbols: Vec<DocumentSymbol>) -> Vec<DocumentSymbol> {
+        symbols
+            .into_iter()
+            .filter_map(|mut symbol| {
+                symbol.selection_range = self.range(symbol.selection_range)?;
+                symbol.range = self.range_around(symbol.range);
+                symbol.children = symbol.children.map(|c| self.symbols(c));
+                Some(symbol)
+            })
+            .collect()
+    }
+}
