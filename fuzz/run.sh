@@ -4,7 +4,7 @@
 # them, so scripts that call it do not fail on a stable-only machine.
 set -euo pipefail
 cd "$(dirname "$0")"
-target=${1:?usage: fuzz/run.sh analyze|resume_readers|resume_check|lsp_framing|fixes|manifest_scope|handoff_tables|otlp_export|diff|diff_render [SECONDS]}
+target=${1:?usage: fuzz/run.sh analyze|resume_readers|resume_check|lsp_framing|lsp_edits|fixes|manifest_scope|handoff_tables|otlp_export|diff|diff_render [SECONDS]}
 seconds=${2:-600}
 shift $(( $# < 2 ? $# : 2 ))
 if ! cargo +nightly --version >/dev/null 2>&1; then

@@ -6,7 +6,7 @@ set -euo pipefail
 cd "$(dirname "$0")"
 repo=..
 shared=../../shared/corpus
-mkdir -p corpus/analyze corpus/resume_readers corpus/resume_check corpus/lsp_framing corpus/fixes \
+mkdir -p corpus/analyze corpus/resume_readers corpus/resume_check corpus/lsp_framing corpus/lsp_edits corpus/fixes \
   corpus/manifest_scope corpus/handoff_tables corpus/otlp_export corpus/diff corpus/diff_render
 
 seed() { # target file
@@ -15,6 +15,7 @@ seed() { # target file
   cp "$2" "corpus/$1/$name"
 }
 
+tmp_edits=$(mktemp)
 contracts=$(find "$repo/fixtures" -name '*.yaml' -o -name '*.harness.json')
 if [ -d "$shared" ]; then
   contracts="$contracts $(find "$shared" -name '*.yaml')"
@@ -22,6 +23,11 @@ else
   echo "note: $shared not found; seeding from fixtures/ only" >&2
 fi
 for f in $contracts; do seed analyze "$f"; seed fixes "$f"; done
+# lsp_edits: each fixture contract, then a script (its own bytes read as one).
+for f in "$repo"/fixtures/*/fail.contract.yaml; do
+  { cat "$f"; printf '\n---edits---\n'; head -c 192 "$f"; } > "$tmp_edits"
+  seed lsp_edits "$tmp_edits"
+done
 for f in "$repo"/fixtures/diff/*/*.yaml; do seed diff_render "$f"; done
 for f in "$repo"/fixtures/resume/contexts/* "$repo"/fixtures/resume/approvals/* "$repo"/fixtures/handoff/*; do
   seed resume_readers "$f"

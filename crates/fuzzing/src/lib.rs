@@ -13,6 +13,7 @@ pub mod diff;
 pub mod diff_render;
 pub mod fixes;
 pub mod handoff_tables;
+pub mod lsp_edits;
 pub mod manifest_scope;
 pub mod otlp_export;
 
@@ -35,6 +36,7 @@ pub const TARGETS: &[(&str, Check)] = &[
     ("resume_readers", resume_readers),
     ("resume_check", resume_check),
     ("lsp_framing", lsp_framing),
+    ("lsp_edits", lsp_edits::lsp_edits),
     ("manifest_scope", manifest_scope::manifest_scope),
     ("handoff_tables", handoff_tables::handoff_tables),
     ("fixes", fixes::fixes),

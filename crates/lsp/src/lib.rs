@@ -15,6 +15,24 @@ use std::sync::atomic::{AtomicBool, Ordering};
 
 use tower_lsp_server::{LspService, Server};
 
+/// Serves LSP over any pair of byte streams until the input ends or the
+/// client sends `exit`, without the framing guard `run_stdio` puts in
+/// front: for the `lsp_edits` fuzz target, which drives the server
+/// in-process with well-formed messages. Needs a tokio runtime.
+pub async fn serve(
+    input: impl tokio::io::AsyncRead + Unpin,
+    output: impl tokio::io::AsyncWrite,
+    release_memory: fn(),
+) {
+    let flag = Arc::new(AtomicBool::new(false));
+    let (service, socket) =
+        LspService::new(move |client| server::Server::new(client, flag, release_memory));
+    Server::new(input, output, socket)
+        .concurrency_level(1)
+        .serve(service)
+        .await;
+}
+
 /// Serves LSP on stdin/stdout until the client sends `exit` or closes the
 /// stream. Returns whether `shutdown` came first (the exit status is then
 /// 0, else 1, as the protocol asks); an error only if the async runtime
