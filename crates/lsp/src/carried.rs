@@ -46,6 +46,61 @@ impl Carried {
     }
 }
 
+/// The most edits an `EditLog` keeps; past it, it starts again from the
+/// current version.
+const MAX_LOGGED_EDITS: usize = 1024;
+
+/// The edits since the carried analysis's version, each with the version
+/// it made: an analysis that parsed but finished after newer edits came
+/// in is carried through the ones after its version.
+pub struct EditLog {
+    entries: Vec<(i32, Applied)>,
+    /// The oldest version whose text the log maps from.
+    from: i32,
+}
+
+impl EditLog {
+    pub fn new(version: i32) -> Self {
+        EditLog {
+            entries: Vec::new(),
+            from: version,
+        }
+    }
+
+    /// One edit that made `version`.
+    pub fn record(&mut self, version: i32, applied: Applied) {
+        if self.entries.len() >= MAX_LOGGED_EDITS {
+            // Versions before this one can no longer be mapped; this
+            // version's own edits are never applied to its text.
+            self.entries.clear();
+            self.from = version;
+        }
+        self.entries.push((version, applied));
+    }
+}
+
+/// Makes a finished analysis the carried one if it parsed and is newer
+/// than the one carried, its map built from the edits logged since its
+/// version.
+pub fn adopt(carried: &mut Option<Carried>, log: &mut EditLog, analyzed: &Arc<Analyzed>) {
+    let version = analyzed.version;
+    if !parsed(&analyzed.analysis)
+        || version < log.from
+        || carried
+            .as_ref()
+            .is_some_and(|c| c.analyzed.version >= version)
+    {
+        return;
+    }
+    let mut adopted = Carried::new(analyzed.clone());
+    for (_, applied) in log.entries.iter().filter(|(v, _)| *v > version) {
+        adopted.record(*applied);
+    }
+    log.entries.retain(|(v, _)| *v > version);
+    log.from = version;
+    *carried = Some(adopted);
+}
+
 /// Whether the YAML of an analysis parsed (no E001): only then is it worth
 /// carrying, and only when it did not is another one carried in.
 pub fn parsed(analysis: &Analysis) -> bool {
@@ -218,5 +273,65 @@ impl<'a> Carry<'a> {
                 Some(symbol)
             })
             .collect()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::edit_map::Side;
+    use phaselint_lint::DocumentKind;
+    use phaselint_lint::config::Settings;
+
+    fn analyzed(version: i32, text: &str) -> Arc<Analyzed> {
+        Arc::new(Analyzed::new(
+            version,
+            0,
+            text.to_string(),
+            DocumentKind::Contract,
+            &Settings::default(),
+        ))
+    }
+
+    fn insert(at: usize, text: &str) -> Applied {
+        Applied::Replaced {
+            start: at,
+            end: at,
+            inserted: text.len(),
+        }
+    }
+
+    /// An analysis that finished after newer edits came in is carried
+    /// through those edits only; an older one never replaces a newer one.
+    #[test]
+    fn an_analysis_overtaken_by_edits_is_carried_through_the_later_ones() {
+        let v1 = "a: 1\nb: 2\n";
+        let mut log = EditLog::new(1);
+        let mut carried = None;
+        // Version 2 inserts `c: 3\n` at the start; version 3 types `[` at the end.
+        log.record(2, insert(0, "c: 3\n"));
+        log.record(3, insert(15, "["));
+        adopt(&mut carried, &mut log, &analyzed(2, "c: 3\na: 1\nb: 2\n"));
+        let map = &carried.as_ref().unwrap().map;
+        // Only version 3's edit is between version 2's text and the current one.
+        assert_eq!(map.to_current(5, Side::Start), Some(5));
+        assert_eq!(map.changed().collect::<Vec<_>>(), [(15, 16)]);
+        // Version 1 is older than what is carried: ignored.
+        adopt(&mut carried, &mut log, &analyzed(1, v1));
+        assert_eq!(carried.as_ref().unwrap().analyzed.version, 2);
+        // A text that does not parse is never carried.
+        adopt(&mut carried, &mut log, &analyzed(3, "c: 3\na: 1\nb: 2\n["));
+        assert_eq!(carried.as_ref().unwrap().analyzed.version, 2);
+    }
+
+    #[test]
+    fn past_its_bound_the_log_maps_only_from_the_current_version() {
+        let mut log = EditLog::new(1);
+        for version in 2..2 + MAX_LOGGED_EDITS as i32 + 1 {
+            log.record(version, insert(0, "#"));
+        }
+        let mut carried = None;
+        adopt(&mut carried, &mut log, &analyzed(2, "a: 1\n"));
+        assert!(carried.is_none(), "version 2 is before what the log holds");
     }
 }

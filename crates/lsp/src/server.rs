@@ -19,7 +19,7 @@ use tower_lsp_server::jsonrpc::{Error, ErrorCode, Result};
 use tower_lsp_server::ls_types::*;
 use tower_lsp_server::{Client, LanguageServer};
 
-use crate::carried::{Carried, Carry};
+use crate::carried::{Carried, Carry, EditLog, adopt};
 use crate::handlers;
 use crate::state::{Analyzed, Document, Encoding, Positions, State};
 use crate::text::apply_changes;
@@ -373,6 +373,8 @@ async fn analyzed(
     let took = started.elapsed();
     let replaced = {
         let mut guard = lock(state);
+        // Findings of an older configuration are not carried.
+        let current = analyzed.generation == guard.generation;
         match guard.documents.get_mut(uri) {
             Some(document) if document.version == version => {
                 document.analysis_time = Some(took);
@@ -380,10 +382,16 @@ async fn analyzed(
                     Some(contract) => document.last_contract.replace(contract.clone()),
                     None => None,
                 };
-                if crate::carried::parsed(&analyzed.analysis) {
-                    document.carried = Some(Carried::new(analyzed.clone()));
+                if current {
+                    adopt(&mut document.carried, &mut document.edits, &analyzed);
                 }
                 (document.analyzed.replace(analyzed.clone()), last_contract)
+            }
+            // Edits came in meanwhile: still the newest text that parsed,
+            // perhaps, to carry through them.
+            Some(document) if current => {
+                adopt(&mut document.carried, &mut document.edits, &analyzed);
+                (None, None)
             }
             _ => (None, None),
         }
@@ -747,6 +755,7 @@ impl Server {
                     analyzed: None,
                     last_contract: None,
                     carried: None,
+                    edits: EditLog::new(document.version),
                     published: None,
                     analysis_time: None,
                 },
@@ -766,11 +775,12 @@ impl Server {
             let unit = state.unit.unit();
             match state.documents.get_mut(&uri) {
                 Some(document) => {
-                    let carried = &mut document.carried;
+                    let (carried, edits) = (&mut document.carried, &mut document.edits);
                     apply_changes(&mut document.text, params.content_changes, unit, |a| {
                         if let Some(carried) = carried {
                             carried.record(a);
                         }
+                        edits.record(version, a);
                     });
                     document.version = version;
                     // Requests wait for the new version's analysis, so the

@@ -127,6 +127,8 @@ pub struct Document {
     /// The last analysis whose text parsed, and how that text maps into
     /// `text`: what is answered while `text` does not parse.
     pub carried: Option<crate::carried::Carried>,
+    /// The edits since `carried`'s version.
+    pub edits: crate::carried::EditLog,
     /// `(version, generation)` of the diagnostics last sent.
     pub published: Option<(i32, u64)>,
     /// How long the last analysis took, which sets the debounce.
