@@ -551,6 +551,12 @@ fn on_every_path(
     if !graph.from_topology() {
         return through < to;
     }
+    // One search per entry: past a few dozen entries the ranking is not
+    // worth a completion's time, and every candidate stays offered.
+    const ENTRIES_SEARCHED: usize = 32;
+    if graph.entries().len() > ENTRIES_SEARCHED {
+        return false;
+    }
     let Some(topology) = contract.topology.as_ref() else {
         return false;
     };

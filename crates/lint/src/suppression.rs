@@ -387,6 +387,33 @@ mod tests {
     use crate::config::Settings;
 
     #[test]
+    fn the_code_under_a_position_is_the_one_the_linter_reads() {
+        let source = "a: 1  # phaselint: disable=C204,r110\n#phaselint:disable-file=\n# phaselint: disable=E003 more\nb: '# phaselint: disable=X'\né # phaselint: disable=Ü,\n";
+        let index = crate::line_index::LineIndex::new(source);
+        let at = |needle: &str| {
+            let offset = source.find(needle).unwrap() + needle.len();
+            super::suppression_at(source, &index, offset)
+        };
+        let on = at("disable=C2").unwrap();
+        assert_eq!((on.code.as_str(), on.typed.as_str()), ("C204", "C2"));
+        assert_eq!((on.line, on.file_level), (0, false));
+        assert_eq!(on.listed, ["C204", "R110"]);
+        assert_eq!(at("C204,").unwrap().code, "r110");
+        let empty = at("disable-file=").unwrap();
+        assert_eq!((empty.code.as_str(), empty.file_level), ("", true));
+        assert!(at("E003 m").is_none(), "after the list");
+        assert!(at("a: ").is_none(), "not in a comment");
+        // Every offset, multi-byte characters included: what is returned is
+        // the text at its span.
+        for offset in 0..=source.len() + 2 {
+            if let Some(found) = super::suppression_at(source, &index, offset) {
+                assert_eq!(&source[found.span.start..found.span.end], found.code);
+                assert!(found.code.starts_with(&found.typed));
+            }
+        }
+    }
+
+    #[test]
     fn a_comment_naming_a_d_code_says_diff_reports_it() {
         let source =
             "schema_version: '1'\npipeline_id: p  # phaselint: disable=D611\nphases:\n  a: {}\n";
