@@ -58,15 +58,19 @@ fn neovim_receives_the_diagnostics_of_a_fixture() {
 /// What Neovim, set up with `phaselint.lua`'s defaults, received for
 /// `file` (tests/neovim/collect-diagnostics.lua writes it).
 fn diagnostics_in_neovim(file: &Path) -> serde_json::Value {
+    run_neovim("collect-diagnostics.lua", file)
+}
+
+/// Runs headless Neovim with `script` (under tests/neovim) on `file`; the
+/// JSON the script writes.
+fn run_neovim(script: &str, file: &Path) -> serde_json::Value {
     let dir = tempfile::tempdir().unwrap();
     let out = dir.path().join("received.json");
     let child = Command::new("nvim")
         .args(["--headless", "--clean", "-n", "-c"])
         .arg(format!(
             "luafile {}",
-            repo()
-                .join("tests/neovim/collect-diagnostics.lua")
-                .display()
+            repo().join("tests/neovim").join(script).display()
         ))
         .env("PHASELINT_REPO", repo())
         .env("PHASELINT_BIN", env!("CARGO_BIN_EXE_phaselint"))
@@ -109,4 +113,38 @@ fn neovim_lints_a_harness_config_by_its_default_patterns() {
         ),
         (Some("H501"), Some(8), Some(16))
     );
+}
+
+/// The README's check "`K` shows the finding", with the mapping it
+/// documents for Neovim 0.7-0.9 (Debian's 0.7 runs `:Man` on `K` without
+/// it): the hover window shows the finding and its rule's page.
+#[test]
+fn neovim_shows_the_finding_on_k_with_the_documented_mapping() {
+    if Command::new("nvim")
+        .arg("--version")
+        .stdout(Stdio::null())
+        .status()
+        .is_err()
+    {
+        assert!(std::env::var_os("CI").is_none(), "nvim is missing in CI");
+        println!("skipped: nvim is not installed (apt-get install neovim)");
+        return;
+    }
+    let received = run_neovim(
+        "hover-with-K.lua",
+        &repo().join("fixtures/R101/fail.contract.yaml"),
+    );
+    let hover: Vec<&str> = received["hover"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|l| l.as_str().unwrap())
+        .collect();
+    let text = hover.join("\n");
+    assert!(text.contains("R101"), "{received}");
+    assert!(
+        text.contains("checkpoint phase `retreive` is not a declared phase"),
+        "{text}"
+    );
+    assert_eq!(received["omnifunc"], "v:lua.vim.lsp.omnifunc");
 }

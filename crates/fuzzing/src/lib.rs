@@ -17,7 +17,9 @@ pub mod lsp_edits;
 pub mod manifest_scope;
 pub mod otlp_export;
 
-use phaselint_lint::completion::{complete, enum_value_at, key_at, may_be_enum_value};
+use phaselint_lint::completion::{
+    complete, complete_suppression_code, enum_value_at, key_at, may_be_enum_value,
+};
 use phaselint_lint::config::Settings;
 use phaselint_lint::fix::apply_safe_fixes;
 use phaselint_lint::index::SymbolIndex;
@@ -176,6 +178,18 @@ fn check_editor(analysis: &Analysis) {
     for offset in sample_offsets(source) {
         // `complete` reads the cursor's context first.
         let _ = complete(source, offset, contract);
+        // A suppression comment's code under the cursor is what it says.
+        if let Some(at) =
+            phaselint_lint::suppression::suppression_at(source, &analysis.line_index, offset)
+        {
+            assert_eq!(
+                source.get(at.span.start..at.span.end),
+                Some(at.code.as_str())
+            );
+            assert!(at.code.starts_with(&at.typed), "{at:?}");
+            assert!(at.span.start <= offset && offset <= at.span.end, "{at:?}");
+        }
+        let _ = complete_suppression_code(analysis, offset);
         let _ = index.at(offset);
         if let Some(document) = &document {
             if may_be_enum_value(source, offset)

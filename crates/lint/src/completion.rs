@@ -14,6 +14,8 @@ pub enum CompletionKind {
     Field,
     EnumValue,
     Value,
+    /// A rule code in a suppression comment.
+    RuleCode,
 }
 
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -24,6 +26,8 @@ pub struct Completion {
     pub documentation: Option<String>,
     /// What to insert, when it differs from the label (`key: `).
     pub insert_text: Option<String>,
+    /// How the client orders the items, when not by label: the best first.
+    pub sort_text: Option<String>,
 }
 
 impl Completion {
@@ -34,6 +38,7 @@ impl Completion {
             detail: None,
             documentation: None,
             insert_text: None,
+            sort_text: None,
         }
     }
 }
@@ -202,6 +207,11 @@ const TYPES: &[&str] = &["str", "int", "float", "bool", "list", "dict", "any"];
 /// Completions at `offset`. `contract` supplies phase and field names; pass
 /// the last one that parsed when the current text does not.
 pub fn complete(source: &str, offset: usize, contract: Option<&Contract>) -> Vec<Completion> {
+    // A comment holds no contract value; suppression codes are
+    // `complete_suppression_code`'s.
+    if in_comment(source, offset) {
+        return Vec::new();
+    }
     let context = cursor_context(source, offset);
     let path: Vec<&str> = context.path.iter().map(String::as_str).collect();
     let phase_names = || -> Vec<Completion> {
@@ -259,8 +269,12 @@ pub fn complete(source: &str, offset: usize, contract: Option<&Contract>) -> Vec
             };
             if let Some(ValueType::Enum(kind)) = value_type {
                 let (what, values) = kind.values();
+                let staleness = path.ends_with(&["staleness_checks", "-"]);
                 return values
                     .into_iter()
+                    .filter(|(value, _)| {
+                        !staleness || staleness_pair_holds(source, offset, key, value)
+                    })
                     .map(|(value, doc)| {
                         let mut item = Completion::new(value, CompletionKind::EnumValue);
                         item.detail = Some(what.to_string());
@@ -269,6 +283,12 @@ pub fn complete(source: &str, offset: usize, contract: Option<&Contract>) -> Vec
                     })
                     .collect();
             }
+            if key == "source_phase" && path.first() == Some(&"phases") {
+                return source_phases(source, offset, contract, path.get(1).copied());
+            }
+            if key == "phase" && path.first() == Some(&"checkpoint_integrity") {
+                return checkpoint_phases(contract, offset);
+            }
             if matches!(value_type, Some(ValueType::PhaseName)) {
                 return phase_names();
             }
@@ -276,8 +296,10 @@ pub fn complete(source: &str, offset: usize, contract: Option<&Contract>) -> Vec
                 return checkpoint_exit_fields(contract, offset);
             }
             if key == "field" && path.starts_with(&["propagation_chains"]) {
-                let source = path.get(1) == Some(&"source");
-                return endpoint_fields(contract, offset, source);
+                let text = source;
+                // `propagation_chains`, `-`, then `source`, `waypoints` or `destination`.
+                let source = path.get(2) == Some(&"source");
+                return endpoint_fields(text, contract, offset, source);
             }
             if matches!(value_type, Some(ValueType::Bool)) {
                 return ["true", "false"]
@@ -297,10 +319,120 @@ pub fn complete(source: &str, offset: usize, contract: Option<&Contract>) -> Vec
     }
 }
 
+/// Whether `offset` is inside a comment: after a `#` that starts the line's
+/// content or follows a blank, outside a quoted scalar (a quote opens a
+/// scalar only where one begins: at the line's content start, or after
+/// `: `, `- `, `[`, `{` or `,`).
+fn in_comment(source: &str, offset: usize) -> bool {
+    let mut offset = offset.min(source.len());
+    while !source.is_char_boundary(offset) {
+        offset -= 1;
+    }
+    let line_start = source[..offset].rfind('\n').map_or(0, |i| i + 1);
+    let before = &source.as_bytes()[line_start..offset];
+    let mut quote: Option<u8> = None;
+    let mut previous = b' ';
+    for (i, &b) in before.iter().enumerate() {
+        match quote {
+            Some(q) if b == q => quote = None,
+            Some(_) => {}
+            None => match b {
+                b'#' if matches!(previous, b' ' | b'\t') => return true,
+                b'"' | b'\'' => {
+                    let opener = before[..i]
+                        .iter()
+                        .rev()
+                        .find(|c| !matches!(c, b' ' | b'\t'));
+                    if opener.is_none_or(|c| matches!(c, b':' | b'-' | b'[' | b'{' | b',')) {
+                        quote = Some(b);
+                    }
+                }
+                _ => {}
+            },
+        }
+        previous = b;
+    }
+    false
+}
+
+/// Rule codes for the suppression comment at `offset`, when the position
+/// is where a code of its list goes (`None` elsewhere): each code a comment
+/// can silence, not yet listed, labelled with the rule's name. The codes
+/// found where the comment applies come first (on its line and the next
+/// for `disable=`, anywhere for `disable-file=`), most findings first,
+/// then the rest in code order.
+pub fn complete_suppression_code(
+    analysis: &crate::Analysis,
+    offset: usize,
+) -> Option<Vec<Completion>> {
+    let at = crate::suppression::suppression_at(&analysis.source, &analysis.line_index, offset)?;
+    let typed = at.typed.trim().to_ascii_uppercase();
+    let mut found: std::collections::HashMap<&str, usize> = std::collections::HashMap::new();
+    for d in &analysis.diagnostics {
+        let line = analysis.line_index.line_of(d.span.start);
+        if at.file_level || line == at.line || line == at.line + 1 {
+            *found.entry(d.code).or_default() += 1;
+        }
+    }
+    let already = |code: &str| {
+        at.listed
+            .iter()
+            .any(|listed| listed == code && !code.eq_ignore_ascii_case(at.code.trim()))
+    };
+    let mut rules: Vec<&crate::rules::Rule> = crate::rules::RULES
+        .iter()
+        .copied()
+        .filter(|r| r.suppressible && !r.always_on && r.family != crate::rules::Family::Diff)
+        .filter(|r| r.code.starts_with(typed.as_str()) && !already(r.code))
+        .collect();
+    // Most findings first; `sort_by_key` is stable, so the rest keep code order.
+    rules.sort_by_key(|r| std::cmp::Reverse(found.get(r.code).copied().unwrap_or(0)));
+    Some(
+        rules
+            .into_iter()
+            .enumerate()
+            .map(|(rank, rule)| {
+                let mut item = Completion::new(rule.code, CompletionKind::RuleCode);
+                item.detail = Some(rule.name.to_string());
+                let count = found.get(rule.code).copied().unwrap_or(0);
+                item.documentation = Some(match count {
+                    0 => rule.summary.to_string(),
+                    1 => format!("{}\n\n1 finding where this comment applies", rule.summary),
+                    n => format!(
+                        "{}\n\n{n} findings where this comment applies",
+                        rule.summary
+                    ),
+                });
+                item.sort_text = Some(format!("{rank:04}"));
+                item
+            })
+            .collect(),
+    )
+}
+
 /// The keys already written in the mapping the line at `offset` belongs
 /// to, other than on that line: the lines at the same indentation above and
 /// below it, up to the parent key or the start of the list item.
 fn sibling_keys(source: &str, offset: usize) -> Vec<&str> {
+    sibling_entries(source, offset)
+        .into_iter()
+        .map(|(key, _)| key)
+        .collect()
+}
+
+/// The value written for `key` in the mapping the line at `offset` belongs
+/// to (not on that line), quotes removed.
+fn sibling_value<'s>(source: &'s str, offset: usize, key: &str) -> Option<&'s str> {
+    sibling_entries(source, offset)
+        .into_iter()
+        .find(|(k, _)| *k == key)
+        .map(|(_, value)| value.trim_matches(['"', '\'']))
+        .filter(|value| !value.is_empty())
+}
+
+/// The entries (key, value as written) of the mapping the line at
+/// `offset` belongs to, other than on that line.
+fn sibling_entries(source: &str, offset: usize) -> Vec<(&str, &str)> {
     let mut offset = offset.min(source.len());
     while !source.is_char_boundary(offset) {
         offset -= 1;
@@ -320,28 +452,207 @@ fn sibling_keys(source: &str, offset: usize) -> Vec<&str> {
         let s = shape(line);
         if s.item && s.key_col == column {
             // The first key of this list item, then the item ends.
-            keys.extend(s.key);
+            keys.extend(s.key.zip(s.value));
             break;
         }
         if s.first < column {
             break;
         }
         if s.first == column && !s.item {
-            keys.extend(s.key);
+            keys.extend(s.key.zip(s.value));
         }
     }
-    if !here.item {
+    // Below the line, the mapping goes on, unless the line starts a new
+    // list item with no key yet (the lines below are the next item's).
+    if !here.item || here.key.is_some() {
         for line in source[line_end..].lines().filter(is_content) {
             let s = shape(line);
             if s.first < column || (s.item && s.first == column) {
                 break;
             }
             if s.first == column {
-                keys.extend(s.key);
+                keys.extend(s.key.zip(s.value));
             }
         }
     }
     keys
+}
+
+/// The phases a `source_phase:` of a field that phase `reader` reads can
+/// name without a finding: those that produce the field (its exit, as R110
+/// asks) and come before the reader on some path of the phase graph. The
+/// best come first: a phase on every path to the reader that guarantees the
+/// field (`exit.required`), then the others, each in declaration order.
+fn source_phases(
+    source: &str,
+    offset: usize,
+    contract: Option<&Contract>,
+    reader: Option<&str>,
+) -> Vec<Completion> {
+    let Some(contract) = contract else {
+        return Vec::new();
+    };
+    let Some(reader) = reader.and_then(|r| contract.phase_index(r)) else {
+        return Vec::new();
+    };
+    let Some(field) = sibling_value(source, offset, "name").map(crate::field_path::FieldPath::new)
+    else {
+        return Vec::new();
+    };
+    let producers: Vec<usize> = (0..contract.phases.len())
+        .filter(|&p| p != reader && contract.phases[p].produces(&field))
+        .collect();
+    if producers.is_empty() {
+        return Vec::new();
+    }
+    // The graph of the contract the names come from, built for this answer:
+    // the last contract that parsed has none kept with it.
+    let graph = crate::graph::PhaseGraph::build(std::sync::Arc::new(contract.clone()));
+    let mut ranked: Vec<(bool, usize)> = producers
+        .into_iter()
+        .filter(|&p| graph.reaches(p, reader))
+        .map(|p| {
+            let guaranteed = contract.phases[p]
+                .exit_required()
+                .iter()
+                .any(|f| f.name.value.covers(&field));
+            let best = guaranteed && on_every_path(&graph, contract, p, reader);
+            (!best, p)
+        })
+        .collect();
+    ranked.sort_unstable();
+    ranked
+        .into_iter()
+        .enumerate()
+        .map(|(rank, (not_best, p))| {
+            let phase = &contract.phases[p];
+            let mut item = Completion::new(phase.name.clone(), CompletionKind::Phase);
+            item.detail = Some(if not_best {
+                format!("produces `{field}` on some paths")
+            } else {
+                format!("produces `{field}` on every path")
+            });
+            item.documentation = phase.description().map(|d| d.value.clone());
+            item.sort_text = Some(format!("{rank:04}"));
+            item
+        })
+        .collect()
+}
+
+/// Whether every path from an entry of the graph to `to` passes `through`:
+/// no entry other than `through` reaches `to` once the edges leaving
+/// `through` are set aside. In declaration order every earlier phase is.
+fn on_every_path(
+    graph: &crate::graph::PhaseGraph,
+    contract: &Contract,
+    through: usize,
+    to: usize,
+) -> bool {
+    if !graph.from_topology() {
+        return through < to;
+    }
+    // One search per entry: past a few dozen entries the ranking is not
+    // worth a completion's time, and every candidate stays offered.
+    const ENTRIES_SEARCHED: usize = 32;
+    if graph.entries().len() > ENTRIES_SEARCHED {
+        return false;
+    }
+    let Some(topology) = contract.topology.as_ref() else {
+        return false;
+    };
+    let through_name = contract.phases[through].name.as_str();
+    let leaves_through = |origin: crate::graph::EdgeOrigin| match origin {
+        crate::graph::EdgeOrigin::Topology(i) => topology
+            .edges
+            .get(i)
+            .and_then(|e| e.from.as_ref())
+            .is_some_and(|from| from.value == through_name),
+        crate::graph::EdgeOrigin::Sequence => false,
+    };
+    graph
+        .entries()
+        .iter()
+        .filter(|&&entry| entry != through)
+        .all(|&entry| entry != to && !graph.reaches_by(entry, to, |o| !leaves_through(o)))
+}
+
+/// Whether `value` for `key` (`on_stale` or `recovery`) of the staleness
+/// check at `offset` agrees with the other as written: `recovery: fail`
+/// only with a blocking `on_stale` (C206), `log_and_continue` only with a
+/// non-blocking one (C207; blocking is the default).
+fn staleness_pair_holds(source: &str, offset: usize, key: &str, value: &str) -> bool {
+    let other = |k: &str| sibling_value(source, offset, k).map(str::to_ascii_lowercase);
+    match key {
+        "on_stale" => match other("recovery").as_deref() {
+            Some("fail") => value == "blocking",
+            Some("log_and_continue") => value != "blocking",
+            _ => true,
+        },
+        "recovery" => match other("on_stale").as_deref() {
+            None | Some("blocking") => value != "log_and_continue",
+            Some(_) => value != "fail",
+        },
+        _ => true,
+    }
+}
+
+/// The phases the checkpoint around `offset` can be taken after without a
+/// finding: each produces every field its staleness checks watch (R102)
+/// and, when it sets `revalidate_entry: true`, has a successor (C208).
+/// Those with exit fields come first (a checkpoint keeps what its phase
+/// produced), each group in declaration order.
+fn checkpoint_phases(contract: Option<&Contract>, offset: usize) -> Vec<Completion> {
+    let Some(contract) = contract else {
+        return Vec::new();
+    };
+    let spec = contract
+        .checkpoints
+        .iter()
+        .filter(|c| c.span.start <= offset)
+        .max_by_key(|c| c.span.start);
+    let watched: Vec<&crate::field_path::FieldPath> = spec
+        .into_iter()
+        .flat_map(|c| &c.on_resume.staleness_checks)
+        .filter_map(|check| check.field.as_ref().map(|f| &f.value))
+        .collect();
+    let revalidates = spec
+        .and_then(|c| c.on_resume.revalidate_entry.as_ref())
+        .is_some_and(|r| r.value);
+    let graph =
+        revalidates.then(|| crate::graph::PhaseGraph::build(std::sync::Arc::new(contract.clone())));
+    let mut phases: Vec<(bool, usize)> = contract
+        .phases
+        .iter()
+        .enumerate()
+        .filter(|(_, p)| watched.iter().all(|field| p.produces(field)))
+        .filter(|(i, _)| {
+            graph
+                .as_ref()
+                .is_none_or(|g| g.successors(*i).next().is_some())
+        })
+        .map(|(i, p)| (p.exit_fields().next().is_none(), i))
+        .collect();
+    phases.sort_unstable();
+    phases
+        .into_iter()
+        .enumerate()
+        .map(|(rank, (no_exit, i))| {
+            let phase = &contract.phases[i];
+            let mut item = Completion::new(phase.name.clone(), CompletionKind::Phase);
+            let exits = phase.exit_fields().count();
+            item.detail = Some(if no_exit {
+                "phase with no exit fields".to_string()
+            } else {
+                format!(
+                    "phase with {exits} exit field{}",
+                    if exits == 1 { "" } else { "s" }
+                )
+            });
+            item.documentation = phase.description().map(|d| d.value.clone());
+            item.sort_text = Some(format!("{rank:04}"));
+            item
+        })
+        .collect()
 }
 
 /// The exit fields of the phase of the checkpoint around `offset`.
@@ -373,20 +684,29 @@ fn checkpoint_exit_fields(contract: Option<&Contract>, offset: usize) -> Vec<Com
 
 /// The fields a chain endpoint around `offset` can name: what R104 accepts,
 /// the exit fields of a source's phase, any field of a later stop's phase.
-fn endpoint_fields(contract: Option<&Contract>, offset: usize, source: bool) -> Vec<Completion> {
+fn endpoint_fields(
+    text: &str,
+    contract: Option<&Contract>,
+    offset: usize,
+    source: bool,
+) -> Vec<Completion> {
     let Some(contract) = contract else {
         return Vec::new();
     };
-    let stop = contract
-        .chains
-        .iter()
-        .flat_map(|c| c.stops())
-        .filter(|e| e.span.start <= offset)
-        .max_by_key(|e| e.span.start);
-    let Some(phase) = stop
-        .and_then(|e| e.phase.as_ref())
-        .and_then(|p| contract.phase(&p.value))
-    else {
+    // The stop's `phase:` as written beside the field; the last parsed
+    // contract's stop at this place when the text has none.
+    let written = sibling_value(text, offset, "phase").map(|name| contract.phase(name));
+    let phase = written.unwrap_or_else(|| {
+        contract
+            .chains
+            .iter()
+            .flat_map(|c| c.stops())
+            .filter(|e| e.span.start <= offset)
+            .max_by_key(|e| e.span.start)
+            .and_then(|e| e.phase.as_ref())
+            .and_then(|p| contract.phase(&p.value))
+    });
+    let Some(phase) = phase else {
         return Vec::new();
     };
     let item = |f: &crate::model::Field, how: &str| {
@@ -684,7 +1004,8 @@ checkpoint_integrity:
         let recovery = complete_at(
             "checkpoint_integrity:\n  - checkpoint_id: k\n    on_resume:\n      staleness_checks:\n        - on_stale: blocking\n          recovery: re|",
         );
-        assert_eq!(recovery.len(), 4);
+        // `log_and_continue` cannot recover a blocking field (C207).
+        assert_eq!(labels(&recovery), ["re_retrieve", "re_generate", "fail"]);
         // By where the key is, not by its name alone: `recovery` under an
         // unknown key is not the format's.
         assert!(complete_at("x:\n  recovery: re|").is_empty());
@@ -747,6 +1068,140 @@ propagation_chains:
         // its phase declares (R104).
         assert_eq!(at("phase: retrieve\n      field: "), ["docs", "scores"]);
         assert_eq!(at("phase: generate\n      field: "), ["answer", "docs"]);
+    }
+
+    #[test]
+    fn source_phase_offers_producers_before_the_reader_best_first() {
+        // a -> b -> d and a -> c -> d: `x` is guaranteed by `a` (on every
+        // path to `d`), only possibly by `b` (one branch), produced by `e`
+        // after `d`, and `d` reads it itself.
+        let text = "\
+schema_version: '1'
+pipeline_id: p
+phases:
+  a:
+    exit: { required: [{ name: x }] }
+  b:
+    exit: { optional: [{ name: x }] }
+  c: {}
+  d:
+    entry:
+      required:
+        - name: x
+          source_phase: a
+    exit: { optional: [{ name: x }] }
+  e:
+    exit: { required: [{ name: x }] }
+graph_topology:
+  edges:
+    - { from: a, to: b }
+    - { from: a, to: c }
+    - { from: b, to: d }
+    - { from: c, to: d }
+    - { from: d, to: e }
+";
+        let analysis = crate::analyze(text, &Settings::default());
+        let offset = text.find("source_phase: ").unwrap() + "source_phase: ".len();
+        let items = complete(text, offset, analysis.contract.as_deref());
+        assert_eq!(labels(&items), ["a", "b"]);
+        assert_eq!(
+            items[0].detail.as_deref(),
+            Some("produces `x` on every path")
+        );
+        assert!(items[0].sort_text < items[1].sort_text);
+    }
+
+    #[test]
+    fn checkpoint_phase_offers_phases_that_produce_what_it_watches() {
+        let text = "\
+schema_version: '1'
+pipeline_id: p
+phases:
+  plan: {}
+  retrieve:
+    exit: { required: [{ name: docs }] }
+  index:
+    exit: { required: [{ name: docs }, { name: scores }] }
+  generate: {}
+checkpoint_integrity:
+  - checkpoint_id: k
+    phase: retrieve
+    on_resume:
+      staleness_checks:
+        - field: docs
+          max_age_seconds: 5
+";
+        let analysis = crate::analyze(text, &Settings::default());
+        let offset = text.find("phase: retrieve").unwrap() + "phase: ".len();
+        let items = complete(text, offset, analysis.contract.as_deref());
+        assert_eq!(labels(&items), ["retrieve", "index"]);
+        // Without staleness checks, every phase, those with exit fields first.
+        let bare = text.split("    on_resume").next().unwrap();
+        let analysis = crate::analyze(bare, &Settings::default());
+        let items = complete(bare, offset, analysis.contract.as_deref());
+        let mut ranked = items.clone();
+        ranked.sort_by(|a, b| a.sort_text.cmp(&b.sort_text));
+        assert_eq!(labels(&ranked), ["retrieve", "index", "plan", "generate"]);
+    }
+
+    #[test]
+    fn staleness_enums_agree_with_each_other() {
+        let base = "checkpoint_integrity:\n  - checkpoint_id: k\n    on_resume:\n      staleness_checks:\n        - field: f\n";
+        let at = |lines: &str| {
+            let text = format!("{base}{lines}");
+            let offset = text.find('|').unwrap();
+            let text = text.replacen('|', "", 1);
+            labels(&complete(&text, offset, None))
+                .into_iter()
+                .map(str::to_string)
+                .collect::<Vec<_>>()
+        };
+        assert_eq!(
+            at("          recovery: fail\n          on_stale: |"),
+            ["blocking"]
+        );
+        assert_eq!(
+            at("          on_stale: warning\n          recovery: |"),
+            ["re_retrieve", "re_generate", "log_and_continue"]
+        );
+        // Blocking is the default: no `log_and_continue` without `on_stale`.
+        assert_eq!(
+            at("          recovery: |"),
+            ["re_retrieve", "re_generate", "fail"]
+        );
+    }
+
+    #[test]
+    fn comments_get_no_contract_completion() {
+        let analysis = crate::analyze(CONTRACT, &Settings::default());
+        let contract = analysis.contract.as_deref();
+        let text = format!("{CONTRACT}  - checkpoint_id: j\n    phase: retrieve  # after ");
+        assert!(complete(&text, text.len(), contract).is_empty());
+        let text = format!("{CONTRACT}# phases:\n#   ");
+        assert!(complete(&text, text.len(), contract).is_empty());
+        // A `#` inside a quoted value is text.
+        let text = format!("{CONTRACT}  - checkpoint_id: 'a #b'\n    phase: ");
+        assert_eq!(labels(&complete(&text, text.len(), contract)), ["retrieve"]);
+    }
+
+    #[test]
+    fn suppression_codes_rank_the_findings_where_the_comment_applies() {
+        let text =
+            "schema_version: '1'\npipeline_id: p\nphases:\n  a: {}\n# phaselint: disable=\nx: 1\n";
+        let analysis = crate::analyze(text, &Settings::default());
+        let offset = text.find("disable=").unwrap() + "disable=".len();
+        let items = complete_suppression_code(&analysis, offset).unwrap();
+        assert_eq!(items[0].label, "E003", "the unknown key on the next line");
+        assert_eq!(items[0].detail.as_deref(), Some("unknown-key"));
+        assert!(items.iter().all(|i| i.label != "E001" && i.label != "S001"));
+        // Typed so far: only codes that start with it.
+        let typed = text.replace("disable=", "disable=c2");
+        let analysis = crate::analyze(&typed, &Settings::default());
+        let offset = typed.find("disable=c2").unwrap() + "disable=c2".len();
+        let items = complete_suppression_code(&analysis, offset).unwrap();
+        assert!(!items.is_empty() && items.iter().all(|i| i.label.starts_with("C2")));
+        // Not in the list: nothing to say.
+        assert!(complete_suppression_code(&analysis, 3).is_none());
     }
 
     #[test]

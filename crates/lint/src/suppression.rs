@@ -19,60 +19,96 @@ struct Suppression {
     used: bool,
 }
 
-/// Finds the directives in the source: a `#` at the start of a line or
-/// after white space, as YAML defines comments, that is not inside a quoted
-/// or block scalar (`strings`, sorted by start), where it is text: taking it
-/// for a comment would make S001's fix cut the string apart.
+/// One `# phaselint: disable=…` or `disable-file=…` comment as written.
+struct Directive<'s> {
+    /// Where the `#` is.
+    comment_start: usize,
+    file_level: bool,
+    /// Where the code list starts (right after `=`) and ends (at the
+    /// first blank or the line's end).
+    list: Span,
+    /// Each non-empty code of the list with where it starts.
+    codes: Vec<(usize, &'s str)>,
+}
+
+/// The directive whose `phaselint:` marker is at `at`, on line `line`: a
+/// `#` at the start of a line or after white space, as YAML defines
+/// comments, then only blanks up to the marker, then `disable=` or
+/// `disable-file=` and a comma-separated list. `None` when the marker is
+/// not such a comment.
+fn directive_at<'s>(
+    source: &'s str,
+    index: &LineIndex,
+    line: usize,
+    at: usize,
+) -> Option<Directive<'s>> {
+    const MARKER: &str = "phaselint:";
+    let bytes = source.as_bytes();
+    let line_start = index.line_start(line);
+    // Walk back over the blanks (each byte at most once over the whole
+    // text, as blanks before one marker end at it).
+    let mut blank = at;
+    while blank > line_start && matches!(bytes[blank - 1], b' ' | b'\t') {
+        blank -= 1;
+    }
+    if blank == line_start || bytes[blank - 1] != b'#' {
+        return None;
+    }
+    let hash = blank - 1 - line_start;
+    if hash > 0 && !matches!(bytes[line_start + hash - 1], b' ' | b'\t') {
+        return None;
+    }
+    let comment_start = line_start + hash;
+    let line_end = index.line_end(source, line);
+    let after_marker = at + MARKER.len();
+    let rest = source.get(after_marker..line_end)?;
+    let trimmed = rest.trim_start();
+    let (file_level, list) = if let Some(list) = trimmed.strip_prefix("disable-file=") {
+        (true, list)
+    } else if let Some(list) = trimmed.strip_prefix("disable=") {
+        (false, list)
+    } else {
+        return None;
+    };
+    let list_start = line_end - list.len();
+    let list_text = list.split(char::is_whitespace).next().unwrap_or("");
+    let codes: Vec<(usize, &str)> = list_text
+        .split(',')
+        .scan(list_start, |offset, code| {
+            let start = *offset;
+            *offset += code.len() + 1;
+            Some((start, code))
+        })
+        .filter(|(_, code)| !code.is_empty())
+        .collect();
+    Some(Directive {
+        comment_start,
+        file_level,
+        list: Span::new(list_start, list_start + list_text.len()),
+        codes,
+    })
+}
+
+/// Finds the directives in the source, leaving out those inside a quoted
+/// or block scalar (`strings`, sorted by start), where a `#` is text:
+/// taking it for a comment would make S001's fix cut the string apart.
 fn directives(source: &str, index: &LineIndex, strings: &[Span]) -> Vec<Suppression> {
     let mut found = Vec::new();
     let marker = "phaselint:";
     let mut search_from = 0;
-    let bytes = source.as_bytes();
     while let Some(relative) = source[search_from..].find(marker) {
         let at = search_from + relative;
         search_from = at + marker.len();
         let line = index.line_of(at);
-        let line_start = index.line_start(line);
-        // `#`, then only blanks up to the marker: walk back over the blanks
-        // (each byte at most once over the whole text, as blanks before one
-        // marker end at it).
-        let mut blank = at;
-        while blank > line_start && matches!(bytes[blank - 1], b' ' | b'\t') {
-            blank -= 1;
-        }
-        if blank == line_start || bytes[blank - 1] != b'#' {
+        let Some(directive) = directive_at(source, index, line, at) else {
             continue;
-        }
-        let hash = blank - 1 - line_start;
-        if hash > 0 && !matches!(bytes[line_start + hash - 1], b' ' | b'\t') {
-            continue;
-        }
-        let comment_start = line_start + hash;
+        };
+        let comment_start = directive.comment_start;
         if inside(strings, comment_start) {
             continue;
         }
+        let line_start = index.line_start(line);
         let line_end = index.line_end(source, line);
-        let rest = &source[search_from..line_end];
-        let trimmed = rest.trim_start();
-        let (file_level, list) = if let Some(list) = trimmed.strip_prefix("disable-file=") {
-            (true, list)
-        } else if let Some(list) = trimmed.strip_prefix("disable=") {
-            (false, list)
-        } else {
-            continue;
-        };
-        let list_start =
-            line_end - rest.len() + (rest.len() - trimmed.len()) + (trimmed.len() - list.len());
-        let list_text = list.split(char::is_whitespace).next().unwrap_or("");
-        let codes: Vec<(usize, &str)> = list_text
-            .split(',')
-            .scan(list_start, |offset, code| {
-                let start = *offset;
-                *offset += code.len() + 1;
-                Some((start, code))
-            })
-            .filter(|(_, code)| !code.is_empty())
-            .collect();
         let whole_comment = {
             let code_part = &source[line_start..comment_start];
             if code_part.trim().is_empty() {
@@ -84,6 +120,7 @@ fn directives(source: &str, index: &LineIndex, strings: &[Span]) -> Vec<Suppress
                 Span::new(comment_start - trailing_ws, line_end)
             }
         };
+        let codes = &directive.codes;
         let count = codes.len();
         for (i, (start, code)) in codes.iter().enumerate() {
             let code_span = Span::new(*start, start + code.len());
@@ -96,7 +133,7 @@ fn directives(source: &str, index: &LineIndex, strings: &[Span]) -> Vec<Suppress
             };
             found.push(Suppression {
                 code: code.trim().to_ascii_uppercase(),
-                line: (!file_level).then_some(line),
+                line: (!directive.file_level).then_some(line),
                 code_span,
                 removal,
                 used: false,
@@ -104,6 +141,71 @@ fn directives(source: &str, index: &LineIndex, strings: &[Span]) -> Vec<Suppress
         }
     }
     found
+}
+
+/// The code of a suppression comment's list around a position, read as
+/// the linter reads the comment.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct SuppressionAt {
+    /// The list item around the position, between the commas on either
+    /// side (empty right after `=` or a comma), and where it is written.
+    pub code: String,
+    pub span: Span,
+    /// The part of `code` before the position: what a completion filters by.
+    pub typed: String,
+    /// `disable-file=` rather than `disable=`.
+    pub file_level: bool,
+    /// 0-based line of the comment.
+    pub line: usize,
+    /// Every code the comment lists, upper case.
+    pub listed: Vec<String>,
+}
+
+/// The suppression comment at `offset`, when the position is inside its
+/// code list (from right after `=` to the list's end): the code it is on,
+/// or the empty place where a code goes. The editor's hover and completion
+/// ask this, so they read comments exactly as `lint` does (a `#` inside a
+/// quoted string on the same line is not told apart here: that costs a
+/// hover, never a finding).
+pub fn suppression_at(source: &str, index: &LineIndex, offset: usize) -> Option<SuppressionAt> {
+    let offset = offset.min(source.len());
+    let line = index.line_of(offset);
+    let line_start = index.line_start(line);
+    let line_end = index.line_end(source, line);
+    let text = source.get(line_start..line_end)?;
+    let marker = "phaselint:";
+    let mut from = 0;
+    while let Some(relative) = text[from..].find(marker) {
+        let at = line_start + from + relative;
+        from += relative + marker.len();
+        let Some(directive) = directive_at(source, index, line, at) else {
+            continue;
+        };
+        let list = directive.list;
+        if offset < list.start || offset > list.end {
+            continue;
+        }
+        let list_text = source.get(list.start..list.end)?;
+        let cursor = offset - list.start;
+        let item_start = list_text.get(..cursor)?.rfind(',').map_or(0, |i| i + 1);
+        let item_end = list_text
+            .get(cursor..)?
+            .find(',')
+            .map_or(list_text.len(), |i| cursor + i);
+        return Some(SuppressionAt {
+            code: list_text[item_start..item_end].to_string(),
+            span: Span::new(list.start + item_start, list.start + item_end),
+            typed: list_text[item_start..cursor].to_string(),
+            file_level: directive.file_level,
+            line,
+            listed: directive
+                .codes
+                .iter()
+                .map(|(_, c)| c.trim().to_ascii_uppercase())
+                .collect(),
+        });
+    }
+    None
 }
 
 /// Whether a finding of `code` can be silenced by a suppression comment,
@@ -283,6 +385,33 @@ impl Suppressions {
 #[cfg(test)]
 mod tests {
     use crate::config::Settings;
+
+    #[test]
+    fn the_code_under_a_position_is_the_one_the_linter_reads() {
+        let source = "a: 1  # phaselint: disable=C204,r110\n#phaselint:disable-file=\n# phaselint: disable=E003 more\nb: '# phaselint: disable=X'\né # phaselint: disable=Ü,\n";
+        let index = crate::line_index::LineIndex::new(source);
+        let at = |needle: &str| {
+            let offset = source.find(needle).unwrap() + needle.len();
+            super::suppression_at(source, &index, offset)
+        };
+        let on = at("disable=C2").unwrap();
+        assert_eq!((on.code.as_str(), on.typed.as_str()), ("C204", "C2"));
+        assert_eq!((on.line, on.file_level), (0, false));
+        assert_eq!(on.listed, ["C204", "R110"]);
+        assert_eq!(at("C204,").unwrap().code, "r110");
+        let empty = at("disable-file=").unwrap();
+        assert_eq!((empty.code.as_str(), empty.file_level), ("", true));
+        assert!(at("E003 m").is_none(), "after the list");
+        assert!(at("a: ").is_none(), "not in a comment");
+        // Every offset, multi-byte characters included: what is returned is
+        // the text at its span.
+        for offset in 0..=source.len() + 2 {
+            if let Some(found) = super::suppression_at(source, &index, offset) {
+                assert_eq!(&source[found.span.start..found.span.end], found.code);
+                assert!(found.code.starts_with(&found.typed));
+            }
+        }
+    }
 
     #[test]
     fn a_comment_naming_a_d_code_says_diff_reports_it() {

@@ -570,6 +570,9 @@ impl LanguageServer for Server {
             if analysis.kind != DocumentKind::Contract {
                 return Ok(None);
             }
+            if let Some(codes) = handlers::completion::suppression_codes(analysis, offset) {
+                return Ok(Some(CompletionResponse::Array(codes)));
+            }
             let contract = analysis.contract.as_deref().or(s.last_contract.as_deref());
             let items = handlers::completion::completion(&analysis.source, offset, contract);
             Ok(Some(CompletionResponse::Array(items)))
@@ -693,7 +696,14 @@ impl Server {
                     work_done_progress_options: WorkDoneProgressOptions::default(),
                 })),
                 completion_provider: Some(CompletionOptions {
-                    trigger_characters: Some(vec![":".into(), " ".into(), "-".into()]),
+                    // `=` and `,` start a code in a suppression comment.
+                    trigger_characters: Some(vec![
+                        ":".into(),
+                        " ".into(),
+                        "-".into(),
+                        "=".into(),
+                        ",".into(),
+                    ]),
                     ..CompletionOptions::default()
                 }),
                 code_action_provider: Some(CodeActionProviderCapability::Options(

@@ -1,13 +1,25 @@
 //! `textDocument/completion`, from the lint crate's cursor analysis.
 
-use phaselint_lint::completion::{CompletionKind, complete};
+use phaselint_lint::Analysis;
+use phaselint_lint::completion::{Completion, CompletionKind, complete, complete_suppression_code};
 use phaselint_lint::model::Contract;
 use tower_lsp_server::ls_types::{
-    CompletionItem, CompletionItemKind, Documentation, MarkupContent, MarkupKind,
+    CompletionItem, CompletionItemKind, CompletionItemLabelDetails, Documentation, MarkupContent,
+    MarkupKind,
 };
 
 pub fn completion(text: &str, offset: usize, contract: Option<&Contract>) -> Vec<CompletionItem> {
-    complete(text, offset, contract)
+    items(complete(text, offset, contract))
+}
+
+/// Rule codes, when `offset` is where a suppression comment's code goes;
+/// `None` elsewhere.
+pub fn suppression_codes(analysis: &Analysis, offset: usize) -> Option<Vec<CompletionItem>> {
+    complete_suppression_code(analysis, offset).map(items)
+}
+
+fn items(completions: Vec<Completion>) -> Vec<CompletionItem> {
+    completions
         .into_iter()
         .map(|c| CompletionItem {
             kind: Some(match c.kind {
@@ -16,7 +28,16 @@ pub fn completion(text: &str, offset: usize, contract: Option<&Contract>) -> Vec
                 CompletionKind::Field => CompletionItemKind::FIELD,
                 CompletionKind::EnumValue => CompletionItemKind::ENUM_MEMBER,
                 CompletionKind::Value => CompletionItemKind::VALUE,
+                CompletionKind::RuleCode => CompletionItemKind::CONSTANT,
             }),
+            // A rule code's name beside it, where the client shows that.
+            label_details: (c.kind == CompletionKind::RuleCode).then(|| {
+                CompletionItemLabelDetails {
+                    detail: None,
+                    description: c.detail.clone(),
+                }
+            }),
+            sort_text: c.sort_text,
             detail: c.detail,
             documentation: c.documentation.map(|value| {
                 Documentation::MarkupContent(MarkupContent {

@@ -22,6 +22,9 @@ pub fn hover(
     offset: usize,
     markdown: bool,
 ) -> Option<Hover> {
+    if let Some(hover) = suppression_code(analyzed, positions, offset, markdown) {
+        return Some(hover);
+    }
     let analysis = &analyzed.analysis;
     let finding = analysis
         .diagnostics
@@ -64,6 +67,50 @@ pub fn hover(
     Some(Hover {
         contents: HoverContents::Markup(MarkupContent { kind, value }),
         range: (span.end > span.start).then(|| positions.range(span)),
+    })
+}
+
+/// A rule code in a suppression comment: the rule's code, name and
+/// summary, and the S001 finding when the comment silences nothing with it.
+fn suppression_code(
+    analyzed: &Analyzed,
+    positions: &Positions<'_>,
+    offset: usize,
+    markdown: bool,
+) -> Option<Hover> {
+    let analysis = &analyzed.analysis;
+    let at = phaselint_lint::suppression::suppression_at(
+        &analysis.source,
+        &analysis.line_index,
+        offset,
+    )?;
+    let code = at.code.trim();
+    if code.is_empty() {
+        return None;
+    }
+    let unused = analysis
+        .diagnostics
+        .iter()
+        .find(|d| d.code == "S001" && d.span.start <= offset && offset <= d.span.end);
+    let mut text = match rule(code) {
+        Some(r) => format!("**{}** ({}): {}", r.code, r.name, r.summary),
+        None if unused.is_some() => String::new(),
+        None => return None,
+    };
+    if let Some(d) = unused {
+        if !text.is_empty() {
+            text.push_str("\n\n---\n\n");
+        }
+        let _ = write!(text, "**{}**: {}", d.code, d.message);
+    }
+    let (kind, value) = if markdown {
+        (MarkupKind::Markdown, text)
+    } else {
+        (MarkupKind::PlainText, plain(&text))
+    };
+    Some(Hover {
+        contents: HoverContents::Markup(MarkupContent { kind, value }),
+        range: Some(positions.range(at.span)),
     })
 }
 
