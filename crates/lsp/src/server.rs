@@ -477,7 +477,8 @@ impl LanguageServer for Server {
             |s| {
                 let positions = s.positions();
                 let offset = positions.offset(params.position);
-                Ok(handlers::rename::prepare(&s.analyzed, &positions, offset))
+                handlers::rename::prepare(&s.analyzed, &positions, offset)
+                    .map_err(Error::invalid_params)
             },
         )
         .await
