@@ -4,15 +4,14 @@
 //! run on the text before and after: the same findings, but for the name.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-use std::io::{BufRead, BufReader, Read, Write};
 use std::path::{Path, PathBuf};
-use std::process::{Child, ChildStdin, Command, Stdio};
-use std::sync::mpsc::{Receiver, RecvTimeoutError, channel};
-use std::time::{Duration, Instant};
+use std::process::Command;
 
 use serde_json::{Value, json};
 
-const TIMEOUT: Duration = Duration::from_secs(30);
+#[path = "support/lsp_client.rs"]
+mod lsp_client;
+use lsp_client::Lsp;
 
 fn repo() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
@@ -20,135 +19,6 @@ fn repo() -> PathBuf {
 
 fn corpus(name: &str) -> PathBuf {
     repo().join("../shared/corpus/valid").join(name)
-}
-
-/// The few client calls these tests need (the full client is in
-/// `tests/lsp.rs`).
-struct Lsp {
-    child: Child,
-    stdin: ChildStdin,
-    incoming: Receiver<Value>,
-    next_id: i64,
-}
-
-impl Lsp {
-    fn start() -> Self {
-        let mut child = Command::new(env!("CARGO_BIN_EXE_phaselint"))
-            .arg("lsp")
-            .stdin(Stdio::piped())
-            .stdout(Stdio::piped())
-            .spawn()
-            .unwrap();
-        let stdin = child.stdin.take().unwrap();
-        let stdout = child.stdout.take().unwrap();
-        let (send, incoming) = channel();
-        std::thread::spawn(move || {
-            let mut reader = BufReader::new(stdout);
-            loop {
-                let mut length = 0;
-                loop {
-                    let mut line = String::new();
-                    if reader.read_line(&mut line).unwrap_or(0) == 0 {
-                        return;
-                    }
-                    let line = line.trim_end();
-                    if line.is_empty() {
-                        break;
-                    }
-                    if let Some(n) = line.strip_prefix("Content-Length: ") {
-                        length = n.parse().unwrap_or(0);
-                    }
-                }
-                let mut body = vec![0; length];
-                if reader.read_exact(&mut body).is_err() {
-                    return;
-                }
-                if let Ok(message) = serde_json::from_slice(&body)
-                    && send.send(message).is_err()
-                {
-                    return;
-                }
-            }
-        });
-        let mut lsp = Lsp {
-            child,
-            stdin,
-            incoming,
-            next_id: 1,
-        };
-        lsp.request(
-            "initialize",
-            json!({"processId": null, "rootUri": null, "capabilities": {}}),
-        );
-        lsp.notify("initialized", json!({}));
-        lsp
-    }
-
-    fn send(&mut self, message: Value) {
-        let body = message.to_string();
-        write!(self.stdin, "Content-Length: {}\r\n\r\n{body}", body.len()).unwrap();
-        self.stdin.flush().unwrap();
-    }
-
-    fn notify(&mut self, method: &str, params: Value) {
-        self.send(json!({"jsonrpc": "2.0", "method": method, "params": params}));
-    }
-
-    /// The whole response (result or error) to one request.
-    fn request_raw(&mut self, method: &str, params: Value) -> Value {
-        let id = self.next_id;
-        self.next_id += 1;
-        self.send(json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params}));
-        let deadline = Instant::now() + TIMEOUT;
-        loop {
-            let left = deadline.saturating_duration_since(Instant::now());
-            match self.incoming.recv_timeout(left) {
-                Ok(message) if message.get("method").is_some() && message.get("id").is_some() => {
-                    let id = message["id"].clone();
-                    self.send(json!({"jsonrpc": "2.0", "id": id, "result": null}));
-                }
-                Ok(message) if message["id"] == json!(id) => return message,
-                Ok(_) => {}
-                Err(RecvTimeoutError::Timeout) => panic!("{method}: timed out"),
-                Err(RecvTimeoutError::Disconnected) => panic!("{method}: the server exited"),
-            }
-        }
-    }
-
-    fn request(&mut self, method: &str, params: Value) -> Value {
-        let response = self.request_raw(method, params);
-        assert!(response.get("error").is_none(), "{method}: {response}");
-        response["result"].clone()
-    }
-
-    fn open(&mut self, uri: &str, text: &str) {
-        self.notify(
-            "textDocument/didOpen",
-            json!({"textDocument": {"uri": uri, "languageId": "yaml", "version": 1, "text": text}}),
-        );
-    }
-
-    fn at(
-        &mut self,
-        method: &str,
-        uri: &str,
-        (line, character): (u32, u32),
-        extra: Value,
-    ) -> Value {
-        let mut params = json!({"textDocument": {"uri": uri}, "position": {"line": line, "character": character}});
-        params
-            .as_object_mut()
-            .unwrap()
-            .extend(extra.as_object().unwrap().clone());
-        self.request_raw(method, params)
-    }
-}
-
-impl Drop for Lsp {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
 }
 
 /// The LSP position (UTF-16) of byte `offset` of `text`.

@@ -4,6 +4,7 @@
 
 pub mod framing;
 mod handlers;
+mod markdown;
 mod server;
 mod state;
 mod text;

@@ -163,6 +163,7 @@ impl Server {
             unit: state.unit.unit(),
             last_contract,
             markdown: state.hover_markdown,
+            completion_markdown: state.completion_markdown,
         }))
     }
 
@@ -262,6 +263,8 @@ struct Snapshot {
     last_contract: Option<Arc<Contract>>,
     /// The client renders Markdown in hovers.
     markdown: bool,
+    /// The client renders Markdown in completion documentation.
+    completion_markdown: bool,
 }
 
 impl Snapshot {
@@ -507,7 +510,12 @@ impl LanguageServer for Server {
                 return Ok(None);
             }
             let contract = analysis.contract.as_deref().or(s.last_contract.as_deref());
-            let items = handlers::completion::completion(&analysis.source, offset, contract);
+            let items = handlers::completion::completion(
+                &analysis.source,
+                offset,
+                contract,
+                s.completion_markdown,
+            );
             Ok(Some(CompletionResponse::Array(items)))
         })
         .await
@@ -582,10 +590,19 @@ impl Server {
             .and_then(|t| t.hover.as_ref())
             .and_then(|h| h.content_format.as_ref())
             .is_none_or(|formats| formats.contains(&MarkupKind::Markdown));
+        let completion_markdown = params
+            .capabilities
+            .text_document
+            .as_ref()
+            .and_then(|t| t.completion.as_ref())
+            .and_then(|c| c.completion_item.as_ref())
+            .and_then(|i| i.documentation_format.as_ref())
+            .is_none_or(|formats| formats.contains(&MarkupKind::Markdown));
         {
             let mut state = self.state();
             state.unit = encoding;
             state.hover_markdown = hover_markdown;
+            state.completion_markdown = completion_markdown;
             // Registration is a request the client must answer; send it
             // only to clients that say they take it.
             state.watch_config_files = params

@@ -6,7 +6,14 @@ use tower_lsp_server::ls_types::{
     CompletionItem, CompletionItemKind, Documentation, MarkupContent, MarkupKind,
 };
 
-pub fn completion(text: &str, offset: usize, contract: Option<&Contract>) -> Vec<CompletionItem> {
+/// `markdown`: the client takes Markdown documentation; otherwise it is
+/// rendered to plain text. `detail` is plain text in LSP, always.
+pub fn completion(
+    text: &str,
+    offset: usize,
+    contract: Option<&Contract>,
+    markdown: bool,
+) -> Vec<CompletionItem> {
     complete(text, offset, contract)
         .into_iter()
         .map(|c| CompletionItem {
@@ -17,16 +24,27 @@ pub fn completion(text: &str, offset: usize, contract: Option<&Contract>) -> Vec
                 CompletionKind::EnumValue => CompletionItemKind::ENUM_MEMBER,
                 CompletionKind::Value => CompletionItemKind::VALUE,
             }),
-            detail: c.detail,
-            documentation: c.documentation.map(|value| {
-                Documentation::MarkupContent(MarkupContent {
-                    kind: MarkupKind::Markdown,
-                    value,
-                })
-            }),
+            detail: c.detail.map(|detail| crate::markdown::to_plain(&detail)),
+            documentation: c
+                .documentation
+                .map(|value| Documentation::MarkupContent(documentation(&value, markdown))),
             insert_text: c.insert_text,
             label: c.label,
             ..CompletionItem::default()
         })
         .collect()
+}
+
+fn documentation(value: &str, markdown: bool) -> MarkupContent {
+    if markdown {
+        MarkupContent {
+            kind: MarkupKind::Markdown,
+            value: crate::markdown::for_markdown_client(value),
+        }
+    } else {
+        MarkupContent {
+            kind: MarkupKind::PlainText,
+            value: crate::markdown::to_plain(value),
+        }
+    }
 }
