@@ -104,7 +104,12 @@ fn target_in(source: &str, place: &Place, offset: usize) -> Result<RenameTarget,
     }
     // Where the name's characters are: the scalar's own text when it reads
     // as written (plain or quoted without escapes), else the whole scalar.
-    let written = source.get(place.span.start..place.span.end).unwrap_or("");
+    // A quoted scalar's span may run over the blanks after it (in a flow
+    // mapping, up to the `}`).
+    let written = source
+        .get(place.span.start..place.span.end)
+        .unwrap_or("")
+        .trim_end_matches([' ', '\t']);
     let inner = if written == name {
         Some(place.span.start)
     } else if written.len() == name.len() + 2
@@ -250,9 +255,13 @@ fn conflict(
                 "`{name}` at {at} would match `{new}` after the rename but does not match `{old}` now; choose another name"
             )
         }
+    } else if !name.as_str().contains('*') && name.covers(old) {
+        format!(
+            "`{name}` at {at} contains `{old}`, and would not contain `{new}`: keep the `{name}.` prefix in the new name, or rename `{name}` itself"
+        )
     } else {
         format!(
-            "`{name}` at {at} matches `{old}` through its segments or a wildcard and would not match `{new}` the same way; rename it by hand, or choose a name with the same leading segments"
+            "`{name}` at {at} matches `{old}` through a wildcard and would not match `{new}` the same way; rename it by hand, or choose a name with the same leading segments"
         )
     })
 }
@@ -455,6 +464,8 @@ fn in_source(source: &str, span: Span, value: &str, range: std::ops::Range<usize
     if written.contains(['\n', '\r']) {
         return in_block(source, span, value, range);
     }
+    // Blanks after a quoted scalar may be inside its span.
+    let written = written.trim_end_matches([' ', '\t']);
     // For each character of the value: where it is written, and whether
     // it is written as itself.
     let mut map: Vec<(usize, usize, bool)> = Vec::new();
@@ -737,11 +748,36 @@ checkpoint_integrity:
         // `docs` contains `docs.items`; moving `docs.items` out of it would
         // change what the producer of `docs` provides.
         let out = rename_field(SOURCE, at("docs.items, source_phase") + 7, "items").unwrap_err();
-        assert!(out.contains("`docs`"), "{out}");
+        assert!(
+            out.contains("`docs` at line 5 contains `docs.items`"),
+            "{out}"
+        );
         let invalid = rename_field(SOURCE, on_docs, "a..b").unwrap_err();
         assert!(invalid.contains("not a valid field name"), "{invalid}");
         let wildcard = rename_field(SOURCE, on_docs, "a.*").unwrap_err();
         assert!(wildcard.contains("not a valid field name"), "{wildcard}");
+    }
+
+    #[test]
+    fn a_wildcard_keeps_its_matches_or_the_rename_is_refused() {
+        let source = SOURCE.replace(
+            "{ name: docs.items, source_phase: retrieve }",
+            "{ name: docs.items, source_phase: retrieve }, { name: '*.count' }",
+        );
+        let on_count = source.find("'meta.count'").unwrap() + "'meta.c".len();
+        // `*.count` matches `stats.count` as it matched `meta.count`.
+        let edits = rename_field(&source, on_count - "count".len() - 2, "stats").unwrap();
+        assert!(apply(&source, &edits).contains("'stats.count'"));
+        // It would not match `meta.total`.
+        let reason = rename_field(&source, on_count, "meta.total").unwrap_err();
+        assert!(
+            reason.contains("`*.count` at line 7 matches `meta.count` through a wildcard"),
+            "{reason}"
+        );
+        // A wildcard path is not renamed itself.
+        let on_wildcard = source.find("'*.count'").unwrap() + 1;
+        let reason = rename_field(&source, on_wildcard, "x").unwrap_err();
+        assert!(reason.contains("wildcard segment"), "{reason}");
     }
 
     #[test]
