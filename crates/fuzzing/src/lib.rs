@@ -24,6 +24,7 @@ use phaselint_lint::config::Settings;
 use phaselint_lint::fix::apply_safe_fixes;
 use phaselint_lint::index::SymbolIndex;
 use phaselint_lint::line_index::{ColumnUnit, LineCol};
+use phaselint_lint::rename;
 use phaselint_lint::resume::{self, DocumentFormat, Mode, ResumeRequest, Timestamp};
 use phaselint_lint::syntax::{Limits, parse};
 use phaselint_lint::{Analysis, analyze_bytes};
@@ -204,6 +205,54 @@ fn check_editor(analysis: &Analysis) {
     }
     for occurrence in index.occurrences() {
         assert!(occurrence.span.end <= source.len());
+    }
+    check_field_rename(source, contract, &index);
+}
+
+/// A field rename's target lies on the text, and its edits are disjoint,
+/// in order, on character boundaries (`rename_field` itself parses the
+/// edited text again and refuses when a name would not read as planned).
+fn check_field_rename(
+    source: &str,
+    contract: Option<&phaselint_lint::model::Contract>,
+    index: &SymbolIndex,
+) {
+    let Some(contract) = contract else {
+        return;
+    };
+    let on_boundaries = |start: usize, end: usize| {
+        start <= end
+            && end <= source.len()
+            && source.is_char_boundary(start)
+            && source.is_char_boundary(end)
+    };
+    for offset in sample_offsets(source) {
+        if let Ok(Some(target)) = rename::target(source, contract, index, offset) {
+            assert!(
+                on_boundaries(target.span.start, target.span.end),
+                "{target:?}"
+            );
+        }
+    }
+    // Each rename parses the text twice: two fields are enough.
+    let fields = index
+        .occurrences()
+        .iter()
+        .filter(|o| matches!(o.symbol, phaselint_lint::index::Symbol::Field { .. }));
+    for occurrence in fields.take(2) {
+        let Ok(edits) = rename::rename_field(source, occurrence.span.start, "renamed_by_fuzz")
+        else {
+            continue;
+        };
+        let mut end = 0;
+        for edit in &edits {
+            assert!(on_boundaries(edit.span.start, edit.span.end), "{edit:?}");
+            assert!(
+                edit.span.start >= end,
+                "overlapping rename edits: {edits:?}"
+            );
+            end = edit.span.end;
+        }
     }
 }
 

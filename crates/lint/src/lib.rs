@@ -19,6 +19,7 @@ pub mod input;
 pub mod json_schema;
 pub mod line_index;
 pub mod model;
+pub mod rename;
 pub mod resume;
 pub mod rules;
 mod scalar_edit;

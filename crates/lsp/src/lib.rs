@@ -6,6 +6,7 @@ mod carried;
 mod edit_map;
 pub mod framing;
 mod handlers;
+mod markdown;
 mod server;
 mod state;
 mod text;

@@ -178,6 +178,7 @@ impl Server {
             last_contract,
             carried,
             markdown: state.hover_markdown,
+            completion_markdown: state.completion_markdown,
         }))
     }
 
@@ -279,6 +280,8 @@ struct Snapshot {
     carried: Option<Carried>,
     /// The client renders Markdown in hovers.
     markdown: bool,
+    /// The client renders Markdown in completion documentation.
+    completion_markdown: bool,
 }
 
 impl Snapshot {
@@ -542,7 +545,8 @@ impl LanguageServer for Server {
             |s| {
                 let positions = s.positions();
                 let offset = positions.offset(params.position);
-                Ok(handlers::rename::prepare(&s.analyzed, &positions, offset))
+                handlers::rename::prepare(&s.analyzed, &positions, offset)
+                    .map_err(Error::invalid_params)
             },
         )
         .await
@@ -570,11 +574,16 @@ impl LanguageServer for Server {
             if analysis.kind != DocumentKind::Contract {
                 return Ok(None);
             }
-            if let Some(codes) = handlers::completion::suppression_codes(analysis, offset) {
+            if let Some(codes) = handlers::completion::suppression_codes(analysis, offset, s.completion_markdown) {
                 return Ok(Some(CompletionResponse::Array(codes)));
             }
             let contract = analysis.contract.as_deref().or(s.last_contract.as_deref());
-            let items = handlers::completion::completion(&analysis.source, offset, contract);
+            let items = handlers::completion::completion(
+                &analysis.source,
+                offset,
+                contract,
+                s.completion_markdown,
+            );
             Ok(Some(CompletionResponse::Array(items)))
         })
         .await
@@ -654,10 +663,19 @@ impl Server {
             .and_then(|t| t.hover.as_ref())
             .and_then(|h| h.content_format.as_ref())
             .is_none_or(|formats| formats.contains(&MarkupKind::Markdown));
+        let completion_markdown = params
+            .capabilities
+            .text_document
+            .as_ref()
+            .and_then(|t| t.completion.as_ref())
+            .and_then(|c| c.completion_item.as_ref())
+            .and_then(|i| i.documentation_format.as_ref())
+            .is_none_or(|formats| formats.contains(&MarkupKind::Markdown));
         {
             let mut state = self.state();
             state.unit = encoding;
             state.hover_markdown = hover_markdown;
+            state.completion_markdown = completion_markdown;
             // Registration is a request the client must answer; send it
             // only to clients that say they take it.
             state.watch_config_files = params

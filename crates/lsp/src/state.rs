@@ -147,6 +147,9 @@ pub struct State {
     pub unit: Encoding,
     /// Hovers in Markdown (the client lists it, or says nothing); plain text otherwise.
     pub hover_markdown: bool,
+    /// Completion documentation in Markdown, negotiated the same way from
+    /// `completionItem.documentationFormat`.
+    pub completion_markdown: bool,
     /// Set by the client's `initializationOptions.configPath`.
     pub config_override: Option<PathBuf>,
     /// The configuration found for each directory that holds an open

@@ -33,13 +33,7 @@ use crate::terminal;
 
 const SRCROOT: &str = "%SRCROOT%";
 
-/// Where a rule's page is published: beside the repository's `rules/`.
-pub fn rule_page_uri(code: &str) -> String {
-    format!(
-        "{}/blob/main/rules/{code}.md",
-        env!("CARGO_PKG_REPOSITORY").trim_end_matches('/')
-    )
-}
+pub use phaselint_lint::rules::page::rule_page_uri;
 
 fn level(severity: Severity) -> ResultLevel {
     match severity {

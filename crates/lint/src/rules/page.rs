@@ -11,6 +11,22 @@ use std::fmt::Write;
 use crate::diagnostic::Severity;
 use crate::rules::{Family, FixAvailability, RULES, Rule};
 
+/// phaselint's repository, as the workspace's `Cargo.toml` declares it
+/// (`[workspace.package] repository`): every link to a rule's page starts
+/// here, and every copy of the address elsewhere (editor extensions, the
+/// README's pre-commit `repo:`, the CI guide) must be this one, which a
+/// test checks. Still a placeholder until the project is published.
+pub const REPOSITORY: &str = env!("CARGO_PKG_REPOSITORY");
+
+/// Where the page of the rule `code` is published: `rules/CODE.md` in the
+/// repository (SARIF's `helpUri`, the editor's `codeDescription`).
+pub fn rule_page_uri(code: &str) -> String {
+    format!(
+        "{}/blob/main/rules/{code}.md",
+        REPOSITORY.trim_end_matches('/')
+    )
+}
+
 const HAND_WRITTEN_START: &str = "## What it checks";
 const CONFIGURATION: &str = "## Configuration";
 
@@ -246,4 +262,50 @@ pub fn index() -> String {
     }
     let _ = writeln!(out, "\n{} rules.", RULES.len());
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Every address in `text` that names phaselint's repository: an
+    /// `http(s)://` address whose last segment is `phaselint`.
+    fn repository_addresses(text: &str) -> Vec<&str> {
+        text.match_indices("https://")
+            .chain(text.match_indices("http://"))
+            .map(|(at, _)| {
+                let rest = &text[at..];
+                let end = rest
+                    .find(|c: char| c.is_whitespace() || "\"'`)>@,".contains(c))
+                    .unwrap_or(rest.len());
+                rest[..end].trim_end_matches('/')
+            })
+            .filter(|address| address.ends_with("/phaselint"))
+            .collect()
+    }
+
+    #[test]
+    fn every_copy_of_the_repository_address_is_the_declared_one() {
+        let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
+        for file in [
+            "Cargo.toml",
+            "editors/zed/extension/extension.toml",
+            "editors/vscode/package.json",
+            "editors/vscode/README.md",
+            "README.md",
+            "docs/ci.md",
+        ] {
+            let text = std::fs::read_to_string(root.join(file)).unwrap();
+            let addresses = repository_addresses(&text);
+            assert!(
+                !addresses.is_empty(),
+                "{file} names no repository address ending in /phaselint"
+            );
+            for address in addresses {
+                assert_eq!(address, REPOSITORY, "in {file}");
+            }
+        }
+        assert!(rule_page_uri("R101").starts_with(REPOSITORY));
+        assert!(rule_page_uri("R101").ends_with("/rules/R101.md"));
+    }
 }

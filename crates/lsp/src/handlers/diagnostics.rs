@@ -1,15 +1,13 @@
 //! `textDocument/publishDiagnostics`: the analysis's findings in LSP shape.
 
 use phaselint_lint::diagnostic::Severity;
+use phaselint_lint::rules::page::rule_page_uri;
 use tower_lsp_server::ls_types::{
     CodeDescription, Diagnostic, DiagnosticRelatedInformation, DiagnosticSeverity, Location,
     NumberOrString, Uri,
 };
 
 use crate::state::{Analyzed, Positions};
-
-/// Where rule pages are published; `codeDescription` links there.
-pub const RULES_URL: &str = "https://github.com/phaselint/phaselint/blob/main/rules/";
 
 pub fn to_lsp(analyzed: &Analyzed, positions: &Positions<'_>, uri: &Uri) -> Vec<Diagnostic> {
     analyzed
@@ -40,7 +38,7 @@ pub fn to_lsp(analyzed: &Analyzed, positions: &Positions<'_>, uri: &Uri) -> Vec<
                     Severity::Info => DiagnosticSeverity::INFORMATION,
                 }),
                 code: Some(NumberOrString::String(d.code.to_string())),
-                code_description: format!("{RULES_URL}{}.md", d.code)
+                code_description: rule_page_uri(d.code)
                     .parse::<Uri>()
                     .ok()
                     .map(|href| CodeDescription { href }),

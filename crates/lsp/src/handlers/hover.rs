@@ -60,9 +60,12 @@ pub fn hover(
         (None, None) => return None,
     };
     let (kind, value) = if markdown {
-        (MarkupKind::Markdown, text)
+        (
+            MarkupKind::Markdown,
+            crate::markdown::for_markdown_client(&text),
+        )
     } else {
-        (MarkupKind::PlainText, plain(&text))
+        (MarkupKind::PlainText, crate::markdown::to_plain(&text))
     };
     Some(Hover {
         contents: HoverContents::Markup(MarkupContent { kind, value }),
@@ -135,33 +138,6 @@ fn key_or_enum_value(source: &str, offset: usize) -> Option<(String, Span)> {
     let found = enum_value_at(document.root(), offset)?;
     let (what, value, meaning) = (found.what, found.value, found.meaning);
     Some((format!("`{value}` ({what})\n\n{meaning}"), found.span))
-}
-
-/// Markdown as a plain-text client shows it best: no emphasis markers, no
-/// code fences, headings as their text; inline code keeps its backticks,
-/// which read as quotes.
-fn plain(markdown: &str) -> String {
-    let mut out = String::with_capacity(markdown.len());
-    let mut in_code = false;
-    for line in markdown.lines() {
-        if line.trim_start().starts_with("```") {
-            in_code = !in_code;
-            continue;
-        }
-        if in_code {
-            out.push_str(line);
-        } else {
-            let heading = line.trim_start_matches('#');
-            let line = if heading.len() < line.len() && heading.starts_with(' ') {
-                heading.trim_start()
-            } else {
-                line
-            };
-            out.push_str(&line.replace("**", ""));
-        }
-        out.push('\n');
-    }
-    out
 }
 
 fn field_list(fields: impl Iterator<Item = String>) -> String {

@@ -1,9 +1,11 @@
-//! `textDocument/prepareRename` and `textDocument/rename`: phases only,
-//! every occurrence in the file.
+//! `textDocument/prepareRename` and `textDocument/rename`: a phase or a
+//! field, every occurrence in the file. Which places a field rename edits,
+//! and when it is refused, is `phaselint_lint::rename`'s decision.
 
 use std::collections::HashMap;
 
 use phaselint_lint::index::Symbol;
+use phaselint_lint::rename as field_rename;
 use phaselint_lint::syntax::{Resolved, Scalar};
 use tower_lsp_server::ls_types::{PrepareRenameResponse, TextEdit, Uri, WorkspaceEdit};
 
@@ -11,21 +13,36 @@ use crate::state::{Analyzed, Positions};
 
 /// The phase name under the cursor, or `None` (the client then says the
 /// position cannot be renamed).
+/// A field's range is the part of its dotted name up to the segment under
+/// the cursor (the path a rename there renames); a reason comes back as an
+/// error, which clients show.
 pub fn prepare(
     analyzed: &Analyzed,
     positions: &Positions<'_>,
     offset: usize,
-) -> Option<PrepareRenameResponse> {
-    let occurrence = analyzed.index.at(offset)?;
-    match &occurrence.symbol {
-        Symbol::Phase { name, .. } if analyzed.index.phase_definition(name).is_some() => {
-            Some(PrepareRenameResponse::RangeWithPlaceholder {
+) -> Result<Option<PrepareRenameResponse>, String> {
+    if let Some(occurrence) = analyzed.index.at(offset)
+        && let Symbol::Phase { name, .. } = &occurrence.symbol
+    {
+        return Ok(analyzed.index.phase_definition(name).map(|_| {
+            PrepareRenameResponse::RangeWithPlaceholder {
                 range: positions.range(occurrence.span),
                 placeholder: name.clone(),
-            })
-        }
-        _ => None,
+            }
+        }));
     }
+    let Some(contract) = analyzed.analysis.contract.as_deref() else {
+        return Ok(None);
+    };
+    let source = &analyzed.analysis.source;
+    Ok(
+        field_rename::target(source, contract, &analyzed.index, offset)?.map(|target| {
+            PrepareRenameResponse::RangeWithPlaceholder {
+                range: positions.range(target.span),
+                placeholder: target.path.to_string(),
+            }
+        }),
+    )
 }
 
 pub fn rename(
@@ -35,11 +52,15 @@ pub fn rename(
     offset: usize,
     new_name: &str,
 ) -> Result<Option<WorkspaceEdit>, String> {
-    let Some(occurrence) = analyzed.index.at(offset) else {
-        return Ok(None);
-    };
-    let Symbol::Phase { name, .. } = &occurrence.symbol else {
-        return Err("only phase names can be renamed".into());
+    let Some(Symbol::Phase { name, .. }) = analyzed.index.at(offset).map(|o| &o.symbol) else {
+        let edits = field_rename::rename_field(&analyzed.analysis.source, offset, new_name)?
+            .into_iter()
+            .map(|edit| TextEdit::new(positions.range(edit.span), edit.replacement))
+            .collect();
+        return Ok(Some(WorkspaceEdit {
+            changes: Some(HashMap::from([(uri.clone(), edits)])),
+            ..WorkspaceEdit::default()
+        }));
     };
     if new_name.is_empty()
         || !new_name
