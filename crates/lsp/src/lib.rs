@@ -4,9 +4,11 @@
 
 pub mod framing;
 mod handlers;
+mod indexing;
 mod server;
 mod state;
 mod text;
+mod workspace;
 
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
