@@ -24,6 +24,10 @@ use crate::workspace::{IndexedFile, SymbolEntry, contracts, index_file, symbols_
 /// never published).
 const MAX_WAIT_FOR_DOCUMENTS: Duration = Duration::from_secs(2);
 
+/// How long a walk of the whole workspace waits for the documents an
+/// editor opens with it.
+const GRACE_BEFORE_WALK: Duration = Duration::from_millis(20);
+
 /// Problems of one walk shown in the log; the rest are counted.
 const PROBLEMS_LOGGED: usize = 5;
 
@@ -69,6 +73,13 @@ impl Server {
         }
         let server = self.background();
         tokio::spawn(async move {
+            // Editors open their documents right after `initialized`: let
+            // those be analyzed and published before the walk competes for
+            // the CPU and the disk.
+            if matches!(scope, Scope::All) {
+                tokio::time::sleep(GRACE_BEFORE_WALK).await;
+                server.wait_for_documents(MAX_WAIT_FOR_DOCUMENTS).await;
+            }
             let walked =
                 tokio::task::spawn_blocking(move || contracts(&roots, config_override.as_deref()))
                     .await;
