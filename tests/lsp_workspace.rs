@@ -166,14 +166,15 @@ impl Lsp {
         );
     }
 
-    /// Asks for workspace symbols until `query` finds something (the index
-    /// is built in the background), and returns that answer.
-    fn symbols_once_indexed(&mut self, query: &str) -> Vec<Value> {
+    /// Asks for workspace symbols until `query` finds one in the contract
+    /// whose `pipeline_id` is `container` (the index is built in the
+    /// background), and returns that answer.
+    fn symbols_once_indexed(&mut self, query: &str, container: &str) -> Vec<Value> {
         let deadline = Instant::now() + TIMEOUT;
         loop {
             let found = self.request("workspace/symbol", json!({"query": query}));
             let found = found.as_array().cloned().unwrap_or_default();
-            if !found.is_empty() {
+            if found.iter().any(|s| s["containerName"] == container) {
                 return found;
             }
             assert!(Instant::now() < deadline, "the workspace was never indexed");
@@ -285,7 +286,7 @@ fn workspace_symbols_come_from_the_contracts_the_cli_lints() {
     let phase = first_phase(&std::fs::read_to_string(&main).unwrap());
     let mut lsp = Lsp::start();
     lsp.initialize(root, json!({}));
-    let found = lsp.symbols_once_indexed(&phase);
+    let found = lsp.symbols_once_indexed(&phase, "main");
     let containers: BTreeSet<&str> = found
         .iter()
         .map(|s| s["containerName"].as_str().unwrap())
@@ -359,7 +360,7 @@ fn pulled_findings_of_unopened_contracts_equal_the_cli_findings() {
     );
     let phase =
         first_phase(&std::fs::read_to_string(root.join("pipelines/main.contract.yaml")).unwrap());
-    lsp.symbols_once_indexed(&phase);
+    lsp.symbols_once_indexed(&phase, "main");
     // Both contracts are indexed once the last of them is (sorted walk).
     let deadline = Instant::now() + TIMEOUT;
     let report = loop {
@@ -489,6 +490,28 @@ fn the_open_document_is_published_before_a_workspace_of_many_files() {
     // And the workspace is published after it.
     let later = lsp.published(&uri_of(&root.join("c000.contract.yaml")));
     assert!(!later.is_empty());
+    // A document opened while the workspace is being read jumps the
+    // queue: at most the file being analyzed (and one whose publishing
+    // raced with the open) is published before it, not the rest.
+    let second = root.join("zz-second.contract.yaml");
+    lsp.open(&uri_of(&second), &text);
+    let mut workspace_before = 0;
+    loop {
+        let message = lsp.receive(deadline);
+        if message["method"] != "textDocument/publishDiagnostics" {
+            continue;
+        }
+        if message["params"]["uri"] == uri_of(&second) {
+            break;
+        }
+        workspace_before += 1;
+    }
+    assert!(
+        workspace_before <= 2,
+        "{workspace_before} workspace files first"
+    );
+    // The workspace goes on after it, to its last file.
+    lsp.published(&uri_of(&root.join("c299.contract.yaml")));
 }
 
 /// Whether `inner` lies within `outer` (LSP ranges as JSON).
@@ -683,4 +706,70 @@ fn code_lenses_name_the_readers_hover_lists() {
         }
     }
     assert!(read > 0, "no exit field is read by any phase");
+}
+
+#[test]
+fn a_client_without_code_lenses_gets_the_readers_as_inlay_hints() {
+    let path = corpus(LARGEST);
+    let text = std::fs::read_to_string(&path).unwrap();
+    let uri = uri_of(&path);
+    let mut lsp = Lsp::start();
+    let result = lsp.request(
+        "initialize",
+        json!({"processId": null, "rootUri": null, "capabilities": {"textDocument": {"inlayHint": {}}}}),
+    );
+    assert!(
+        result["capabilities"]["inlayHintProvider"] == true,
+        "{result:#}"
+    );
+    assert!(
+        result["capabilities"].get("codeLensProvider").is_none(),
+        "{result:#}"
+    );
+    lsp.notify("initialized", json!({}));
+    lsp.open(&uri, &text);
+    let lines = text.lines().count();
+    let hints = lsp.request(
+        "textDocument/inlayHint",
+        json!({"textDocument": {"uri": uri}, "range": {"start": {"line": 0, "character": 0}, "end": {"line": lines, "character": 0}}}),
+    );
+    let hints = hints.as_array().unwrap();
+    assert!(hints.len() > 10, "{}", hints.len());
+    // The same readers as the code lens of a client that has them.
+    let mut lenses_client = Lsp::start();
+    lenses_client.request(
+        "initialize",
+        json!({"processId": null, "rootUri": null, "capabilities": {"textDocument": {"codeLens": {}}}}),
+    );
+    lenses_client.notify("initialized", json!({}));
+    lenses_client.open(&uri, &text);
+    let lenses = lenses_client.request(
+        "textDocument/codeLens",
+        json!({"textDocument": {"uri": uri}}),
+    );
+    let lens_titles: Vec<String> = lenses
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|l| l["command"]["title"].as_str().unwrap().to_string())
+        .collect();
+    let hint_titles: Vec<String> = hints
+        .iter()
+        .map(|h| {
+            h["label"]
+                .as_str()
+                .unwrap()
+                .trim_start_matches("← ")
+                .to_string()
+        })
+        .collect();
+    assert_eq!(hint_titles, lens_titles);
+    // Only the hints within the range asked for.
+    let first_line = hints[0]["position"]["line"].as_u64().unwrap();
+    let some = lsp.request(
+        "textDocument/inlayHint",
+        json!({"textDocument": {"uri": uri}, "range": {"start": {"line": first_line, "character": 0}, "end": {"line": first_line, "character": 0}}}),
+    );
+    assert!(!some.as_array().unwrap().is_empty());
+    assert!(some.as_array().unwrap().len() < hints.len());
 }

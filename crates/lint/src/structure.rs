@@ -262,6 +262,28 @@ phases:
         }
     }
 
+    /// Every truncation of a real fixture (what typing it leaves behind),
+    /// at every offset: selections nested up to the document, folds over
+    /// several lines, everything on character boundaries.
+    #[test]
+    fn every_half_typed_prefix_answers_well_formed_ranges() {
+        let full = include_str!("../../../fixtures/R101/fail.contract.yaml");
+        for cut in (0..=full.len()).filter(|&c| full.is_char_boundary(c)) {
+            let text = &full[..cut];
+            for fold in folding_ranges(text) {
+                assert!(text[fold.span.start..fold.span.end].contains('\n'));
+            }
+            for offset in (0..=cut).step_by(7) {
+                let chain = selection_ranges(text, offset);
+                assert_eq!(chain.last(), Some(&Span::new(0, cut)));
+                for pair in chain.windows(2) {
+                    assert!(pair[1].start <= pair[0].start && pair[0].end <= pair[1].end);
+                    assert!(text.get(pair[0].start..pair[0].end).is_some());
+                }
+            }
+        }
+    }
+
     #[test]
     fn text_that_does_not_parse_still_answers() {
         let text = "phases:\n  - name: [a\n  sever\n";

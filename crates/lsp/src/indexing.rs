@@ -261,8 +261,8 @@ impl Background {
 }
 
 impl Server {
-    /// `workspace/symbol`: open documents from their current analysis
-    /// (their text wins over the file), the other contracts from the index.
+    /// `workspace/symbol`: open documents from their latest analysis (their
+    /// text wins over the file), the other contracts from the index.
     pub(crate) fn workspace_symbols(
         &self,
         query: &str,
@@ -283,9 +283,11 @@ impl Server {
                 Some((uri.clone(), symbols_of(analyzed, &positions, &path)))
             })
             .collect();
+        // An open document between an edit and its analysis is searched
+        // as the file on disk has it.
         let on_disk = state.workspace.files.iter().filter_map(|(path, file)| {
             let uri = Uri::from_file_path(path)?;
-            (!state.documents.contains_key(&uri)).then_some((uri, file.symbols.as_slice()))
+            (!open.iter().any(|(u, _)| *u == uri)).then_some((uri, file.symbols.as_slice()))
         });
         let files = open
             .iter()
