@@ -23,6 +23,9 @@ fn corpus(relative: &str) -> PathBuf {
 
 /// The largest real contract (721 lines, no E-codes).
 const LARGEST: &str = "valid/artisan-pipeline.ed6cc63c.contract.yaml";
+/// A real file named like a contract whose root is not a context
+/// contract's: `phaselint lint DIR` leaves it out.
+const OTHER_KIND: &str = "invalid/artisan.c010165b.contract.yaml";
 /// A real contract with findings (E003, R104).
 const WITH_FINDINGS: &str = "invalid/artisan-pipeline.58f6bfe9.contract.yaml";
 
@@ -196,8 +199,9 @@ fn uri_of(path: &Path) -> String {
 
 /// A workspace of real contracts: `pipelines/main.contract.yaml` (the
 /// largest, with its `pipeline_id` made `main`), `pipelines/broken` (one
-/// with findings), and two more that must not be seen: one in
-/// `.gitignore`, one in the configuration's `exclude`.
+/// with findings), and three more that must not be seen: one in
+/// `.gitignore`, one in the configuration's `exclude`, and another tool's
+/// file named like a contract.
 fn workspace() -> tempfile::TempDir {
     let dir = tempfile::tempdir().unwrap();
     let root = dir.path();
@@ -209,6 +213,12 @@ fn workspace() -> tempfile::TempDir {
     std::fs::copy(
         corpus(WITH_FINDINGS),
         root.join("pipelines/broken.contract.yaml"),
+    )
+    .unwrap();
+    // Another tool's file named like a contract: `lint DIR` skips it.
+    std::fs::copy(
+        corpus(OTHER_KIND),
+        root.join("pipelines/another-tool.contract.yaml"),
     )
     .unwrap();
     std::fs::write(root.join("ignored.contract.yaml"), renamed("ignored")).unwrap();
@@ -365,13 +375,21 @@ fn pulled_findings_of_unopened_contracts_equal_the_cli_findings() {
     let deadline = Instant::now() + TIMEOUT;
     let report = loop {
         let report = lsp.request("workspace/diagnostic", json!({"previousResultIds": []}));
-        if report["items"].as_array().is_some_and(|i| i.len() == 2) {
+        if report["items"].as_array().is_some_and(|i| i.len() >= 2) {
             break report;
         }
         assert!(Instant::now() < deadline, "{report:#}");
         std::thread::sleep(Duration::from_millis(20));
     };
     let items = report["items"].as_array().unwrap();
+    // Exactly the files the CLI lints (the walk is sorted, so the other
+    // tool's file was read before `main`).
+    let reported: BTreeSet<&str> = items.iter().map(|i| i["uri"].as_str().unwrap()).collect();
+    let main = uri_of(&root.join("pipelines/main.contract.yaml"));
+    assert_eq!(
+        reported,
+        BTreeSet::from([uri_of(&broken).as_str(), main.as_str()])
+    );
     let broken_report = items.iter().find(|i| i["uri"] == uri_of(&broken)).unwrap();
     assert_eq!(broken_report["kind"], "full");
     let pulled = lsp_findings(broken_report["items"].as_array().unwrap());

@@ -567,9 +567,7 @@ fn fix_all(
 /// An analysis with whether the file is another kind of contract; reduced
 /// to its findings unless `keep_model` (a fix needs the text and model).
 fn checked(mut analysis: Analysis, keep_model: bool) -> (Analysis, bool) {
-    let other_kind = analysis.kind == DocumentKind::Contract
-        && !analysis.is_context_contract()
-        && !analysis.is_unreadable();
+    let other_kind = phaselint_lint::walk::is_other_kind(&analysis);
     if !keep_model {
         analysis.keep_only_findings();
     }

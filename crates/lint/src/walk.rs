@@ -5,8 +5,8 @@
 
 use std::path::{Path, PathBuf};
 
-use crate::DocumentKind;
 use crate::config::Config;
+use crate::{Analysis, DocumentKind};
 
 /// Every regular file under `root`, sorted by path, honouring `.gitignore`
 /// (with or without a git repository), `.ignore` and the global git
@@ -39,6 +39,16 @@ fn walks_into(entry: &ignore::DirEntry) -> bool {
 /// when `config` (the configuration that governs it) includes it.
 pub fn selects(config: &Config, file: &Path) -> bool {
     DocumentKind::of_path(file) == DocumentKind::Harness || config.includes(&absolute(file))
+}
+
+/// Whether a walked file, once analyzed, is left out: it is named like a
+/// contract but its root is not a context contract's (another tool's
+/// contract sharing the suffix), and it could be read. A file named on the
+/// command line is linted regardless.
+pub fn is_other_kind(analysis: &Analysis) -> bool {
+    analysis.kind == DocumentKind::Contract
+        && !analysis.is_context_contract()
+        && !analysis.is_unreadable()
 }
 
 /// `file` made absolute against the working directory (as is, if that

@@ -137,10 +137,15 @@ pub fn contracts(
 }
 
 /// Reads and analyzes one contract on disk: its symbols and findings, or
-/// `None` when it cannot be read (gone, not a regular file).
+/// `None` when it cannot be read (gone, not a regular file) or is another
+/// tool's file that the CLI's walk leaves out too.
 pub fn index_file(path: &Path, config: &Config, unit: ColumnUnit, uri: &Uri) -> Option<Indexed> {
     let kind = DocumentKind::of_path(path);
     let analysis = analyze_file(path, kind, &config.settings_for(path)).ok()?;
+    // What `phaselint lint DIR` skips is neither reported nor searched.
+    if phaselint_lint::walk::is_other_kind(&analysis) {
+        return None;
+    }
     let analyzed = Analyzed {
         version: 0,
         generation: 0,
