@@ -49,7 +49,15 @@ impl Server {
     /// Indexes `paths` again (a watcher reported them, or their document
     /// closed): each is read if the walk still finds it, and forgotten
     /// (its findings cleared) if not.
-    pub(crate) fn index_again(&self, paths: Vec<PathBuf>) {
+    pub(crate) fn index_again(&self, mut paths: Vec<PathBuf>) {
+        // Whether a file is in the workspace takes a walk (a `.gitignore`
+        // anywhere above it may leave it out); one outside every folder
+        // is not, without one.
+        {
+            let state = lock(&self.state);
+            let roots = &state.workspace.roots;
+            paths.retain(|p| roots.iter().any(|root| p.starts_with(root)));
+        }
         if !paths.is_empty() {
             self.walk(Scope::Only(paths));
         }
