@@ -230,3 +230,90 @@ pub fn measure(
         peak_rss_kib,
     })
 }
+
+/// Figures of a document opened with a workspace of many contracts.
+pub struct WorkspaceFigures {
+    /// `didOpen` (sent right after `initialized`) to the document's first
+    /// `publishDiagnostics`, median over `rounds` fresh servers: with the
+    /// workspace folder, and with none (the same server, no walk).
+    pub with_workspace_p50: Duration,
+    pub without_workspace_p50: Duration,
+    pub rounds: usize,
+    /// `initialized` to the moment `workspace/symbol` finds the last
+    /// contract's symbol: the whole workspace indexed (median).
+    pub indexed_p50: Duration,
+    /// Resident memory once the workspace is indexed, and its high-water
+    /// mark (of the last round).
+    pub rss_kib: Option<u64>,
+    pub peak_rss_kib: Option<u64>,
+}
+
+/// Opens `text` as `open` (a file inside `root`) in a fresh server, once
+/// with `root` as its workspace folder and once without, `rounds` times
+/// each, alternately. `last_symbol` is a name only the last contract of
+/// the workspace defines, searched for to see the index complete.
+pub fn measure_workspace(
+    phaselint: &Path,
+    root: &Path,
+    open: &Path,
+    text: &str,
+    last_symbol: &str,
+    rounds: usize,
+) -> Result<WorkspaceFigures, String> {
+    let root_uri = format!("file://{}", root.display());
+    let uri = format!("file://{}", open.display());
+    let mut with = Vec::with_capacity(rounds);
+    let mut without = Vec::with_capacity(rounds);
+    let mut indexed = Vec::with_capacity(rounds);
+    let mut memory = (None, None);
+    for _ in 0..rounds {
+        for workspace in [true, false] {
+            let mut client = Client::start(phaselint)?;
+            let params = if workspace {
+                json!({"processId": null, "rootUri": root_uri, "workspaceFolders": [{"uri": root_uri, "name": "bench"}], "capabilities": {}})
+            } else {
+                json!({"processId": null, "rootUri": null, "capabilities": {}})
+            };
+            client.send(
+                json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": params}),
+            )?;
+            client.wait(|m| m["id"] == 1)?;
+            let started = Instant::now();
+            client.send(json!({"jsonrpc": "2.0", "method": "initialized", "params": {}}))?;
+            client.send(json!({"jsonrpc": "2.0", "method": "textDocument/didOpen", "params": {"textDocument": {"uri": uri, "languageId": "yaml", "version": 1, "text": text}}}))?;
+            client.published(&uri, 1)?;
+            let first = started.elapsed();
+            if !workspace {
+                without.push(first);
+                continue;
+            }
+            with.push(first);
+            let mut id = 2;
+            loop {
+                client.send(json!({"jsonrpc": "2.0", "id": id, "method": "workspace/symbol", "params": {"query": last_symbol}}))?;
+                let answer = client.wait(|m| m["id"] == id)?;
+                id += 1;
+                if answer["result"].as_array().is_some_and(|a| !a.is_empty()) {
+                    break;
+                }
+                if started.elapsed() > Duration::from_secs(600) {
+                    return Err("the workspace was not indexed within 10 minutes".into());
+                }
+                std::thread::sleep(Duration::from_millis(5));
+            }
+            indexed.push(started.elapsed());
+            memory = client.memory();
+        }
+    }
+    with.sort();
+    without.sort();
+    indexed.sort();
+    Ok(WorkspaceFigures {
+        with_workspace_p50: percentile(&with, 50.0),
+        without_workspace_p50: percentile(&without, 50.0),
+        rounds,
+        indexed_p50: percentile(&indexed, 50.0),
+        rss_kib: memory.0,
+        peak_rss_kib: memory.1,
+    })
+}

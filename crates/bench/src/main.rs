@@ -7,7 +7,7 @@
 //! phaselint-bench parse-only FILE
 //! phaselint-bench run [--sizes 100,1000,5000] [--runs K] [--topology]
 //!                     [--real PATH] [--phaselint PATH] [--tree-files N]
-//! phaselint-bench lsp [--real PATH] [--phases N] [--phaselint PATH]
+//! phaselint-bench lsp [--real PATH] [--phases N] [--phaselint PATH] [--workspace N]
 //! phaselint-bench otel [--runs K] [--phaselint PATH] [--rotel PATH]
 //! phaselint-bench diff [--phases N] [--runs K] [--topology] [--phaselint PATH]
 //! phaselint-bench python PYTHON [ARGS...]
@@ -36,10 +36,12 @@ usage:
       measure and print a Markdown report on stdout (progress on stderr)
   phaselint-bench parse-only FILE
       read and parse FILE, nothing else (the whole-process parse floor)
-  phaselint-bench lsp [--real PATH] [--phases N] [--phaselint PATH]
+  phaselint-bench lsp [--real PATH] [--phases N] [--phaselint PATH] [--workspace N]
       edit-to-diagnostics latency (p50/p95) and server memory of
       `phaselint lsp` on the real contract and a generated N-phase one
-      (default 5000)
+      (default 5000); then the real contract's first diagnostics when it
+      is opened with a workspace of N copies of it (default 1000; 0 skips
+      it), against no workspace, and how long indexing that workspace takes
   phaselint-bench otel [--runs K] [--phaselint PATH] [--rotel PATH]
       whole-process `resume-check` with no OTLP endpoint, a refused one and
       a live rotel collector (ROTEL or --rotel; left out when absent), side
@@ -172,12 +174,14 @@ fn lsp_command(args: &[String]) -> Result<(), String> {
     let mut real = PathBuf::from("../shared/corpus/valid/artisan-pipeline.ed6cc63c.contract.yaml");
     let mut phaselint = PathBuf::from("target/release/phaselint");
     let mut phases = 5000;
+    let mut workspace_files = 1000;
     let mut i = 0;
     while i < args.len() {
         match args[i].as_str() {
             "--real" => real = value(args, &mut i, "--real")?,
             "--phaselint" => phaselint = value(args, &mut i, "--phaselint")?,
             "--phases" => phases = value(args, &mut i, "--phases")?,
+            "--workspace" => workspace_files = value(args, &mut i, "--workspace")?,
             other => return Err(format!("unknown option {other}\n\n{USAGE}")),
         }
         i += 1;
@@ -259,6 +263,62 @@ fn lsp_command(args: &[String]) -> Result<(), String> {
             ms(open.saturating_sub(analysis))
         );
     }
+    if workspace_files > 0 {
+        match std::fs::read_to_string(&real) {
+            Ok(text) => lsp_workspace(&phaselint, &text, workspace_files)?,
+            Err(e) => eprintln!(
+                "phaselint-bench: skipping the workspace: {}: {e}",
+                real.display()
+            ),
+        }
+    }
+    Ok(())
+}
+
+/// The real contract opened in a workspace of `files` copies of it, each
+/// with its first phase renamed so that the last one's name says the
+/// index is complete.
+fn lsp_workspace(phaselint: &Path, text: &str, files: usize) -> Result<(), String> {
+    let dir = TempDir::new("lsp-workspace")?;
+    let phase = text
+        .split_once("\nphases:\n")
+        .and_then(|(_, rest)| {
+            rest.lines()
+                .find(|l| l.starts_with("  ") && !l.trim_start().starts_with('#'))
+        })
+        .and_then(|l| l.trim().strip_suffix(':'))
+        .ok_or("the real contract has no phase to rename")?
+        .to_string();
+    for i in 0..files {
+        let copy = text.replacen(&format!("  {phase}:"), &format!("  ws{i:05}_{phase}:"), 1);
+        write(&dir.0.join(format!("c{i:05}.contract.yaml")), &copy)?;
+    }
+    let open = dir.0.join("open.contract.yaml");
+    let last = format!("ws{:05}_{phase}", files - 1);
+    let rounds = 5;
+    eprintln!("phaselint-bench: lsp: a workspace of {files} contracts, {rounds} rounds");
+    let figures =
+        phaselint_bench::lsp::measure_workspace(phaselint, &dir.0, &open, text, &last, rounds)?;
+    let kib = |k: Option<u64>| {
+        k.map_or_else(
+            || "n/a".to_string(),
+            |k| format!("{:.1} MiB", k as f64 / 1024.0),
+        )
+    };
+    println!();
+    println!(
+        "| workspace | rounds | didOpen → first diagnostics, no workspace (p50) | with the workspace (p50) | whole workspace indexed (p50, from `initialized`) | server RSS once indexed | server peak RSS |"
+    );
+    println!("|---|---|---|---|---|---|---|");
+    println!(
+        "| {files} copies of the real contract | {} | {} | {} | {} | {} | {} |",
+        figures.rounds,
+        ms(figures.without_workspace_p50),
+        ms(figures.with_workspace_p50),
+        ms(figures.indexed_p50),
+        kib(figures.rss_kib),
+        kib(figures.peak_rss_kib),
+    );
     Ok(())
 }
 

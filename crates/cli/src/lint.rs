@@ -46,13 +46,6 @@ impl Target {
     }
 }
 
-/// Where a walk goes: not into hidden files or folders, except the one
-/// hidden folder that holds a harness config (`.harness/config.json`).
-fn walks_into(entry: &ignore::DirEntry) -> bool {
-    let name = entry.file_name().to_string_lossy();
-    entry.depth() == 0 || !name.starts_with('.') || name == ".harness"
-}
-
 pub fn run(args: &LintArgs) -> u8 {
     // The counts are a table, or JSON: a SARIF, GitLab or JUnit reader fed
     // a table would fail later, and less clearly.
@@ -452,12 +445,7 @@ fn finish(mut config: Config, overrides: &Overrides) -> Result<Arc<Config>, Stri
 }
 
 pub(crate) fn absolute(path: &Path) -> PathBuf {
-    let path = if path.as_os_str().is_empty() {
-        Path::new(".")
-    } else {
-        path
-    };
-    std::path::absolute(path).unwrap_or_else(|_| path.to_path_buf())
+    phaselint_lint::walk::absolute(path)
 }
 
 fn collect(args: &LintArgs, configs: &mut ConfigCache) -> Result<Vec<Target>, String> {
@@ -486,18 +474,8 @@ fn collect(args: &LintArgs, configs: &mut ConfigCache) -> Result<Vec<Target>, St
             });
         } else if path.is_dir() {
             let before = targets.len();
-            let walker = ignore::WalkBuilder::new(&path)
-                .require_git(false)
-                .hidden(false)
-                .filter_entry(walks_into)
-                .sort_by_file_path(|a, b| a.cmp(b))
-                .build();
-            for entry in walker {
-                let entry = entry.map_err(|e| e.to_string())?;
-                if !entry.file_type().is_some_and(|t| t.is_file()) {
-                    continue;
-                }
-                let file = entry.into_path();
+            for file in phaselint_lint::walk::files(&path) {
+                let file = file.map_err(|e| e.to_string())?;
                 // `phaselint lint .` shows `pipelines/a.contract.yaml`, not `./pipelines/…`.
                 let file = match file.strip_prefix(".") {
                     Ok(relative) if !relative.as_os_str().is_empty() => relative.to_path_buf(),
@@ -505,7 +483,7 @@ fn collect(args: &LintArgs, configs: &mut ConfigCache) -> Result<Vec<Target>, St
                 };
                 let config = configs.for_file(&file)?;
                 let kind = DocumentKind::of_path(&file);
-                if kind == DocumentKind::Harness || config.includes(&absolute(&file)) {
+                if phaselint_lint::walk::selects(&config, &file) {
                     targets.push(Target {
                         path: file,
                         stdin: false,
@@ -589,9 +567,7 @@ fn fix_all(
 /// An analysis with whether the file is another kind of contract; reduced
 /// to its findings unless `keep_model` (a fix needs the text and model).
 fn checked(mut analysis: Analysis, keep_model: bool) -> (Analysis, bool) {
-    let other_kind = analysis.kind == DocumentKind::Contract
-        && !analysis.is_context_contract()
-        && !analysis.is_unreadable();
+    let other_kind = phaselint_lint::walk::is_other_kind(&analysis);
     if !keep_model {
         analysis.keep_only_findings();
     }

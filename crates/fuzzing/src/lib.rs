@@ -207,7 +207,14 @@ fn check_editor(analysis: &Analysis) {
         assert!(occurrence.span.end <= source.len());
     }
     check_field_rename(source, contract, &index);
+    check_structure(source);
+    let phases = contract.map_or(0, |c| c.phases.len());
+    for exit in index.exit_readers(usize::MAX) {
+        assert!(exit.span.end <= source.len());
+        assert!(exit.readers.iter().all(|&phase| phase < phases));
+    }
 }
+
 
 /// A field rename's target lies on the text, and its edits are disjoint,
 /// in order, on character boundaries (`rename_field` itself parses the
@@ -253,6 +260,34 @@ fn check_field_rename(
             );
             end = edit.span.end;
         }
+    }
+}
+
+/// Folding and selection ranges (the editor's YAML structure): inside the
+/// text, on character boundaries, each fold over several lines, each
+/// selection inside the next and ending with the whole document.
+fn check_structure(source: &str) {
+    use phaselint_lint::structure::{MAX_FOLDS, folding_ranges, selection_ranges};
+    let folds = folding_ranges(source);
+    assert!(folds.len() <= MAX_FOLDS);
+    for fold in &folds {
+        let text = source.get(fold.span.start..fold.span.end);
+        assert!(text.is_some_and(|t| t.contains('\n')), "{fold:?}");
+    }
+    for offset in sample_offsets(source) {
+        let chain = selection_ranges(source, offset);
+        assert!(!chain.is_empty());
+        for span in &chain {
+            assert!(source.get(span.start..span.end).is_some(), "{span:?}");
+        }
+        for pair in chain.windows(2) {
+            assert!(pair[1].start <= pair[0].start && pair[0].end <= pair[1].end);
+            assert_ne!(pair[0], pair[1]);
+        }
+        assert_eq!(
+            chain.last().map(|s| (s.start, s.end)),
+            Some((0, source.len()))
+        );
     }
 }
 

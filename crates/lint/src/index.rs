@@ -320,3 +320,60 @@ checkpoint_integrity:
         );
     }
 }
+
+/// An exit field and the phases that read it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ExitReaders<'a> {
+    /// Where the exit field is declared.
+    pub span: Span,
+    pub name: &'a FieldPath,
+    /// Phases (by index) whose entry reads the field, as `consumers` finds
+    /// them (hover's "consumed by"), each once, in phase order.
+    pub readers: Vec<usize>,
+}
+
+impl SymbolIndex {
+    /// The first `limit` exit fields in document order, each with the
+    /// phases that read it. Bounded: each is matched against every reader,
+    /// and a generated contract has a hundred thousand of each.
+    pub fn exit_readers(&self, limit: usize) -> Vec<ExitReaders<'_>> {
+        let mut readers: Vec<(&FieldPath, usize)> = self
+            .occurrences
+            .iter()
+            .filter_map(|o| match &o.symbol {
+                Symbol::Field {
+                    name,
+                    role: FieldRole::Consumed { phase },
+                } => Some((name, *phase)),
+                _ => None,
+            })
+            .collect();
+        readers.sort_unstable_by(|a, b| (a.0.as_str(), a.1).cmp(&(b.0.as_str(), b.1)));
+        readers.dedup();
+        self.occurrences
+            .iter()
+            .filter_map(|o| match &o.symbol {
+                Symbol::Field {
+                    name,
+                    role: FieldRole::Produced { .. },
+                } => Some((o.span, name)),
+                _ => None,
+            })
+            .take(limit)
+            .map(|(span, name)| {
+                let mut phases: Vec<usize> = readers
+                    .iter()
+                    .filter(|(reader, _)| reader.overlaps(name))
+                    .map(|(_, phase)| *phase)
+                    .collect();
+                phases.sort_unstable();
+                phases.dedup();
+                ExitReaders {
+                    span,
+                    name,
+                    readers: phases,
+                }
+            })
+            .collect()
+    }
+}

@@ -24,9 +24,11 @@ pub mod resume;
 pub mod rules;
 mod scalar_edit;
 mod schema;
+pub mod structure;
 mod suggest;
 pub mod suppression;
 pub mod syntax;
+pub mod walk;
 
 use std::sync::Arc;
 

@@ -6,10 +6,12 @@ mod carried;
 mod edit_map;
 pub mod framing;
 mod handlers;
+mod indexing;
 mod markdown;
 mod server;
 mod state;
 mod text;
+mod workspace;
 
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};

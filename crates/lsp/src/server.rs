@@ -42,12 +42,12 @@ enum Wait {
 }
 
 pub struct Server {
-    client: Client,
+    pub(crate) client: Client,
     /// Set by `shutdown`: an `exit` without it ends the process with 1.
     shut_down: Arc<std::sync::atomic::AtomicBool>,
-    state: Arc<Mutex<State>>,
+    pub(crate) state: Arc<Mutex<State>>,
     /// Held while publishing, so diagnostics leave in version order.
-    publishing: Arc<tokio::sync::Mutex<()>>,
+    pub(crate) publishing: Arc<tokio::sync::Mutex<()>>,
 }
 
 impl Server {
@@ -263,7 +263,7 @@ impl Server {
     }
 }
 
-fn lock(state: &Mutex<State>) -> MutexGuard<'_, State> {
+pub(crate) fn lock(state: &Mutex<State>) -> MutexGuard<'_, State> {
     // A panic while holding the lock leaves consistent data behind (every
     // update is a single assignment), so keep serving.
     state
@@ -425,8 +425,12 @@ impl LanguageServer for Server {
     }
 
     async fn initialized(&self, _: InitializedParams) {
-        self.notice("initialized", async { self.watch_config_files() })
-            .await;
+        self.notice("initialized", async {
+            self.watch_config_files();
+            self.watch_contract_files();
+            self.index_workspace();
+        })
+        .await;
     }
 
     async fn shutdown(&self) -> Result<()> {
@@ -449,11 +453,16 @@ impl LanguageServer for Server {
             .await;
     }
 
-    async fn did_change_watched_files(&self, _: DidChangeWatchedFilesParams) {
-        self.notice(
-            "workspace/didChangeWatchedFiles",
-            self.reload_configuration(),
-        )
+    async fn did_change_watched_files(&self, params: DidChangeWatchedFilesParams) {
+        self.notice("workspace/didChangeWatchedFiles", async {
+            let (configs, contracts) = crate::workspace::changed_files(params.changes);
+            if configs {
+                self.reload_configuration().await;
+                self.index_workspace();
+            } else {
+                self.index_again(contracts);
+            }
+        })
         .await;
     }
 
@@ -631,6 +640,94 @@ impl LanguageServer for Server {
         )
         .await
     }
+
+    async fn symbol(
+        &self,
+        params: WorkspaceSymbolParams,
+    ) -> Result<Option<WorkspaceSymbolResponse>> {
+        self.answer("workspace/symbol", async {
+            Ok(Some(WorkspaceSymbolResponse::Flat(
+                self.workspace_symbols(&params.query),
+            )))
+        })
+        .await
+    }
+
+    async fn diagnostic(
+        &self,
+        params: DocumentDiagnosticParams,
+    ) -> Result<DocumentDiagnosticReportResult> {
+        self.answer("textDocument/diagnostic", async {
+            let state = self.state();
+            Ok(crate::workspace::document_report(
+                &state,
+                &params.text_document.uri,
+                params.previous_result_id.as_deref(),
+            ))
+        })
+        .await
+    }
+
+    async fn workspace_diagnostic(
+        &self,
+        params: WorkspaceDiagnosticParams,
+    ) -> Result<WorkspaceDiagnosticReportResult> {
+        self.answer("workspace/diagnostic", async {
+            let state = self.state();
+            Ok(crate::workspace::workspace_report(
+                &state,
+                &params.previous_result_ids,
+            ))
+        })
+        .await
+    }
+
+    async fn folding_range(&self, params: FoldingRangeParams) -> Result<Option<Vec<FoldingRange>>> {
+        self.on_document(
+            "textDocument/foldingRange",
+            &params.text_document.uri,
+            |s| Ok(Some(handlers::structure::folding_ranges(&s.positions()))),
+        )
+        .await
+    }
+
+    async fn selection_range(
+        &self,
+        params: SelectionRangeParams,
+    ) -> Result<Option<Vec<SelectionRange>>> {
+        self.on_document(
+            "textDocument/selectionRange",
+            &params.text_document.uri,
+            |s| {
+                Ok(Some(handlers::structure::selection_ranges(
+                    &s.positions(),
+                    &params.positions,
+                )))
+            },
+        )
+        .await
+    }
+
+    async fn code_lens(&self, params: CodeLensParams) -> Result<Option<Vec<CodeLens>>> {
+        self.on_document("textDocument/codeLens", &params.text_document.uri, |s| {
+            Ok(Some(handlers::code_lens::code_lenses(
+                &s.analyzed,
+                &s.positions(),
+            )))
+        })
+        .await
+    }
+
+    async fn inlay_hint(&self, params: InlayHintParams) -> Result<Option<Vec<InlayHint>>> {
+        self.on_document("textDocument/inlayHint", &params.text_document.uri, |s| {
+            Ok(Some(handlers::code_lens::inlay_hints(
+                &s.analyzed,
+                &s.positions(),
+                params.range,
+            )))
+        })
+        .await
+    }
 }
 
 impl Server {
@@ -671,8 +768,12 @@ impl Server {
             .and_then(|c| c.completion_item.as_ref())
             .and_then(|i| i.documentation_format.as_ref())
             .is_none_or(|formats| formats.contains(&MarkupKind::Markdown));
+        let workspace = crate::workspace::negotiate(&params);
+        let (pull, code_lens, inlay_hints) =
+            (workspace.pull, workspace.code_lens, workspace.inlay_hints);
         {
             let mut state = self.state();
+            state.workspace = workspace;
             state.unit = encoding;
             state.hover_markdown = hover_markdown;
             state.completion_markdown = completion_markdown;
@@ -731,6 +832,23 @@ impl Server {
                     },
                 )),
                 document_symbol_provider: Some(OneOf::Left(true)),
+                workspace_symbol_provider: Some(OneOf::Left(true)),
+                // Offered only to clients that pull, so no other client
+                // sees findings twice (pushed and pulled).
+                diagnostic_provider: pull.then(|| {
+                    DiagnosticServerCapabilities::Options(DiagnosticOptions {
+                        identifier: Some("phaselint".into()),
+                        inter_file_dependencies: false,
+                        workspace_diagnostics: true,
+                        work_done_progress_options: WorkDoneProgressOptions::default(),
+                    })
+                }),
+                folding_range_provider: Some(FoldingRangeProviderCapability::Simple(true)),
+                selection_range_provider: Some(SelectionRangeProviderCapability::Simple(true)),
+                code_lens_provider: code_lens.then_some(CodeLensOptions {
+                    resolve_provider: Some(false),
+                }),
+                inlay_hint_provider: inlay_hints.then_some(OneOf::Left(true)),
                 ..ServerCapabilities::default()
             },
             server_info: Some(ServerInfo {
@@ -739,6 +857,37 @@ impl Server {
             }),
             offset_encoding: None,
         }
+    }
+
+    /// Asks the client to report changes to the files a workspace walk may
+    /// find (filtered by the walk itself when they come).
+    fn watch_contract_files(&self) {
+        let wanted = {
+            let state = self.state();
+            state.watch_config_files && !state.workspace.roots.is_empty()
+        };
+        if !wanted {
+            return;
+        }
+        let watchers = ["**/*.yaml", "**/*.yml", "**/.harness/config.json"]
+            .into_iter()
+            .map(|glob| FileSystemWatcher {
+                glob_pattern: GlobPattern::String(glob.into()),
+                kind: None,
+            })
+            .collect();
+        let registration = Registration {
+            id: "phaselint-contract-watch".into(),
+            method: "workspace/didChangeWatchedFiles".into(),
+            register_options: serde_json::to_value(DidChangeWatchedFilesRegistrationOptions {
+                watchers,
+            })
+            .ok(),
+        };
+        let client = self.client.clone();
+        tokio::spawn(async move {
+            let _ = client.register_capability(vec![registration]).await;
+        });
     }
 
     /// Asks the client to report changes to configuration files.
@@ -837,7 +986,13 @@ impl Server {
         let removed = self.state().close_document(&uri);
         if removed {
             let _order = self.publishing.lock().await;
-            self.client.publish_diagnostics(uri, Vec::new(), None).await;
+            self.client
+                .publish_diagnostics(uri.clone(), Vec::new(), None)
+                .await;
+        }
+        // A workspace contract's findings on disk are shown again.
+        if removed && let Some(path) = file_path(&uri) {
+            self.index_again(vec![path]);
         }
     }
 

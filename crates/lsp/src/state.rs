@@ -72,6 +72,30 @@ impl Analyzer {
         receive.await.map_err(|_| gone())?
     }
 
+    /// Runs `job` on the analysis thread, after the jobs already queued:
+    /// the workspace index reads and analyzes files there, so they share
+    /// the one allocator arena and queue behind document analyses. `Err`
+    /// if it panicked or the thread is gone.
+    pub async fn run<T: Send + 'static>(
+        &self,
+        job: impl FnOnce() -> T + Send + 'static,
+    ) -> Result<T, String> {
+        let (send, receive) = tokio::sync::oneshot::channel();
+        let job = Box::new(move || {
+            let result =
+                std::panic::catch_unwind(std::panic::AssertUnwindSafe(job)).map_err(|panic| {
+                    format!(
+                        "the analysis panicked: {}",
+                        crate::server::panic_message(panic.as_ref())
+                    )
+                });
+            let _ = send.send(result);
+        });
+        let gone = || "the analysis thread has stopped".to_string();
+        self.jobs.send(job).map_err(|_| gone())?;
+        receive.await.map_err(|_| gone())?
+    }
+
     /// Hands memory freed by dropped analyses back to the system, after
     /// whatever the analysis thread is doing now, on that thread (whose
     /// heap the analyses were allocated from).
@@ -167,6 +191,8 @@ pub struct State {
     pub analyzer: Option<Analyzer>,
     /// Whether the client registers file watchers on request.
     pub watch_config_files: bool,
+    /// The contracts under the workspace folders (`workspace.rs`).
+    pub workspace: crate::workspace::Workspace,
 }
 
 /// The position encoding negotiated with the client.
