@@ -215,7 +215,6 @@ fn check_editor(analysis: &Analysis) {
     }
 }
 
-
 /// A field rename's target lies on the text, and its edits are disjoint,
 /// in order, on character boundaries (`rename_field` itself parses the
 /// edited text again and refuses when a name would not read as planned).

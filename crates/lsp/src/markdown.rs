@@ -7,6 +7,23 @@
 use pulldown_cmark::{Event, Options, Parser, Tag, TagEnd};
 
 use phaselint_lint::rules::page::rule_page_uri;
+use tower_lsp_server::ls_types::{MarkupContent, MarkupKind};
+
+/// Documentation written in CommonMark (rule pages, key descriptions,
+/// summaries) as the client takes it: Markdown, or rendered to plain text.
+pub fn markup(text: &str, markdown: bool) -> MarkupContent {
+    if markdown {
+        MarkupContent {
+            kind: MarkupKind::Markdown,
+            value: for_markdown_client(text),
+        }
+    } else {
+        MarkupContent {
+            kind: MarkupKind::PlainText,
+            value: to_plain(text),
+        }
+    }
+}
 
 fn options() -> Options {
     Options::ENABLE_TABLES | Options::ENABLE_STRIKETHROUGH

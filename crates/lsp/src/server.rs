@@ -583,7 +583,9 @@ impl LanguageServer for Server {
             if analysis.kind != DocumentKind::Contract {
                 return Ok(None);
             }
-            if let Some(codes) = handlers::completion::suppression_codes(analysis, offset, s.completion_markdown) {
+            if let Some(codes) =
+                handlers::completion::suppression_codes(analysis, offset, s.completion_markdown)
+            {
                 return Ok(Some(CompletionResponse::Array(codes)));
             }
             let contract = analysis.contract.as_deref().or(s.last_contract.as_deref());

@@ -4,8 +4,7 @@ use phaselint_lint::Analysis;
 use phaselint_lint::completion::{Completion, CompletionKind, complete, complete_suppression_code};
 use phaselint_lint::model::Contract;
 use tower_lsp_server::ls_types::{
-    CompletionItem, CompletionItemKind, CompletionItemLabelDetails, Documentation, MarkupContent,
-    MarkupKind,
+    CompletionItem, CompletionItemKind, CompletionItemLabelDetails, Documentation,
 };
 
 /// `markdown`: the client takes Markdown documentation; otherwise it is
@@ -52,27 +51,13 @@ fn items(completions: Vec<Completion>, markdown: bool) -> Vec<CompletionItem> {
                 }),
                 sort_text: c.sort_text,
                 detail,
-                documentation: c
-                    .documentation
-                    .map(|value| Documentation::MarkupContent(documentation(&value, markdown))),
+                documentation: c.documentation.map(|value| {
+                    Documentation::MarkupContent(crate::markdown::markup(&value, markdown))
+                }),
                 insert_text: c.insert_text,
                 label: c.label,
                 ..CompletionItem::default()
             }
         })
         .collect()
-}
-
-fn documentation(value: &str, markdown: bool) -> MarkupContent {
-    if markdown {
-        MarkupContent {
-            kind: MarkupKind::Markdown,
-            value: crate::markdown::for_markdown_client(value),
-        }
-    } else {
-        MarkupContent {
-            kind: MarkupKind::PlainText,
-            value: crate::markdown::to_plain(value),
-        }
-    }
 }

@@ -9,7 +9,7 @@ use phaselint_lint::format;
 use phaselint_lint::index::Symbol;
 use phaselint_lint::rules::rule;
 use phaselint_lint::syntax::Span;
-use tower_lsp_server::ls_types::{Hover, HoverContents, MarkupContent, MarkupKind};
+use tower_lsp_server::ls_types::{Hover, HoverContents};
 
 use crate::state::{Analyzed, Positions};
 
@@ -59,16 +59,8 @@ pub fn hover(
         (None, None) if contract => key_or_enum_value(&analysis.source, offset)?,
         (None, None) => return None,
     };
-    let (kind, value) = if markdown {
-        (
-            MarkupKind::Markdown,
-            crate::markdown::for_markdown_client(&text),
-        )
-    } else {
-        (MarkupKind::PlainText, crate::markdown::to_plain(&text))
-    };
     Some(Hover {
-        contents: HoverContents::Markup(MarkupContent { kind, value }),
+        contents: HoverContents::Markup(crate::markdown::markup(&text, markdown)),
         range: (span.end > span.start).then(|| positions.range(span)),
     })
 }
@@ -106,13 +98,8 @@ fn suppression_code(
         }
         let _ = write!(text, "**{}**: {}", d.code, d.message);
     }
-    let (kind, value) = if markdown {
-        (MarkupKind::Markdown, text)
-    } else {
-        (MarkupKind::PlainText, plain(&text))
-    };
     Some(Hover {
-        contents: HoverContents::Markup(MarkupContent { kind, value }),
+        contents: HoverContents::Markup(crate::markdown::markup(&text, markdown)),
         range: Some(positions.range(at.span)),
     })
 }
