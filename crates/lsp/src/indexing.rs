@@ -94,7 +94,11 @@ impl Server {
             let Ok((found, problems)) = walked else {
                 return;
             };
-            server.log_problems(&problems).await;
+            // Said once per walk of the whole workspace, not again for
+            // each file that changes.
+            if matches!(scope, Scope::All) {
+                server.log_problems(&problems).await;
+            }
             let (index, forget): (Vec<(PathBuf, Arc<Config>)>, Vec<PathBuf>) = match scope {
                 Scope::All => {
                     let state = lock(&server.state);
