@@ -717,7 +717,7 @@ fn code_lenses_name_the_readers_hover_lists() {
             .to_string();
         let consumed = hover
             .lines()
-            .find_map(|l| l.trim().strip_prefix("- consumed by: "))
+            .find_map(|l| l.trim().strip_prefix("• consumed by: "))
             .unwrap_or_else(|| panic!("no consumers in hover: {hover}"));
         let mut hovered: Vec<String> = if consumed == "none" {
             Vec::new()
