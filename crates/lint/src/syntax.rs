@@ -728,6 +728,41 @@ fn where_the_problem_is(
     offset
 }
 
+/// A double-quoted scalar may run over several lines, so a `"` left
+/// unclosed while typing takes everything up to the next `"` in the file,
+/// and the scanner complains only there, about what follows it. When that
+/// scalar opened on an earlier line, its opening quote is where the author
+/// is most likely typing: the position of that quote.
+fn unclosed_double_quote(source: &str, message: &str, offset: usize) -> Option<usize> {
+    if !message.contains("after double-quoted scalar") {
+        return None;
+    }
+    let bytes = source.as_bytes();
+    let escaped = |at: usize| {
+        let backslashes = bytes[..at]
+            .iter()
+            .rev()
+            .take_while(|&&b| b == b'\\')
+            .count();
+        backslashes % 2 == 1
+    };
+    // The scalar's closing quote is the last unescaped `"` before the
+    // trailing content; inside a double-quoted scalar every `"` is escaped,
+    // so the unescaped one before it opened the scalar.
+    let before = &source[..offset.min(source.len())];
+    let closing = (0..before.len())
+        .rev()
+        .find(|&at| bytes[at] == b'"' && !escaped(at))?;
+    let opening = (0..closing)
+        .rev()
+        .find(|&at| bytes[at] == b'"' && !escaped(at))?;
+    source[opening..closing].contains('\n').then_some(opening)
+}
+
+fn line_number(source: &str, offset: usize) -> usize {
+    memchr::memchr_iter(b'\n', &source.as_bytes()[..offset.min(source.len())]).count() + 1
+}
+
 /// Parses one YAML document into a spanned tree.
 ///
 /// Returns `Ok(None)` for an empty document (no content at all).
@@ -769,6 +804,16 @@ pub fn parse(source: &str, limits: Limits) -> Result<Option<Tree<'_>>, SyntaxErr
                 SyntaxError::Unloadable {
                     message: format!("nesting is deeper than {} levels", limits.max_depth),
                     span: Span::empty(offset),
+                }
+            } else if let Some(opening) = unclosed_double_quote(source, e.info(), offset) {
+                SyntaxError::Yaml {
+                    message: format!(
+                        "a double-quoted value opened here is closed only on line {} \
+                         (a closing `\"` missing here?); what follows that quote is \
+                         not valid YAML",
+                        line_number(source, offset)
+                    ),
+                    offset: opening,
                 }
             } else {
                 let open = stack.iter().rev().map(|frame| frame.start);
@@ -1136,6 +1181,16 @@ mod tests {
         assert_eq!(error_at("a:\n  b: 'abc\n"), (2, 6));
         assert_eq!(error_at("a:\n  b: \"abc\n"), (2, 6));
         assert_eq!(error_at("a:\n  b: \"abc"), (2, 6));
+        // A later line's `"` closes the value: the complaint about what
+        // follows it is shown at the quote left open, not lines later.
+        let typed = "a:\n  b: \"abc \\\" d\n    c: \"x\" and more\n  d: \"z\"\n";
+        assert_eq!(error_at(typed), (2, 6));
+        let Err(SyntaxError::Yaml { message, .. }) = parse(typed, Limits::default()) else {
+            panic!("expected a syntax error");
+        };
+        assert!(message.contains("closed only on line 3"), "{message}");
+        // Trailing content after a quoted value on its own line stays there.
+        assert_eq!(error_at("a:\n  b: \"abc\" x\n"), (2, 12));
     }
 
     #[test]
