@@ -200,7 +200,10 @@ impl PlainText {
                 self.out.push('\n');
             }
             Event::TaskListMarker(done) => self.sink().push_str(if done { "[x] " } else { "[ ] " }),
-            Event::Html(_) | Event::InlineHtml(_) | Event::FootnoteReference(_) => {}
+            // No page is written in HTML: a `<name>` in a message or a
+            // description is text, and stays.
+            Event::Html(text) | Event::InlineHtml(text) => self.sink().push_str(&text),
+            Event::FootnoteReference(label) => self.sink().push_str(&label),
         }
     }
 
@@ -463,6 +466,11 @@ mod tests {
                 "A list of Field items; see [R101]({}) and [docs](https://example.org).",
                 rule_page_uri("R101")
             )
+        );
+        // Text that looks like HTML is text.
+        assert_eq!(
+            to_plain("writes checkpoint-<name>.md for <b>each</b>"),
+            "writes checkpoint-<name>.md for <b>each</b>"
         );
         // Code in the link text stays code.
         assert_eq!(for_markdown_client("[`entry`](#entry)"), "`entry`");
