@@ -452,4 +452,14 @@ mod tests {
             .collect();
         assert_eq!(lines, [(9, "E003")]);
     }
+
+    #[test]
+    fn a_comment_after_a_quoted_value_is_a_directive() {
+        // The parser's span of a quoted value ran over the comment after
+        // it, so the comment was read as text and silenced nothing.
+        let source = "schema_version: '1'\npipeline_id: p\nphases:\n  a: {}\nx: \"1\" # phaselint: disable=E003\ny: 'it''s'  # phaselint: disable=E003\nz: {w: \"2\" } # phaselint: disable=E003\n";
+        let analysis = crate::analyze(source, &Settings::default());
+        let codes: Vec<&str> = analysis.diagnostics.iter().map(|d| d.code).collect();
+        assert!(codes.is_empty(), "{:#?}", analysis.diagnostics);
+    }
 }

@@ -763,6 +763,45 @@ fn line_number(source: &str, offset: usize) -> usize {
     memchr::memchr_iter(b'\n', &source.as_bytes()[..offset.min(source.len())]).count() + 1
 }
 
+/// Where a quoted scalar really ends: just after its closing quote. The
+/// parser's span runs on over the blanks and the comment after it (`"docs"
+/// # phaselint: disable=R104`), which would hide that comment from the
+/// suppressions and make an edit of the value delete it. Inside a
+/// double-quoted scalar every `"` but the last is escaped; inside a
+/// single-quoted one every `'` but the last is doubled. The span may start
+/// at an anchor or tag written before the opening quote.
+fn closing_quote_end(source: &str, span: Span, style: ScalarStyle) -> usize {
+    let quote = if style == ScalarStyle::DoubleQuoted {
+        b'"'
+    } else {
+        b'\''
+    };
+    let bytes = &source.as_bytes()[span.start.min(source.len())..span.end.min(source.len())];
+    // Past the anchor and tag, whose names may hold a quote character.
+    let mut opening = 0;
+    while matches!(bytes.get(opening), Some(b'&' | b'!')) {
+        while bytes.get(opening).is_some_and(|b| !b.is_ascii_whitespace()) {
+            opening += 1;
+        }
+        while bytes.get(opening).is_some_and(u8::is_ascii_whitespace) {
+            opening += 1;
+        }
+    }
+    if bytes.get(opening) != Some(&quote) {
+        return span.end;
+    }
+    let mut at = opening + 1;
+    while at < bytes.len() {
+        match bytes[at] {
+            b'\\' if quote == b'"' => at += 2,
+            b'\'' if quote == b'\'' && bytes.get(at + 1) == Some(&b'\'') => at += 2,
+            b if b == quote => return span.start + at + 1,
+            _ => at += 1,
+        }
+    }
+    span.end
+}
+
 /// Parses one YAML document into a spanned tree.
 ///
 /// Returns `Ok(None)` for an empty document (no content at all).
@@ -840,10 +879,12 @@ pub fn parse(source: &str, limits: Limits) -> Result<Option<Tree<'_>>, SyntaxErr
             Event::Scalar(text, style, anchor, _tag) => {
                 // An implicit null (`b:` with nothing after it) is written
                 // nowhere; the parser gives it the next token's span.
-                let span = if text.is_empty() && style == ScalarStyle::Plain {
-                    Span::empty(span.start)
-                } else {
-                    span
+                let span = match style {
+                    ScalarStyle::Plain if text.is_empty() => Span::empty(span.start),
+                    ScalarStyle::SingleQuoted | ScalarStyle::DoubleQuoted => {
+                        Span::new(span.start, closing_quote_end(source, span, style))
+                    }
+                    _ => span,
                 };
                 let plain = style == ScalarStyle::Plain;
                 let (data, copied) = match text_in_source(source, span, &text, plain) {
@@ -1047,6 +1088,22 @@ mod tests {
         assert_eq!(&src[b.value.span.start..b.value.span.end], "wörld");
         let a = entries.get(0).unwrap();
         assert_eq!(&src[a.value.span.start..a.value.span.end], "\"héllo\"");
+    }
+
+    #[test]
+    fn a_quoted_scalar_ends_at_its_closing_quote() {
+        let src = "a: \"docs\" # phaselint: disable=R104\nb: 'it''s'   # c\nc: { d: \"x\\\"y\" , e: 'z' }\nf: &g\"x !!str \"h\" # i\nj: \"k\n  l\" # m\n";
+        let tree = parse_ok(src);
+        let root = tree.root();
+        let entries = root.as_mapping().unwrap();
+        let text = |node: Node<'_>| &src[node.span.start..node.span.end];
+        assert_eq!(text(entries.get(0).unwrap().value), "\"docs\"");
+        assert_eq!(text(entries.get(1).unwrap().value), "'it''s'");
+        let flow = entries.get(2).unwrap().value.as_mapping().unwrap();
+        assert_eq!(text(flow.get(0).unwrap().value), "\"x\\\"y\"");
+        assert_eq!(text(flow.get(1).unwrap().value), "'z'");
+        assert_eq!(text(entries.get(3).unwrap().value), "&g\"x !!str \"h\"");
+        assert_eq!(text(entries.get(4).unwrap().value), "\"k\n  l\"");
     }
 
     #[test]
