@@ -1335,7 +1335,7 @@ fn closing_the_last_document_of_a_directory_drops_its_configuration() {
     let sizes = lsp.request("phaselint/cacheSizes", Value::Null);
     assert_eq!(
         sizes,
-        json!({"documents": 0, "configs": 0, "directories": 0})
+        json!({"documents": 0, "configs": 0, "directories": 0, "pending_files": 0, "reindexing": false})
     );
     // Two documents in one directory: its configuration stays until both close.
     let uri = |name: &str| format!("file:///tmp/phaselint-test/shared/{name}.contract.yaml");
@@ -1348,7 +1348,7 @@ fn closing_the_last_document_of_a_directory_drops_its_configuration() {
     let sizes = lsp.request("phaselint/cacheSizes", Value::Null);
     assert_eq!(
         sizes,
-        json!({"documents": 1, "configs": 1, "directories": 1})
+        json!({"documents": 1, "configs": 1, "directories": 1, "pending_files": 0, "reindexing": false})
     );
     lsp.notify(
         "textDocument/didClose",
@@ -1357,7 +1357,7 @@ fn closing_the_last_document_of_a_directory_drops_its_configuration() {
     let sizes = lsp.request("phaselint/cacheSizes", Value::Null);
     assert_eq!(
         sizes,
-        json!({"documents": 0, "configs": 0, "directories": 0})
+        json!({"documents": 0, "configs": 0, "directories": 0, "pending_files": 0, "reindexing": false})
     );
     lsp.shutdown_and_exit();
 }

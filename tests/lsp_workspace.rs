@@ -817,3 +817,81 @@ fn a_client_without_code_lenses_gets_the_readers_as_inlay_hints() {
     assert!(!some.as_array().unwrap().is_empty());
     assert!(some.as_array().unwrap().len() < hints.len());
 }
+
+#[test]
+fn a_flood_of_change_events_is_one_batch_behind_the_open_document() {
+    let dir = workspace();
+    let root = dir.path();
+    let broken = uri_of(&root.join("pipelines/broken.contract.yaml"));
+    let open = root.join("pipelines/open.contract.yaml");
+    let text = std::fs::read_to_string(corpus(WITH_FINDINGS)).unwrap();
+    let mut lsp = Lsp::start();
+    lsp.initialize(
+        root,
+        json!({"workspace": {"didChangeWatchedFiles": {"dynamicRegistration": true}}}),
+    );
+    lsp.open(&uri_of(&open), &text);
+    lsp.published(&uri_of(&open));
+    // The walk after `initialized` publishes the file once.
+    assert!(!lsp.published(&broken).is_empty());
+    lsp.backlog.clear();
+    const EVENTS: usize = 3_000;
+    for _ in 0..EVENTS {
+        lsp.notify(
+            "workspace/didChangeWatchedFiles",
+            json!({"changes": [{"uri": broken, "type": 2}]}),
+        );
+    }
+    // An edit right after the flood: its findings come before all but a
+    // handful of the flood's publishes.
+    lsp.notify(
+        "textDocument/didChange",
+        json!({
+            "textDocument": {"uri": uri_of(&open), "version": 2},
+            "contentChanges": [{"text": format!("# edited\n{text}")}],
+        }),
+    );
+    let deadline = Instant::now() + TIMEOUT;
+    let mut flood_before = 0;
+    loop {
+        let message = lsp.receive(deadline);
+        if message["method"] != "textDocument/publishDiagnostics" {
+            continue;
+        }
+        if message["params"]["uri"] == broken.as_str() {
+            flood_before += 1;
+        } else if message["params"]["uri"] == uri_of(&open) && message["params"]["version"] == 2 {
+            break;
+        }
+    }
+    assert!(
+        flood_before <= 3,
+        "{flood_before} publishes of the flood first"
+    );
+    // The events are coalesced: once nothing is pending any more, the
+    // file was published far fewer times than it was reported.
+    loop {
+        let sizes = lsp.request("phaselint/cacheSizes", Value::Null);
+        if sizes["pending_files"] == 0 && sizes["reindexing"] == false {
+            break;
+        }
+        assert!(
+            Instant::now() < deadline,
+            "the events never drained: {sizes}"
+        );
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    let published = flood_before
+        + lsp
+            .backlog
+            .iter()
+            .filter(|m| {
+                m["method"] == "textDocument/publishDiagnostics"
+                    && m["params"]["uri"] == broken.as_str()
+            })
+            .count();
+    assert!(
+        (1..=10).contains(&published),
+        "{published} publishes for {EVENTS} events"
+    );
+}

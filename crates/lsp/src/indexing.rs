@@ -28,50 +28,22 @@ const MAX_WAIT_FOR_DOCUMENTS: Duration = Duration::from_secs(2);
 /// editor opens with it.
 const GRACE_BEFORE_WALK: Duration = Duration::from_millis(20);
 
+/// How long no event must arrive before the re-index task takes a batch:
+/// a burst of events (a branch switch, a formatter over the tree, an
+/// editor saving in a loop) becomes one batch, not one per event.
+const QUIET_BEFORE_BATCH: Duration = Duration::from_millis(10);
+
+/// The longest the re-index task waits for quiet: a flood that never
+/// stops is taken in batches this far apart.
+const MAX_WAIT_FOR_QUIET: Duration = Duration::from_millis(200);
+
 /// Problems of one walk shown in the log; the rest are counted.
 const PROBLEMS_LOGGED: usize = 5;
-
-/// Which files a walk indexes.
-enum Scope {
-    /// Every contract found: files no longer found are forgotten.
-    All,
-    /// Only these paths (changed, created, deleted, or closed in the editor).
-    Only(Vec<PathBuf>),
-}
 
 impl Server {
     /// Walks the workspace folders and indexes every contract, in the
     /// background.
     pub(crate) fn index_workspace(&self) {
-        self.walk(Scope::All);
-    }
-
-    /// Indexes `paths` again (a watcher reported them, or their document
-    /// closed): each is read if the walk still finds it, and forgotten
-    /// (its findings cleared) if not.
-    pub(crate) fn index_again(&self, mut paths: Vec<PathBuf>) {
-        // Whether a file is in the workspace takes a walk (a `.gitignore`
-        // anywhere above it may leave it out); one outside every folder
-        // is not, without one.
-        {
-            let state = lock(&self.state);
-            let roots = &state.workspace.roots;
-            paths.retain(|p| roots.iter().any(|root| p.starts_with(root)));
-        }
-        if !paths.is_empty() {
-            self.walk(Scope::Only(paths));
-        }
-    }
-
-    fn background(&self) -> Background {
-        Background {
-            client: self.client.clone(),
-            state: self.state.clone(),
-            publishing: self.publishing.clone(),
-        }
-    }
-
-    fn walk(&self, scope: Scope) {
         let (roots, config_override) = {
             let state = lock(&self.state);
             (state.workspace.roots.clone(), state.config_override.clone())
@@ -84,10 +56,8 @@ impl Server {
             // Editors open their documents right after `initialized`: let
             // those be analyzed and published before the walk competes for
             // the CPU and the disk.
-            if matches!(scope, Scope::All) {
-                tokio::time::sleep(GRACE_BEFORE_WALK).await;
-                server.wait_for_documents(MAX_WAIT_FOR_DOCUMENTS).await;
-            }
+            tokio::time::sleep(GRACE_BEFORE_WALK).await;
+            server.wait_for_documents(MAX_WAIT_FOR_DOCUMENTS).await;
             let walked =
                 tokio::task::spawn_blocking(move || contracts(&roots, config_override.as_deref()))
                     .await;
@@ -96,51 +66,62 @@ impl Server {
             };
             // Said once per walk of the whole workspace, not again for
             // each file that changes.
-            if matches!(scope, Scope::All) {
-                server.log_problems(&problems).await;
-            }
-            let (index, forget): (Vec<(PathBuf, Arc<Config>)>, Vec<PathBuf>) = match scope {
-                Scope::All => {
-                    let state = lock(&server.state);
-                    let forget = state
-                        .workspace
-                        .files
-                        .keys()
-                        .filter(|p| found.binary_search_by(|(f, _)| f.cmp(p)).is_err())
-                        .cloned()
-                        .collect();
-                    (found, forget)
-                }
-                Scope::Only(paths) => {
-                    let mut index = Vec::new();
-                    let mut forget = Vec::new();
-                    for path in paths {
-                        match found.binary_search_by(|(f, _)| f.cmp(&path)) {
-                            Ok(i) => index.push(found[i].clone()),
-                            Err(_) => forget.push(path),
-                        }
-                    }
-                    (index, forget)
-                }
-            };
-            for path in forget {
-                server.forget(path).await;
-            }
-            let mut waited = Duration::ZERO;
-            for (path, config) in index {
-                waited += server
-                    .wait_for_documents(MAX_WAIT_FOR_DOCUMENTS.saturating_sub(waited))
-                    .await;
-                server.index_one(path, config).await;
-            }
-            let refresh = {
+            server.log_problems(&problems).await;
+            let forget = {
                 let state = lock(&server.state);
-                state.workspace.pull && state.workspace.refresh
+                state
+                    .workspace
+                    .files
+                    .keys()
+                    .filter(|p| found.binary_search_by(|(f, _)| f.cmp(p)).is_err())
+                    .cloned()
+                    .collect()
             };
-            if refresh {
-                let _ = server.client.workspace_diagnostic_refresh().await;
-            }
+            server.index_files(found, forget).await;
         });
+    }
+
+    /// Indexes `paths` again (a watcher reported them, or their document
+    /// closed): each is read if the walk still finds it, and forgotten
+    /// (its findings cleared) if not.
+    ///
+    /// Events are coalesced: the paths join a set of pending ones, and at
+    /// most one re-index task is queued or running; it takes the whole set
+    /// each time it starts a batch, walks once for the batch, and analyzes
+    /// each file of it once. A burst of thousands of events for one file
+    /// is one or two analyses, not a walk and an analysis per event.
+    pub(crate) fn index_again(&self, paths: Vec<PathBuf>) {
+        let start = {
+            let mut state = lock(&self.state);
+            let workspace = &mut state.workspace;
+            // Whether a file is in the workspace takes a walk (a
+            // `.gitignore` anywhere above it may leave it out); one outside
+            // every folder is not, without one.
+            let roots = &workspace.roots;
+            let inside: Vec<PathBuf> = paths
+                .into_iter()
+                .filter(|p| roots.iter().any(|root| p.starts_with(root)))
+                .collect();
+            workspace.pending.extend(inside);
+            workspace.events = workspace.events.wrapping_add(1);
+            let start = !workspace.reindexing && !workspace.pending.is_empty();
+            if start {
+                workspace.reindexing = true;
+            }
+            start
+        };
+        if start {
+            let server = self.background();
+            tokio::spawn(async move { server.reindex().await });
+        }
+    }
+
+    fn background(&self) -> Background {
+        Background {
+            client: self.client.clone(),
+            state: self.state.clone(),
+            publishing: self.publishing.clone(),
+        }
     }
 }
 
@@ -152,6 +133,83 @@ pub(crate) struct Background {
 }
 
 impl Background {
+    /// The re-index task: batches of pending paths until none is left.
+    async fn reindex(&self) {
+        loop {
+            self.wait_for_quiet().await;
+            let (batch, roots, config_override) = {
+                let mut state = lock(&self.state);
+                let batch = std::mem::take(&mut state.workspace.pending);
+                if batch.is_empty() {
+                    // Events check `reindexing` under the same lock: one
+                    // arriving after this starts a new task.
+                    state.workspace.reindexing = false;
+                    return;
+                }
+                (
+                    batch,
+                    state.workspace.roots.clone(),
+                    state.config_override.clone(),
+                )
+            };
+            // One walk for the whole batch decides which of its files the
+            // CLI would lint.
+            let walked =
+                tokio::task::spawn_blocking(move || contracts(&roots, config_override.as_deref()))
+                    .await;
+            // A walk that panicked leaves nothing of the batch known.
+            let Ok((found, _)) = walked else { continue };
+            let mut index = Vec::new();
+            let mut forget = Vec::new();
+            for path in batch {
+                match found.binary_search_by(|(f, _)| f.cmp(&path)) {
+                    Ok(i) => index.push(found[i].clone()),
+                    Err(_) => forget.push(path),
+                }
+            }
+            drop(found);
+            self.index_files(index, forget).await;
+        }
+    }
+
+    /// Waits until no event arrived for `QUIET_BEFORE_BATCH`, at most
+    /// `MAX_WAIT_FOR_QUIET`.
+    async fn wait_for_quiet(&self) {
+        let started = Instant::now();
+        let mut seen = lock(&self.state).workspace.events;
+        while started.elapsed() < MAX_WAIT_FOR_QUIET {
+            tokio::time::sleep(QUIET_BEFORE_BATCH).await;
+            let now = lock(&self.state).workspace.events;
+            if now == seen {
+                return;
+            }
+            seen = now;
+        }
+    }
+
+    /// Forgets `forget`, then indexes `index` one file at a time, each
+    /// after the open documents' current versions are published; asks a
+    /// pulling client to refresh at the end.
+    async fn index_files(&self, index: Vec<(PathBuf, Arc<Config>)>, forget: Vec<PathBuf>) {
+        for path in forget {
+            self.forget(path).await;
+        }
+        let mut waited = Duration::ZERO;
+        for (path, config) in index {
+            waited += self
+                .wait_for_documents(MAX_WAIT_FOR_DOCUMENTS.saturating_sub(waited))
+                .await;
+            self.index_one(path, config).await;
+        }
+        let refresh = {
+            let state = lock(&self.state);
+            state.workspace.pull && state.workspace.refresh
+        };
+        if refresh {
+            let _ = self.client.workspace_diagnostic_refresh().await;
+        }
+    }
+
     async fn log_problems(&self, problems: &[String]) {
         for problem in problems.iter().take(PROBLEMS_LOGGED) {
             self.client

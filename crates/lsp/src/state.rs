@@ -230,6 +230,10 @@ pub struct CacheSizes {
     pub documents: usize,
     pub configs: usize,
     pub directories: usize,
+    /// Changed files waiting for the re-index task.
+    pub pending_files: usize,
+    /// Whether the re-index task is queued or running.
+    pub reindexing: bool,
 }
 
 impl State {
@@ -289,6 +293,8 @@ impl State {
             documents: self.documents.len(),
             configs: self.configs.len(),
             directories: self.open_in.len(),
+            pending_files: self.workspace.pending.len(),
+            reindexing: self.workspace.reindexing,
         }
     }
 

@@ -9,7 +9,7 @@
 //! kept of it is its symbols (names and ranges) and, for clients that
 //! pull, its findings in LSP shape. The analysis itself is dropped at once.
 
-use std::collections::{BTreeMap, HashMap};
+use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
@@ -55,6 +55,14 @@ pub struct Workspace {
     pub files: BTreeMap<PathBuf, IndexedFile>,
     /// Counts indexed analyses: each one's result id.
     pub results: u64,
+    /// Files reported changed (or closed) that the re-index task has not
+    /// taken yet: a burst of events for one file is one entry.
+    pub pending: BTreeSet<PathBuf>,
+    /// The re-index task is queued or running: events only join `pending`.
+    pub reindexing: bool,
+    /// Counts watcher events and closes (what the re-index task waits
+    /// to see stop before it takes a batch).
+    pub events: u64,
 }
 
 /// What is kept of one contract on disk.
