@@ -422,35 +422,55 @@ fn lint_reports_only_e001_on_the_line_being_typed() {
     // Line 57 (1-based) is `          severity: blocking`, in `plan`'s exit.
     let line57 = original.lines().nth(56).unwrap();
     assert_eq!(line57, "          severity: blocking");
+    let line55 = original.lines().nth(54).unwrap();
+    assert_eq!(line55, "        - name: total_estimated_loc");
+    // (what, the 1-based line broken, its broken text, E001's column)
     let cases = [
-        ("a key without its colon", "          sever", 11),
+        ("a key without its colon", 57, "          sever", 11),
+        // Line 55 is `        - name: total_estimated_loc`: the first key
+        // of a list item runs on into the next line's `type: int`.
+        (
+            "the first key of a list item without its colon",
+            55,
+            "        - nam",
+            11,
+        ),
         (
             "an unclosed double quote",
+            57,
             "          severity: \"block",
             21,
         ),
-        ("an unclosed single quote", "          severity: 'block", 21),
+        (
+            "an unclosed single quote",
+            57,
+            "          severity: 'block",
+            21,
+        ),
         (
             "an unclosed flow sequence",
+            57,
             "          severity: [block",
             21,
         ),
         (
             "an unclosed flow mapping",
+            57,
             "          severity: {a: block",
             21,
         ),
         (
             "a tab in the indentation",
+            57,
             "\t         severity: blocking",
             1,
         ),
     ];
-    for (what, broken, column) in cases {
+    for (what, line, broken, column) in cases {
         let text: Vec<&str> = original
             .lines()
             .enumerate()
-            .map(|(i, l)| if i == 56 { broken } else { l })
+            .map(|(i, l)| if i + 1 == line { broken } else { l })
             .collect();
         let file = dir.path().join("broken.contract.yaml");
         std::fs::write(&file, text.join("\n") + "\n").unwrap();
@@ -470,7 +490,8 @@ fn lint_reports_only_e001_on_the_line_being_typed() {
             .collect();
         assert_eq!(output.status.code(), Some(1), "{what}: {stdout}");
         assert_eq!(findings.len(), 1, "{what}: only E001, got {stdout}");
-        let expected = format!("broken.contract.yaml:57:{column}: E001 [error] YAML syntax error");
+        let expected =
+            format!("broken.contract.yaml:{line}:{column}: E001 [error] YAML syntax error");
         assert!(
             findings[0].contains(&expected),
             "{what}: expected {expected}, got {stdout}"

@@ -676,7 +676,9 @@ struct Frame {
 /// the innermost still open (`open` lists the open collections' starts,
 /// innermost first). A tab in the indentation is shown where the tab is,
 /// not at the content after it. (A key without its colon is reported at
-/// the key by the vendored scanner itself: see vendor/saphyr-parser/PATCH.md.)
+/// the key by the vendored scanner itself, also a first key that the next
+/// line continues as one plain scalar, up to that line's `:`: see
+/// vendor/saphyr-parser/PATCH.md.)
 fn where_the_problem_is(
     source: &str,
     message: &str,
@@ -1216,6 +1218,31 @@ mod tests {
         );
         // A key written over two lines is reported where it starts.
         assert_eq!(error_at("a:\n  b: 1\n  sever\n   more\n  c: 2\n"), (3, 3));
+    }
+
+    #[test]
+    fn a_first_key_without_its_colon_is_reported_on_its_own_line() {
+        // The first key of a list item runs on into the next line's key:
+        // the scanner sees one plain scalar and stops at the later `:`.
+        let item = "a:\n  required:\n    - nam\n      severity: blocking\n";
+        assert_eq!(error_at(item), (3, 7));
+        let Err(SyntaxError::Yaml { message, .. }) = parse(item, Limits::default()) else {
+            panic!("expected a syntax error");
+        };
+        assert!(message.contains("runs on to line 4"), "{message}");
+        // The first key of a mapping.
+        assert_eq!(error_at("phases:\n  a:\n    descr\n    exit: {}\n"), (3, 5));
+        // Blank lines in between, and a scalar over three lines.
+        assert_eq!(error_at("a:\n  - nam\n\n    more\n    b: 1\n"), (2, 5));
+        // A stray `:` inside a plain value on one line stays where the
+        // parser stopped, on that line.
+        let (line, _) = error_at("a:\n  description: a: b\n  c: 1\n");
+        assert_eq!(line, 2);
+        let (line, _) = error_at("a:\n  - nam\n  - b: x: y\n");
+        assert_eq!(line, 3);
+        // A value after `key: ` cannot be a key: a `:` on a line it runs
+        // on to stays where the parser stopped.
+        assert_eq!(error_at("a:\n  b: long\n   text: x\n"), (3, 8));
     }
 
     #[test]

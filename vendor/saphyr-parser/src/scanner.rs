@@ -481,6 +481,11 @@ pub struct Scanner<'input, T> {
     /// If a plain scalar was terminated by a `#` comment on its line, we set this
     /// to detect an illegal multiline continuation on the following line.
     interrupted_plain_by_comment: Option<Marker>,
+    /// phaselint: the number of the last plain scalar token that started
+    /// where a simple key was allowed, and where it starts, so that a `:`
+    /// the scanner rejects right after such a scalar running over several
+    /// lines is reported where that scalar starts.
+    last_plain_scalar: Option<(usize, Marker)>,
     buf_leading_break: String,
     buf_trailing_breaks: String,
     buf_whitespaces: String,
@@ -507,6 +512,7 @@ impl<T: Input + Clone> Clone for Scanner<'_, T> {
             flow_mapping_started: self.flow_mapping_started.clone(),
             implicit_flow_mapping_states: self.implicit_flow_mapping_states.clone(),
             interrupted_plain_by_comment: self.interrupted_plain_by_comment,
+            last_plain_scalar: self.last_plain_scalar,
             buf_leading_break: self.buf_leading_break.clone(),
             buf_trailing_breaks: self.buf_trailing_breaks.clone(),
             buf_whitespaces: self.buf_whitespaces.clone(),
@@ -565,6 +571,7 @@ impl<'input, T: Input> Scanner<'input, T> {
             flow_mapping_started: vec![],
             implicit_flow_mapping_states: vec![],
             interrupted_plain_by_comment: None,
+            last_plain_scalar: None,
 
             buf_leading_break: String::new(),
             buf_trailing_breaks: String::new(),
@@ -2299,11 +2306,15 @@ impl<'input, T: Input> Scanner<'input, T> {
     }
 
     fn fetch_plain_scalar(&mut self) -> ScanResult {
+        let could_be_key = self.simple_key_allowed;
         self.save_simple_key();
         self.disallow_simple_key();
 
         let tok = self.scan_plain_scalar()?;
 
+        // phaselint: remembered for `fetch_value`'s error (see there).
+        self.last_plain_scalar = could_be_key
+            .then_some((self.tokens_parsed + self.tokens.len(), tok.0.start));
         self.tokens.push_back(tok);
         Ok(())
     }
@@ -2618,6 +2629,30 @@ impl<'input, T: Input> Scanner<'input, T> {
             // The ':' indicator follows a complex key.
             if self.flow_level == 0 {
                 if !self.simple_key_allowed {
+                    // phaselint: right after a plain scalar that started on
+                    // an earlier line where a key could start (not a value
+                    // after `key: `), the mistake is most likely where that
+                    // scalar starts: a key typed without its colon, first in
+                    // its mapping, runs on into the next line's key (`- nam`
+                    // then `  severity: blocking`). Reported there, saying
+                    // where the `:` is (upstream: at the `:`).
+                    let produced = self.tokens_parsed + self.tokens.len();
+                    if let Some((_, start)) = self
+                        .last_plain_scalar
+                        .filter(|&(number, start)| {
+                            number + 1 == produced && start.line < start_mark.line
+                        })
+                    {
+                        return Err(ScanError::new(
+                            start,
+                            format!(
+                                "mapping values are not allowed in this context: the plain \
+                                 scalar that starts here runs on to line {}, where a ':' \
+                                 follows it (a key without its ':' here?)",
+                                start_mark.line
+                            ),
+                        ));
+                    }
                     return Err(ScanError::new_str(
                         start_mark,
                         "mapping values are not allowed in this context",
