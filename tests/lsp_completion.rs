@@ -81,7 +81,7 @@ fn erased(kind: &'static str, source: &str, span: Span) -> Place {
 }
 
 /// Every place of one contract where completion is tried: each
-/// `source_phase:` value, chain endpoint `field:`, checkpoint `phase:`,
+/// `source_phase:` value, chain endpoint `field:` and `phase:`, checkpoint `phase:`,
 /// field `severity:` and staleness `on_stale:`/`recovery:` value (erased),
 /// and a new key line at the top of each phase's body.
 fn places(source: &str) -> Vec<Place> {
@@ -123,6 +123,9 @@ fn places(source: &str) -> Vec<Place> {
         if let Some(field) = &stop.field {
             places.push(erased("chain endpoint field", source, field.span));
         }
+        if let Some(phase) = &stop.phase {
+            places.push(erased("chain endpoint phase", source, phase.span));
+        }
     }
     for checkpoint in &contract.checkpoints {
         if let Some(phase) = &checkpoint.phase {
@@ -149,7 +152,7 @@ fn accept(text: &str, cursor: usize, item: &Completion) -> String {
 }
 
 /// Covers, in every valid corpus contract: each `source_phase:` value, each
-/// chain endpoint `field:` (source, waypoints, destination), each
+/// chain endpoint `field:` and `phase:` (source, waypoints, destination), each
 /// checkpoint `phase:`, each field `severity:`, each staleness check's
 /// `on_stale:` and `recovery:` value, and a new key line in each phase.
 /// The value is erased, completion asked at its place with the last
@@ -208,6 +211,7 @@ fn accepting_any_completion_item_adds_no_finding() {
         "field severity",
         "key in a phase",
         "chain endpoint field",
+        "chain endpoint phase",
         "staleness on_stale",
         "staleness recovery",
     ] {

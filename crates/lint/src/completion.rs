@@ -289,6 +289,9 @@ pub fn complete(source: &str, offset: usize, contract: Option<&Contract>) -> Vec
             if key == "phase" && path.first() == Some(&"checkpoint_integrity") {
                 return checkpoint_phases(contract, offset);
             }
+            if key == "phase" && path.first() == Some(&"propagation_chains") {
+                return chain_stop_phases(source, offset, contract);
+            }
             if matches!(value_type, Some(ValueType::PhaseName)) {
                 return phase_names();
             }
@@ -677,6 +680,108 @@ fn checkpoint_exit_fields(contract: Option<&Contract>, offset: usize) -> Vec<Com
             let mut item = Completion::new(f.name.value.as_str(), CompletionKind::Field);
             item.detail = Some(format!("exit field of `{}`", phase.name));
             item.documentation = f.description().map(|d| d.value.clone());
+            item
+        })
+        .collect()
+}
+
+/// The phases the chain stop around `offset` can name without a finding:
+/// its field declared as R104 asks (a source's phase produces it, another
+/// stop's phase reads or writes it), and each leg to and from the stop
+/// kept as G307 and G308 decide it: the previous stop's phase reaches this
+/// one along a path that lets the previous stop's field through, and this
+/// one reaches the next stop's along a path that lets its own field
+/// through (the graph's `reaches_by` over `Edge::passes`, which
+/// `chain_routes` is tested to agree with). A stop with no field written
+/// yet is held only to the route: R104 and the legs' field have nothing to
+/// check, and any phase that keeps the stops in a reachable order leaves
+/// the chain as clean as it was. A neighbour stop whose phase is not known
+/// sets no condition (G307 and G308 check no such chain). Declaration order.
+fn chain_stop_phases(source: &str, offset: usize, contract: Option<&Contract>) -> Vec<Completion> {
+    use crate::field_path::FieldPath;
+    let Some(contract) = contract else {
+        return Vec::new();
+    };
+    // The stop at `offset`: the last one starting before it, in the chain
+    // that holds `offset` (a chain not in the parsed contract has none).
+    let found = contract
+        .chains
+        .iter()
+        .filter(|c| c.span.start <= offset && offset <= c.span.end)
+        .flat_map(|c| {
+            let stops: Vec<&crate::model::Endpoint> = c.stops().collect();
+            (0..stops.len())
+                .filter(|&k| stops[k].span.start <= offset)
+                .max_by_key(|&k| stops[k].span.start)
+                .map(|k| (c, stops, k))
+        })
+        .next_back();
+    let written_field = sibling_value(source, offset, "field").map(FieldPath::new);
+    let (field, previous, next, is_source) = match &found {
+        Some((chain, stops, k)) => {
+            let k = *k;
+            let field = written_field.or_else(|| stops[k].field.as_ref().map(|f| f.value.clone()));
+            let phase_of = |stop: &crate::model::Endpoint| {
+                stop.phase
+                    .as_ref()
+                    .and_then(|p| contract.phase_index(&p.value))
+            };
+            let previous = k
+                .checked_sub(1)
+                .and_then(|p| stops.get(p))
+                .and_then(|stop| {
+                    phase_of(stop).map(|i| (i, stop.field.as_ref().map(|f| &f.value)))
+                });
+            let next = stops.get(k + 1).and_then(|stop| phase_of(stop));
+            let is_source = k == 0 && chain.source.is_some();
+            (field, previous, next, is_source)
+        }
+        None => (written_field, None, None, false),
+    };
+    let graph = (previous.is_some() || next.is_some())
+        .then(|| crate::graph::PhaseGraph::build(std::sync::Arc::new(contract.clone())));
+    let topology = contract.topology.as_ref();
+    // Whether the leg `from` → `to` carrying `field` is clean for G307/G308.
+    let leg_holds = |from: usize, to: usize, field: Option<&FieldPath>| -> bool {
+        let Some(graph) = graph.as_ref() else {
+            return true;
+        };
+        if from == to {
+            return true;
+        }
+        match (field, topology) {
+            (Some(field), Some(topology)) if graph.from_topology() => {
+                graph.reaches_by(from, to, |origin| match origin {
+                    crate::graph::EdgeOrigin::Topology(i) => {
+                        topology.edges.get(i).is_none_or(|e| e.passes(field))
+                    }
+                    crate::graph::EdgeOrigin::Sequence => true,
+                })
+            }
+            _ => graph.reaches(from, to),
+        }
+    };
+    contract
+        .phases
+        .iter()
+        .enumerate()
+        .filter(|(_, phase)| match &field {
+            None => true,
+            Some(field) if is_source => phase.produces(field),
+            Some(field) => phase.produces(field) || phase.reads(field),
+        })
+        .filter(|&(p, _)| {
+            previous.is_none_or(|(from, carried)| leg_holds(from, p, carried))
+                && next.is_none_or(|to| leg_holds(p, to, field.as_ref()))
+        })
+        .map(|(_, phase)| {
+            let mut item = Completion::new(phase.name.clone(), CompletionKind::Phase);
+            item.detail = Some(match &field {
+                Some(field) if is_source => format!("produces `{field}`"),
+                Some(field) => format!("reads or writes `{field}`"),
+                None => "phase".to_string(),
+            });
+            item.documentation = phase.description().map(|d| d.value.clone());
             item
         })
         .collect()
@@ -1109,6 +1214,63 @@ graph_topology:
             Some("produces `x` on every path")
         );
         assert!(items[0].sort_text < items[1].sort_text);
+    }
+
+    #[test]
+    fn a_chain_stop_phase_offers_phases_that_keep_the_chain_clean() {
+        // a -> b -> d, a -> c -> d (dropping `x`), d -> e; `f` is apart.
+        let contract = |source: &str, destination: &str| {
+            format!(
+                "\
+schema_version: '1'
+pipeline_id: p
+phases:
+  a:
+    exit: {{ required: [{{ name: x }}] }}
+  b:
+    exit: {{ optional: [{{ name: x }}] }}
+  c:
+    exit: {{ optional: [{{ name: x }}] }}
+  d:
+    entry: {{ required: [{{ name: x }}] }}
+  e:
+    exit: {{ optional: [{{ name: x }}] }}
+  f: {{}}
+graph_topology:
+  edges:
+    - {{ from: a, to: b }}
+    - {{ from: a, to: c }}
+    - {{ from: b, to: d }}
+    - {{ from: c, to: d, drops: [x] }}
+    - {{ from: d, to: e }}
+propagation_chains:
+  - chain_id: k
+    source:
+      phase: {source}
+      field: x
+    destination:
+      phase: {destination}
+      field: x
+",
+            )
+        };
+        let complete_at = |text: &str| {
+            let (text, offset) = at_cursor(text);
+            let analysis = crate::analyze(&text, &Settings::default());
+            labels(&complete(&text, offset, analysis.contract.as_deref()))
+                .into_iter()
+                .map(str::to_string)
+                .collect::<Vec<_>>()
+        };
+        // A source produces `x` and reaches `d` along a path keeping it:
+        // not `c` (G308: its only way drops `x`), not `e` (G307), not `d`
+        // or `f` (R104).
+        assert_eq!(complete_at(&contract("|", "d")), ["a", "b"]);
+        // A destination after `b` reads or writes `x` and is reached.
+        assert_eq!(complete_at(&contract("b", "|")), ["b", "d", "e"]);
+        // With no field yet, only the route counts: what reaches `d`.
+        let no_field = contract("|", "d").replacen("|\n      field: x\n", "|\n", 1);
+        assert_eq!(complete_at(&no_field), ["a", "b", "c", "d"]);
     }
 
     #[test]

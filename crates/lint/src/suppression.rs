@@ -31,6 +31,52 @@ struct Directive<'s> {
     codes: Vec<(usize, &'s str)>,
 }
 
+/// The code list that starts `text` (right after `=`): codes separated by
+/// commas, with blanks allowed around each (`disable=R110, C204`, as ruff's
+/// `# noqa: A, B`). The list ends at a blank not followed by a comma, or
+/// one not following a comma: what comes after is a remark, not a code.
+/// Returns the list's length (through the blanks after a trailing comma,
+/// where the next code goes) and each non-empty code with where it starts.
+fn code_list(text: &str) -> (usize, Vec<(usize, &str)>) {
+    let bytes = text.as_bytes();
+    let blank = |b: u8| b == b' ' || b == b'\t';
+    let mut codes = Vec::new();
+    let mut at = 0;
+    let mut end = 0;
+    loop {
+        // Blanks before a code: only at the start or after a comma.
+        while at < bytes.len() && blank(bytes[at]) {
+            at += 1;
+        }
+        let start = at;
+        while at < bytes.len() && bytes[at] != b',' && !bytes[at].is_ascii_whitespace() {
+            at += 1;
+        }
+        if at > start {
+            codes.push((start, &text[start..at]));
+            end = at;
+        }
+        let mut after = at;
+        while after < bytes.len() && blank(bytes[after]) {
+            after += 1;
+        }
+        if after < bytes.len() && bytes[after] == b',' {
+            at = after + 1;
+            end = at;
+            // Blanks after a trailing comma belong to the list.
+            let mut past = at;
+            while past < bytes.len() && blank(bytes[past]) {
+                past += 1;
+            }
+            if past == bytes.len() {
+                end = past;
+            }
+            continue;
+        }
+        return (end, codes);
+    }
+}
+
 /// The directive whose `phaselint:` marker is at `at`, on line `line`: a
 /// `#` at the start of a line or after white space, as YAML defines
 /// comments, then only blanks up to the marker, then `disable=` or
@@ -71,16 +117,12 @@ fn directive_at<'s>(
         return None;
     };
     let list_start = line_end - list.len();
-    let list_text = list.split(char::is_whitespace).next().unwrap_or("");
-    let codes: Vec<(usize, &str)> = list_text
-        .split(',')
-        .scan(list_start, |offset, code| {
-            let start = *offset;
-            *offset += code.len() + 1;
-            Some((start, code))
-        })
-        .filter(|(_, code)| !code.is_empty())
+    let (list_len, codes) = code_list(list);
+    let codes: Vec<(usize, &str)> = codes
+        .into_iter()
+        .map(|(start, code)| (list_start + start, code))
         .collect();
+    let list_text = &list[..list_len];
     Some(Directive {
         comment_start,
         file_level,
@@ -124,12 +166,15 @@ fn directives(source: &str, index: &LineIndex, strings: &[Span]) -> Vec<Suppress
         let count = codes.len();
         for (i, (start, code)) in codes.iter().enumerate() {
             let code_span = Span::new(*start, start + code.len());
+            // Up to the next code, or from the previous one's end: the comma
+            // and blanks between them go with it.
             let removal = if count == 1 {
                 whole_comment
-            } else if i + 1 < count {
-                Span::new(*start, start + code.len() + 1)
+            } else if let Some((next, _)) = codes.get(i + 1) {
+                Span::new(*start, *next)
             } else {
-                Span::new(start - 1, start + code.len())
+                let (previous, before) = codes[i - 1];
+                Span::new(previous + before.len(), start + code.len())
             };
             found.push(Suppression {
                 code: code.trim().to_ascii_uppercase(),
@@ -187,11 +232,19 @@ pub fn suppression_at(source: &str, index: &LineIndex, offset: usize) -> Option<
         }
         let list_text = source.get(list.start..list.end)?;
         let cursor = offset - list.start;
-        let item_start = list_text.get(..cursor)?.rfind(',').map_or(0, |i| i + 1);
-        let item_end = list_text
+        let mut item_start = list_text.get(..cursor)?.rfind(',').map_or(0, |i| i + 1);
+        let mut item_end = list_text
             .get(cursor..)?
             .find(',')
             .map_or(list_text.len(), |i| cursor + i);
+        // The blanks around a code are not part of it (`R110, C204`).
+        let bytes = list_text.as_bytes();
+        while item_start < cursor && matches!(bytes[item_start], b' ' | b'\t') {
+            item_start += 1;
+        }
+        while item_end > cursor && matches!(bytes[item_end - 1], b' ' | b'\t') {
+            item_end -= 1;
+        }
         return Some(SuppressionAt {
             code: list_text[item_start..item_end].to_string(),
             span: Span::new(list.start + item_start, list.start + item_end),
@@ -244,10 +297,12 @@ impl<'a> SuppressionEdits<'a> {
             match source[start..end].find(marker) {
                 Some(found) => {
                     let list = start + found + marker.len();
-                    let list_end = source[list..end]
-                        .find(char::is_whitespace)
-                        .map_or(end, |i| list + i);
-                    (list_end, true)
+                    let (_, codes) = code_list(&source[list..end]);
+                    // After the last code: a trailing comma's blanks stay.
+                    match codes.last() {
+                        Some((at, code)) => (list + at + code.len(), true),
+                        None => (list, true),
+                    }
                 }
                 None => (end, false),
             }
@@ -411,6 +466,50 @@ mod tests {
                 assert!(found.code.starts_with(&found.typed));
             }
         }
+    }
+
+    #[test]
+    fn blanks_around_codes_are_part_of_the_list() {
+        // `R110, C204`: C204 is read (and reported unused), a remark after
+        // a blank that follows no comma is not.
+        let source = "schema_version: '1'\npipeline_id: p  # phaselint: disable=R110, C204 ,  Q9 see notes\nphases:\n  a: {}\n";
+        let analysis = crate::analyze(source, &Settings::default());
+        let s001: Vec<&str> = analysis
+            .diagnostics
+            .iter()
+            .filter(|d| d.code == "S001")
+            .map(|d| &source[d.span.start..d.span.end])
+            .collect();
+        assert_eq!(s001, ["R110", "C204", "Q9"]);
+        // Each S001 fix removes its code with the comma and blanks beside it.
+        for d in analysis.diagnostics.iter().filter(|d| d.code == "S001") {
+            let fix = d.fix.as_ref().unwrap();
+            let mut fixed = source.to_string();
+            for edit in &fix.edits {
+                fixed.replace_range(edit.span.start..edit.span.end, &edit.replacement);
+            }
+            let line = fixed.lines().nth(1).unwrap();
+            assert!(line.contains("disable="), "{line}");
+            assert!(!line.contains(",,") && !line.contains("=,"), "{line}");
+        }
+        let index = crate::line_index::LineIndex::new(source);
+        let after_comma = source.find("R110, ").unwrap() + "R110, ".len();
+        let at = super::suppression_at(source, &index, after_comma).unwrap();
+        assert_eq!((at.code.as_str(), at.typed.as_str()), ("C204", ""));
+        assert_eq!(at.listed, ["R110", "C204", "Q9"]);
+        let trailing = "a: 1  # phaselint: disable=R110, ";
+        let index = crate::line_index::LineIndex::new(trailing);
+        let at = super::suppression_at(trailing, &index, trailing.len()).unwrap();
+        assert_eq!((at.code.as_str(), at.typed.as_str()), ("", ""));
+        assert_eq!(at.listed, ["R110"]);
+        // A code added by an editor's action goes after the last one.
+        let index = crate::line_index::LineIndex::new(source);
+        let mut edits = super::SuppressionEdits::new(source, &index);
+        let edit = edits.edit(source.find("pipeline_id").unwrap(), "E003");
+        assert_eq!(
+            &source[..edit.span.start],
+            &source[..source.find("Q9").unwrap() + 2]
+        );
     }
 
     #[test]
