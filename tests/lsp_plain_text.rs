@@ -66,7 +66,7 @@ fn plain_text_client() -> Lsp {
 }
 
 fn hover(lsp: &mut Lsp, uri: &str, at: (u32, u32)) -> (String, String) {
-    let answer = lsp.at("textDocument/hover", uri, at, json!({}));
+    let answer = lsp.at_raw("textDocument/hover", uri, at, json!({}));
     let contents = &answer["result"]["contents"];
     (
         contents["kind"].as_str().unwrap_or_default().to_string(),
@@ -81,7 +81,7 @@ fn a_rule_page_and_key_documentation_reach_a_plain_text_client_without_markdown(
     // (headings, code spans, fenced examples).
     let (uri, text) = fixture("R101/fail.contract.yaml");
     lsp.open(&uri, &text);
-    lsp.diagnostics(&uri);
+    lsp.published(&uri);
     let (kind, value) = hover(
         &mut lsp,
         &uri,
@@ -101,7 +101,7 @@ fn a_rule_page_and_key_documentation_reach_a_plain_text_client_without_markdown(
     // reference) and whose description has code spans.
     let (uri, text) = fixture("valid/branch-merge.contract.yaml");
     lsp.open(&uri, &text);
-    lsp.diagnostics(&uri);
+    lsp.published(&uri);
     for key in ["graph_topology", "staleness_checks", "merge_policy"] {
         let (kind, value) = hover(&mut lsp, &uri, pos(&text, &format!("{key}:"), 2));
         assert_eq!(kind, "plaintext", "{key}");
@@ -130,7 +130,7 @@ fn a_rule_page_and_key_documentation_reach_a_plain_text_client_without_markdown(
 
     // Completion of the keys of `on_resume`: detail and documentation.
     let at = pos(&text, "staleness_checks:", 0);
-    let items = lsp.at("textDocument/completion", &uri, at, json!({}));
+    let items = lsp.at_raw("textDocument/completion", &uri, at, json!({}));
     let items = items["result"].as_array().unwrap();
     assert!(!items.is_empty());
     let mut with_documentation = 0;
@@ -166,12 +166,12 @@ fn a_markdown_client_gets_markdown_without_anchors() {
     }}));
     let (uri, text) = fixture("valid/branch-merge.contract.yaml");
     lsp.open(&uri, &text);
-    lsp.diagnostics(&uri);
+    lsp.published(&uri);
     let (kind, value) = hover(&mut lsp, &uri, pos(&text, "graph_topology:", 2));
     assert_eq!(kind, "markdown");
     assert!(value.contains("**`graph_topology`**"), "{value}");
     assert!(!value.contains("](#"), "{value}");
-    let items = lsp.at(
+    let items = lsp.at_raw(
         "textDocument/completion",
         &uri,
         pos(&text, "staleness_checks:", 0),
@@ -195,10 +195,10 @@ fn code_description_links_to_the_repository_the_workspace_declares() {
         .find_map(|l| l.strip_prefix("repository = "))
         .unwrap()
         .trim_matches('"');
-    let mut lsp = Lsp::start();
+    let mut lsp = Lsp::start_with(json!({}));
     let (uri, text) = fixture("R101/fail.contract.yaml");
     lsp.open(&uri, &text);
-    let diagnostics = lsp.diagnostics(&uri);
+    let diagnostics = lsp.published(&uri);
     assert!(!diagnostics.is_empty());
     for d in &diagnostics {
         let code = d["code"].as_str().unwrap();

@@ -111,10 +111,10 @@ fn rename_and_compare(
         "{new_name} must be new to the text, so that mapping it back is exact"
     );
     let uri = format!("file://{}", path.display());
-    let mut lsp = Lsp::start();
+    let mut lsp = Lsp::start_with(json!({}));
     lsp.open(&uri, &before);
     let at = position(&before, before.find(needle).unwrap() + into);
-    let prepared = lsp.at("textDocument/prepareRename", &uri, at, json!({}));
+    let prepared = lsp.at_raw("textDocument/prepareRename", &uri, at, json!({}));
     assert_eq!(
         prepared["result"]["placeholder"], expected_path,
         "{prepared}"
@@ -124,7 +124,7 @@ fn rename_and_compare(
         &before[offset(&before, &range["start"])..offset(&before, &range["end"])],
         expected_path
     );
-    let renamed = lsp.at(
+    let renamed = lsp.at_raw(
         "textDocument/rename",
         &uri,
         at,
@@ -214,11 +214,11 @@ fn a_sub_field_is_not_moved_out_of_a_declared_parent() {
     let into = "- name: ".len() + field.len() - 1;
     let within = format!("{parent}.renamed_reader_field");
     rename_and_compare(&path, &needle, into, field, &within);
-    let mut lsp = Lsp::start();
+    let mut lsp = Lsp::start_with(json!({}));
     let uri = format!("file://{}", path.display());
     lsp.open(&uri, &text);
     let at = position(&text, text.find(&needle).unwrap() + into);
-    let refused = lsp.at(
+    let refused = lsp.at_raw(
         "textDocument/rename",
         &uri,
         at,
@@ -357,14 +357,14 @@ fn renames_that_would_change_the_contract_are_refused_with_a_reason() {
     let path = repo().join("fixtures/valid/branch-merge.contract.yaml");
     let text = std::fs::read_to_string(&path).unwrap();
     let uri = format!("file://{}", path.display());
-    let mut lsp = Lsp::start();
+    let mut lsp = Lsp::start_with(json!({}));
     lsp.open(&uri, &text);
     let on_domain = position(
         &text,
         text.find("- name: domain").unwrap() + "- name: ".len(),
     );
     let refusal = |lsp: &mut Lsp, new_name: &str| {
-        let answer = lsp.at(
+        let answer = lsp.at_raw(
             "textDocument/rename",
             &uri,
             on_domain,
@@ -392,6 +392,6 @@ fn renames_that_would_change_the_contract_are_refused_with_a_reason() {
         );
     }
     // Off any name: nothing to rename, and no error.
-    let off = lsp.at("textDocument/prepareRename", &uri, (1, 3), json!({}));
+    let off = lsp.at_raw("textDocument/prepareRename", &uri, (1, 3), json!({}));
     assert_eq!(off["result"], Value::Null, "{off}");
 }

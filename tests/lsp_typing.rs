@@ -9,15 +9,14 @@
 //! it is the only finding (no guessing in CI).
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-use std::io::{BufRead, BufReader, Read, Write};
 use std::path::{Path, PathBuf};
-use std::process::{Child, ChildStdin, Command, Stdio};
-use std::sync::mpsc::{Receiver, RecvTimeoutError, channel};
-use std::time::{Duration, Instant};
+use std::process::Command;
 
 use serde_json::{Value, json};
 
-const TIMEOUT: Duration = Duration::from_secs(30);
+#[path = "support/lsp_client.rs"]
+mod lsp_client;
+use lsp_client::Lsp;
 
 fn repo() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
@@ -42,127 +41,10 @@ fn largest_contract() -> Option<(PathBuf, String)> {
     }
 }
 
-struct Lsp {
-    child: Child,
-    stdin: ChildStdin,
-    incoming: Receiver<Value>,
-    backlog: Vec<Value>,
-    next_id: i64,
-}
-
+/// Hover and definition at a (line, column) of an ASCII text.
 impl Lsp {
-    fn start() -> Self {
-        let mut child = Command::new(env!("CARGO_BIN_EXE_phaselint"))
-            .arg("lsp")
-            .stdin(Stdio::piped())
-            .stdout(Stdio::piped())
-            .spawn()
-            .unwrap();
-        let stdin = child.stdin.take().unwrap();
-        let stdout = child.stdout.take().unwrap();
-        let (send, incoming) = channel();
-        std::thread::spawn(move || {
-            let mut reader = BufReader::new(stdout);
-            loop {
-                let mut length = None;
-                loop {
-                    let mut line = String::new();
-                    if reader.read_line(&mut line).unwrap_or(0) == 0 {
-                        return;
-                    }
-                    let line = line.trim_end();
-                    if line.is_empty() {
-                        break;
-                    }
-                    if let Some(n) = line.strip_prefix("Content-Length: ") {
-                        length = n.parse::<usize>().ok();
-                    }
-                }
-                let mut body = vec![0; length.unwrap_or(0)];
-                if reader.read_exact(&mut body).is_err() {
-                    return;
-                }
-                if let Ok(message) = serde_json::from_slice(&body)
-                    && send.send(message).is_err()
-                {
-                    return;
-                }
-            }
-        });
-        let mut lsp = Lsp {
-            child,
-            stdin,
-            incoming,
-            backlog: Vec::new(),
-            next_id: 1,
-        };
-        lsp.request(
-            "initialize",
-            json!({"processId": null, "rootUri": null, "capabilities": {}}),
-        );
-        lsp.notify("initialized", json!({}));
-        lsp
-    }
-
-    fn send(&mut self, message: Value) {
-        let body = message.to_string();
-        write!(self.stdin, "Content-Length: {}\r\n\r\n{body}", body.len()).unwrap();
-        self.stdin.flush().unwrap();
-    }
-
-    fn notify(&mut self, method: &str, params: Value) {
-        self.send(json!({"jsonrpc": "2.0", "method": method, "params": params}));
-    }
-
-    fn request(&mut self, method: &str, params: Value) -> Value {
-        let id = self.next_id;
-        self.next_id += 1;
-        self.send(json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params}));
-        let response =
-            self.wait_for(|m| m.get("id") == Some(&json!(id)) && m.get("method").is_none());
-        assert!(response.get("error").is_none(), "{method}: {response}");
-        response["result"].clone()
-    }
-
-    fn wait_for(&mut self, wanted: impl Fn(&Value) -> bool) -> Value {
-        if let Some(i) = self.backlog.iter().position(&wanted) {
-            return self.backlog.remove(i);
-        }
-        let deadline = Instant::now() + TIMEOUT;
-        loop {
-            let left = deadline.saturating_duration_since(Instant::now());
-            match self.incoming.recv_timeout(left) {
-                Ok(message) if wanted(&message) => return message,
-                Ok(message) => self.backlog.push(message),
-                Err(RecvTimeoutError::Timeout) => {
-                    panic!("timed out; unmatched messages: {:#?}", self.backlog)
-                }
-                Err(RecvTimeoutError::Disconnected) => panic!("the server exited"),
-            }
-        }
-    }
-
-    fn diagnostics(&mut self, uri: &str, version: i64) -> Vec<Value> {
-        let message = self.wait_for(|m| {
-            m["method"] == "textDocument/publishDiagnostics"
-                && m["params"]["uri"] == uri
-                && m["params"]["version"] == version
-        });
-        message["params"]["diagnostics"].as_array().unwrap().clone()
-    }
-
-    fn at(&mut self, method: &str, uri: &str, (line, character): (usize, usize)) -> Value {
-        self.request(
-            method,
-            json!({"textDocument": {"uri": uri}, "position": {"line": line, "character": character}}),
-        )
-    }
-}
-
-impl Drop for Lsp {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
+    fn at_point(&mut self, method: &str, uri: &str, (line, character): (usize, usize)) -> Value {
+        self.at(method, uri, line as u32, character as u32, json!({}))
     }
 }
 
@@ -247,7 +129,7 @@ fn typing_a_phase_keeps_the_findings_hover_and_definition_of_the_last_text_that_
     // The same text opened fresh, as a second document beside it (same
     // directory, so the same configuration), at every step that parses.
     let fresh_uri = uri.replace(".contract.yaml", ".typing-check.contract.yaml");
-    let mut lsp = Lsp::start();
+    let mut lsp = Lsp::start_with(json!({}));
     lsp.notify(
         "textDocument/didOpen",
         json!({"textDocument": {"uri": uri, "languageId": "yaml", "version": 1, "text": original}}),
@@ -368,14 +250,14 @@ fn typing_a_phase_keeps_the_findings_hover_and_definition_of_the_last_text_that_
         // Hover on a phase name before the typing, and definition of a
         // phase named after it (in a chain, lines below).
         let plan = original.find("\n  plan:").unwrap() + 3;
-        let hover = lsp.at("textDocument/hover", &uri, line_col(&text, plan));
+        let hover = lsp.at_point("textDocument/hover", &uri, line_col(&text, plan));
         let contents = hover["contents"]["value"].as_str().unwrap_or_default();
         assert!(
             contents.contains("phase `plan`"),
             "step {step}: hover on `plan`: {hover}"
         );
         let chain_phase = cursor + text[cursor..].find("      phase: implement").unwrap() + 13;
-        let definition = lsp.at(
+        let definition = lsp.at_point(
             "textDocument/definition",
             &uri,
             line_col(&text, chain_phase),

@@ -5,13 +5,15 @@
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 use std::collections::BTreeSet;
-use std::io::{BufRead, BufReader, Read, Write};
 use std::path::{Path, PathBuf};
-use std::process::{Child, ChildStdin, Command, Stdio};
-use std::sync::mpsc::{Receiver, RecvTimeoutError, channel};
+use std::process::Command;
 use std::time::{Duration, Instant};
 
 use serde_json::{Value, json};
+
+#[path = "support/lsp_client.rs"]
+mod lsp_client;
+use lsp_client::{Lsp, uri_of};
 
 const TIMEOUT: Duration = Duration::from_secs(60);
 
@@ -29,126 +31,8 @@ const OTHER_KIND: &str = "invalid/artisan.c010165b.contract.yaml";
 /// A real contract with findings (E003, R104).
 const WITH_FINDINGS: &str = "invalid/artisan-pipeline.58f6bfe9.contract.yaml";
 
-struct Lsp {
-    child: Child,
-    stdin: ChildStdin,
-    incoming: Receiver<Value>,
-    /// Messages read while waiting for something else, in arrival order.
-    backlog: Vec<Value>,
-    next_id: i64,
-}
-
+/// What only these tests ask of the shared client.
 impl Lsp {
-    fn start() -> Self {
-        let mut child = Command::new(env!("CARGO_BIN_EXE_phaselint"))
-            .arg("lsp")
-            .stdin(Stdio::piped())
-            .stdout(Stdio::piped())
-            .spawn()
-            .unwrap();
-        let stdin = child.stdin.take().unwrap();
-        let stdout = child.stdout.take().unwrap();
-        let (send, incoming) = channel();
-        std::thread::spawn(move || {
-            let mut reader = BufReader::new(stdout);
-            loop {
-                let mut length = None;
-                loop {
-                    let mut line = String::new();
-                    if reader.read_line(&mut line).unwrap_or(0) == 0 {
-                        return;
-                    }
-                    let line = line.trim_end();
-                    if line.is_empty() {
-                        break;
-                    }
-                    if let Some(n) = line.strip_prefix("Content-Length: ") {
-                        length = n.parse::<usize>().ok();
-                    }
-                }
-                let mut body = vec![0; length.unwrap_or(0)];
-                if reader.read_exact(&mut body).is_err() {
-                    return;
-                }
-                if let Ok(message) = serde_json::from_slice(&body)
-                    && send.send(message).is_err()
-                {
-                    return;
-                }
-            }
-        });
-        Lsp {
-            child,
-            stdin,
-            incoming,
-            backlog: Vec::new(),
-            next_id: 1,
-        }
-    }
-
-    fn send(&mut self, message: Value) {
-        let body = message.to_string();
-        write!(self.stdin, "Content-Length: {}\r\n\r\n{body}", body.len()).unwrap();
-        self.stdin.flush().unwrap();
-    }
-
-    fn notify(&mut self, method: &str, params: Value) {
-        self.send(json!({"jsonrpc": "2.0", "method": method, "params": params}));
-    }
-
-    fn request(&mut self, method: &str, params: Value) -> Value {
-        let id = self.next_id;
-        self.next_id += 1;
-        self.send(json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params}));
-        let response =
-            self.wait_for(|m| m.get("id") == Some(&json!(id)) && m.get("method").is_none());
-        assert!(response.get("error").is_none(), "{method}: {response}");
-        response["result"].clone()
-    }
-
-    /// Reads one message (answering the server's own requests with null).
-    fn receive(&mut self, deadline: Instant) -> Value {
-        loop {
-            let left = deadline.saturating_duration_since(Instant::now());
-            match self.incoming.recv_timeout(left) {
-                Ok(message) => {
-                    if message.get("method").is_some() && message.get("id").is_some() {
-                        let id = message["id"].clone();
-                        self.send(json!({"jsonrpc": "2.0", "id": id, "result": null}));
-                        continue;
-                    }
-                    return message;
-                }
-                Err(RecvTimeoutError::Timeout) => {
-                    panic!("timed out; unmatched messages: {:#?}", self.backlog)
-                }
-                Err(RecvTimeoutError::Disconnected) => panic!("the server exited"),
-            }
-        }
-    }
-
-    fn wait_for(&mut self, wanted: impl Fn(&Value) -> bool) -> Value {
-        if let Some(i) = self.backlog.iter().position(&wanted) {
-            return self.backlog.remove(i);
-        }
-        let deadline = Instant::now() + TIMEOUT;
-        loop {
-            let message = self.receive(deadline);
-            if wanted(&message) {
-                return message;
-            }
-            self.backlog.push(message);
-        }
-    }
-
-    /// The next diagnostics published for `uri`.
-    fn published(&mut self, uri: &str) -> Vec<Value> {
-        let message = self.wait_for(|m| {
-            m["method"] == "textDocument/publishDiagnostics" && m["params"]["uri"] == uri
-        });
-        message["params"]["diagnostics"].as_array().unwrap().clone()
-    }
-
     fn initialize(&mut self, root: &Path, capabilities: Value) {
         self.request(
             "initialize",
@@ -160,13 +44,6 @@ impl Lsp {
             }),
         );
         self.notify("initialized", json!({}));
-    }
-
-    fn open(&mut self, uri: &str, text: &str) {
-        self.notify(
-            "textDocument/didOpen",
-            json!({"textDocument": {"uri": uri, "languageId": "yaml", "version": 1, "text": text}}),
-        );
     }
 
     /// Asks for workspace symbols until `query` finds one in the contract
@@ -184,17 +61,6 @@ impl Lsp {
             std::thread::sleep(Duration::from_millis(20));
         }
     }
-}
-
-impl Drop for Lsp {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
-}
-
-fn uri_of(path: &Path) -> String {
-    format!("file://{}", std::path::absolute(path).unwrap().display())
 }
 
 /// A workspace of real contracts: `pipelines/main.contract.yaml` (the
@@ -294,7 +160,7 @@ fn workspace_symbols_come_from_the_contracts_the_cli_lints() {
     let root = dir.path();
     let main = root.join("pipelines/main.contract.yaml");
     let phase = first_phase(&std::fs::read_to_string(&main).unwrap());
-    let mut lsp = Lsp::start();
+    let mut lsp = Lsp::start().with_timeout(TIMEOUT);
     lsp.initialize(root, json!({}));
     let found = lsp.symbols_once_indexed(&phase, "main");
     let containers: BTreeSet<&str> = found
@@ -363,7 +229,7 @@ fn pulled_findings_of_unopened_contracts_equal_the_cli_findings() {
     let dir = workspace();
     let root = dir.path();
     let broken = root.join("pipelines/broken.contract.yaml");
-    let mut lsp = Lsp::start();
+    let mut lsp = Lsp::start().with_timeout(TIMEOUT);
     lsp.initialize(
         root,
         json!({"textDocument": {"diagnostic": {"dynamicRegistration": false}}}),
@@ -451,7 +317,7 @@ fn a_push_client_gets_unopened_findings_after_initialized_and_on_file_changes() 
     let root = dir.path();
     let broken = root.join("pipelines/broken.contract.yaml");
     let uri = uri_of(&broken);
-    let mut lsp = Lsp::start();
+    let mut lsp = Lsp::start().with_timeout(TIMEOUT);
     lsp.initialize(
         root,
         json!({"workspace": {"didChangeWatchedFiles": {"dynamicRegistration": true}}}),
@@ -509,7 +375,7 @@ fn the_open_document_is_published_before_a_workspace_of_many_files() {
     let open = root.join("zz-open.contract.yaml");
     std::fs::write(&open, &broken).unwrap();
     let text = String::from_utf8(broken).unwrap();
-    let mut lsp = Lsp::start();
+    let mut lsp = Lsp::start().with_timeout(TIMEOUT);
     lsp.initialize(root, json!({}));
     lsp.open(&uri_of(&open), &text);
     // Every workspace file has findings, so each is published; the open
@@ -574,7 +440,7 @@ fn folding_and_selection_ranges_follow_the_yaml_of_a_real_contract() {
     let path = corpus(LARGEST);
     let text = std::fs::read_to_string(&path).unwrap();
     let uri = uri_of(&path);
-    let mut lsp = Lsp::start();
+    let mut lsp = Lsp::start().with_timeout(TIMEOUT);
     lsp.request(
         "initialize",
         json!({"processId": null, "rootUri": null, "capabilities": {}}),
@@ -690,7 +556,7 @@ fn code_lenses_name_the_readers_hover_lists() {
     let path = corpus(LARGEST);
     let text = std::fs::read_to_string(&path).unwrap();
     let uri = uri_of(&path);
-    let mut lsp = Lsp::start();
+    let mut lsp = Lsp::start().with_timeout(TIMEOUT);
     lsp.request(
         "initialize",
         json!({"processId": null, "rootUri": null, "capabilities": {"textDocument": {"codeLens": {}, "hover": {"contentFormat": ["plaintext"]}}}}),
@@ -757,7 +623,7 @@ fn a_client_without_code_lenses_gets_the_readers_as_inlay_hints() {
     let path = corpus(LARGEST);
     let text = std::fs::read_to_string(&path).unwrap();
     let uri = uri_of(&path);
-    let mut lsp = Lsp::start();
+    let mut lsp = Lsp::start().with_timeout(TIMEOUT);
     let result = lsp.request(
         "initialize",
         json!({"processId": null, "rootUri": null, "capabilities": {"textDocument": {"inlayHint": {}}}}),
@@ -780,7 +646,7 @@ fn a_client_without_code_lenses_gets_the_readers_as_inlay_hints() {
     let hints = hints.as_array().unwrap();
     assert!(hints.len() > 10, "{}", hints.len());
     // The same readers as the code lens of a client that has them.
-    let mut lenses_client = Lsp::start();
+    let mut lenses_client = Lsp::start().with_timeout(TIMEOUT);
     lenses_client.request(
         "initialize",
         json!({"processId": null, "rootUri": null, "capabilities": {"textDocument": {"codeLens": {}}}}),
@@ -825,7 +691,7 @@ fn a_flood_of_change_events_is_one_batch_behind_the_open_document() {
     let broken = uri_of(&root.join("pipelines/broken.contract.yaml"));
     let open = root.join("pipelines/open.contract.yaml");
     let text = std::fs::read_to_string(corpus(WITH_FINDINGS)).unwrap();
-    let mut lsp = Lsp::start();
+    let mut lsp = Lsp::start().with_timeout(TIMEOUT);
     lsp.initialize(
         root,
         json!({"workspace": {"didChangeWatchedFiles": {"dynamicRegistration": true}}}),

@@ -10,6 +10,8 @@ mod indexing;
 mod markdown;
 mod server;
 mod state;
+#[cfg(test)]
+mod test_rng;
 mod text;
 mod workspace;
 

@@ -871,25 +871,10 @@ impl Server {
         if !wanted {
             return;
         }
-        let watchers = ["**/*.yaml", "**/*.yml", "**/.harness/config.json"]
-            .into_iter()
-            .map(|glob| FileSystemWatcher {
-                glob_pattern: GlobPattern::String(glob.into()),
-                kind: None,
-            })
-            .collect();
-        let registration = Registration {
-            id: "phaselint-contract-watch".into(),
-            method: "workspace/didChangeWatchedFiles".into(),
-            register_options: serde_json::to_value(DidChangeWatchedFilesRegistrationOptions {
-                watchers,
-            })
-            .ok(),
-        };
-        let client = self.client.clone();
-        tokio::spawn(async move {
-            let _ = client.register_capability(vec![registration]).await;
-        });
+        self.watch_files(
+            "phaselint-contract-watch",
+            &["**/*.yaml", "**/*.yml", "**/.harness/config.json"],
+        );
     }
 
     /// Asks the client to report changes to configuration files.
@@ -897,15 +882,23 @@ impl Server {
         if !self.state().watch_config_files {
             return;
         }
-        let watchers = ["**/phaselint.toml", "**/pyproject.toml"]
-            .into_iter()
+        self.watch_files(
+            "phaselint-config-watch",
+            &["**/phaselint.toml", "**/pyproject.toml"],
+        );
+    }
+
+    /// Registers `workspace/didChangeWatchedFiles` for `globs` under `id`.
+    fn watch_files(&self, id: &str, globs: &[&str]) {
+        let watchers = globs
+            .iter()
             .map(|glob| FileSystemWatcher {
-                glob_pattern: GlobPattern::String(glob.into()),
+                glob_pattern: GlobPattern::String((*glob).into()),
                 kind: None,
             })
             .collect();
         let registration = Registration {
-            id: "phaselint-config-watch".into(),
+            id: id.into(),
             method: "workspace/didChangeWatchedFiles".into(),
             register_options: serde_json::to_value(DidChangeWatchedFilesRegistrationOptions {
                 watchers,

@@ -49,27 +49,14 @@ impl Analyzer {
         generation: u64,
         prepare: impl FnOnce() -> Option<(String, Settings, DocumentKind)> + Send + 'static,
     ) -> Result<Option<Arc<Analyzed>>, String> {
-        let (send, receive) = tokio::sync::oneshot::channel();
-        let job = Box::new(move || {
+        self.submit(move || {
             let Some((text, settings, kind)) = prepare() else {
-                let _ = send.send(Ok(None));
-                return;
+                return Ok(None);
             };
-            let result = std::panic::catch_unwind(move || {
-                Arc::new(Analyzed::new(version, generation, text, kind, &settings))
-            })
-            .map(Some)
-            .map_err(|panic| {
-                format!(
-                    "the analysis panicked: {}",
-                    crate::server::panic_message(panic.as_ref())
-                )
-            });
-            let _ = send.send(result);
-        });
-        let gone = || "the analysis thread has stopped".to_string();
-        self.jobs.send(job).map_err(|_| gone())?;
-        receive.await.map_err(|_| gone())?
+            caught(move || Arc::new(Analyzed::new(version, generation, text, kind, &settings)))
+                .map(Some)
+        })
+        .await
     }
 
     /// Runs `job` on the analysis thread, after the jobs already queued:
@@ -80,16 +67,18 @@ impl Analyzer {
         &self,
         job: impl FnOnce() -> T + Send + 'static,
     ) -> Result<T, String> {
+        self.submit(move || caught(job)).await
+    }
+
+    /// Queues `job` on the analysis thread and waits for what it returns;
+    /// `Err` if the thread is gone.
+    async fn submit<T: Send + 'static>(
+        &self,
+        job: impl FnOnce() -> Result<T, String> + Send + 'static,
+    ) -> Result<T, String> {
         let (send, receive) = tokio::sync::oneshot::channel();
         let job = Box::new(move || {
-            let result =
-                std::panic::catch_unwind(std::panic::AssertUnwindSafe(job)).map_err(|panic| {
-                    format!(
-                        "the analysis panicked: {}",
-                        crate::server::panic_message(panic.as_ref())
-                    )
-                });
-            let _ = send.send(result);
+            let _ = send.send(job());
         });
         let gone = || "the analysis thread has stopped".to_string();
         self.jobs.send(job).map_err(|_| gone())?;
@@ -103,6 +92,17 @@ impl Analyzer {
         let release = self.release;
         let _ = self.jobs.send(Box::new(release));
     }
+}
+
+/// What `job` returns, or why it panicked (a bug, answered instead of
+/// taking the server down).
+fn caught<T>(job: impl FnOnce() -> T) -> Result<T, String> {
+    std::panic::catch_unwind(std::panic::AssertUnwindSafe(job)).map_err(|panic| {
+        format!(
+            "the analysis panicked: {}",
+            crate::server::panic_message(panic.as_ref())
+        )
+    })
 }
 
 /// One analysis of one version of a document, with what the handlers need

@@ -286,6 +286,7 @@ fn cut(text: &str, size: usize) -> Vec<Piece> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::test_rng::Rng;
     use phaselint_lint::line_index::{LineCol, LineIndex};
     use tower_lsp_server::ls_types::Range;
 
@@ -336,17 +337,6 @@ mod tests {
             }
         }
         pieces.join()
-    }
-
-    struct Rng(u64);
-
-    impl Rng {
-        fn below(&mut self, n: usize) -> usize {
-            self.0 ^= self.0 << 13;
-            self.0 ^= self.0 >> 7;
-            self.0 ^= self.0 << 17;
-            (self.0 % n.max(1) as u64) as usize
-        }
     }
 
     #[test]
