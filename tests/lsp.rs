@@ -46,13 +46,6 @@ impl Lsp {
         Lsp::spawn(command)
     }
 
-    fn initialize(&mut self, encodings: &[&str]) -> Value {
-        self.initialize_with(json!({
-            "general": {"positionEncodings": encodings},
-            "workspace": {"didChangeWatchedFiles": {"dynamicRegistration": true}},
-        }))
-    }
-
     /// Waits for the process to end on its own; its exit status.
     fn wait_for_exit(mut self) -> std::process::ExitStatus {
         let deadline = Instant::now() + TIMEOUT;
@@ -123,7 +116,7 @@ fn pos(text: &str, needle: &str) -> (u32, u32) {
 #[test]
 fn diagnostics_carry_code_description_related_information_and_version() {
     let mut lsp = Lsp::start();
-    let init = lsp.initialize(&["utf-16"]);
+    let init = lsp.initialize_with_encodings(&["utf-16"]);
     let caps = &init["capabilities"];
     assert_eq!(caps["positionEncoding"], "utf-16");
     assert_eq!(caps["textDocumentSync"]["change"], 2, "incremental sync");
@@ -172,7 +165,7 @@ fn positions_follow_the_negotiated_encoding_on_non_ascii_lines() {
         (vec!["utf-8", "utf-16"], "utf-8", 22),
     ] {
         let mut lsp = Lsp::start();
-        let init = lsp.initialize(&offered);
+        let init = lsp.initialize_with_encodings(&offered);
         assert_eq!(init["capabilities"]["positionEncoding"], expected_encoding);
         lsp.open("file:///tmp/enc.contract.yaml", NON_ASCII);
         let diagnostics = lsp.diagnostics("file:///tmp/enc.contract.yaml", 1);
@@ -235,7 +228,7 @@ checkpoint_integrity:
 #[test]
 fn hover_definition_references_rename_symbols() {
     let mut lsp = Lsp::start();
-    lsp.initialize(&[]);
+    lsp.initialize_with_encodings(&[]);
     let uri = "file:///tmp/nav.contract.yaml";
     lsp.open(uri, CONTRACT);
     assert_eq!(codes(&lsp.diagnostics(uri, 1)), ["S002"]);
@@ -410,7 +403,7 @@ fn hover_definition_references_rename_symbols() {
 #[test]
 fn completion_and_code_actions() {
     let mut lsp = Lsp::start();
-    lsp.initialize(&[]);
+    lsp.initialize_with_encodings(&[]);
     let uri = "file:///tmp/complete.contract.yaml";
     lsp.open(uri, CONTRACT);
     let parsed = codes(&lsp.diagnostics(uri, 1));
@@ -559,7 +552,7 @@ fn edits(text: &str, count: usize) -> Vec<(String, Value)> {
 #[test]
 fn a_burst_of_500_edits_ends_with_the_diagnostics_of_a_fresh_open() {
     let mut lsp = Lsp::start();
-    lsp.initialize(&[]);
+    lsp.initialize_with_encodings(&[]);
     let (_, text) = fixture("valid/linear-rag.contract.yaml");
     let uri = "file:///tmp/burst.contract.yaml";
     lsp.open(uri, &text);
@@ -612,7 +605,7 @@ fn a_burst_of_500_edits_ends_with_the_diagnostics_of_a_fresh_open() {
 #[test]
 fn garbage_never_stops_the_server() {
     let mut lsp = Lsp::start();
-    lsp.initialize(&[]);
+    lsp.initialize_with_encodings(&[]);
     // Malformed frames and bodies. A bad length leaves its body to run into
     // the next header; the server must find that header and go on.
     for bad in [
@@ -675,7 +668,7 @@ fn garbage_never_stops_the_server() {
 fn hover_right_after_a_multi_byte_character_is_answered() {
     // Finding the word under the cursor stepped back one byte into `é`.
     let mut lsp = Lsp::start();
-    lsp.initialize(&[]);
+    lsp.initialize_with_encodings(&[]);
     let uri = "file:///tmp/accent.contract.yaml";
     let text =
         "schema_version: '1'\npipeline_id: p\ndescription: éx\nphases:\n  a: {}\nrisk: éhigh\n";
@@ -702,7 +695,7 @@ fn frames_the_transport_would_choke_on_are_answered_and_the_next_is_served() {
     // tower-lsp-server's reader for good (or, for the length, left the
     // guard waiting for 16 exabytes).
     let mut lsp = Lsp::start();
-    lsp.initialize(&[]);
+    lsp.initialize_with_encodings(&[]);
     for bad in [
         &br#"{"jsonrpc":"2.0","id":2,"id":3,"method":"shutdown"}"#[..],
         br#"{"jsonrpc":"2.0","id":4,"method":"a","method":"shutdown"}"#,
@@ -738,7 +731,7 @@ fn frames_the_transport_would_choke_on_are_answered_and_the_next_is_served() {
 #[test]
 fn a_panicking_request_handler_is_answered_with_an_error_and_the_server_goes_on() {
     let mut lsp = Lsp::start_with_env(&[("PHASELINT_LSP_FAULT", "textDocument/hover")]);
-    lsp.initialize(&[]);
+    lsp.initialize_with_encodings(&[]);
     let uri = "file:///tmp/fault.contract.yaml";
     lsp.open(uri, CONTRACT);
     assert_eq!(codes(&lsp.diagnostics(uri, 1)), ["S002"]);
@@ -772,7 +765,7 @@ fn a_panicking_request_handler_is_answered_with_an_error_and_the_server_goes_on(
 #[test]
 fn a_panicking_notification_handler_leaves_the_server_serving() {
     let mut lsp = Lsp::start_with_env(&[("PHASELINT_LSP_FAULT", "textDocument/didChange")]);
-    lsp.initialize(&[]);
+    lsp.initialize_with_encodings(&[]);
     let uri = "file:///tmp/fault-change.contract.yaml";
     lsp.open(uri, CONTRACT);
     assert_eq!(codes(&lsp.diagnostics(uri, 1)), ["S002"]);
@@ -803,7 +796,7 @@ fn a_cycle_of_thousands_of_phases_is_analyzed_within_bounded_memory() {
     // The cycle that made the old fixpoint abort (its server peaked at
     // 1 GB of address space on it; this one at about 650 MB).
     let mut lsp = Lsp::start_capped(850 * 1024);
-    lsp.initialize(&[]);
+    lsp.initialize_with_encodings(&[]);
     let uri = "file:///tmp/cycle.contract.yaml";
     lsp.open(uri, &cycle_contract(20_000, 5));
     assert_eq!(codes(&lsp.diagnostics(uri, 1)), Vec::<String>::new());
@@ -821,7 +814,7 @@ fn code_actions_for_a_whole_file_of_findings_are_capped() {
     // built an action per finding (and for 64,000 findings, a response the
     // server could not pass on).
     let mut lsp = Lsp::start();
-    lsp.initialize(&[]);
+    lsp.initialize_with_encodings(&[]);
     let uri = "file:///tmp/many-findings.contract.yaml";
     let keys: Vec<String> = (0..2_000).map(|i| format!("k{i}: 1")).collect();
     let text = format!(
@@ -858,7 +851,7 @@ fn a_client_without_dynamic_registration_is_sent_no_request() {
     assert_eq!(lsp.server_requests, Vec::<String>::new());
     // A client that does take registrations gets the config watchers.
     let mut watched = Lsp::start();
-    watched.initialize(&[]);
+    watched.initialize_with_encodings(&[]);
     watched.open(uri, CONTRACT);
     watched.diagnostics(uri, 1);
     assert_eq!(watched.server_requests, ["client/registerCapability"]);
@@ -869,7 +862,7 @@ fn a_client_without_dynamic_registration_is_sent_no_request() {
 #[test]
 fn exit_without_shutdown_ends_with_status_1() {
     let mut lsp = Lsp::start();
-    lsp.initialize(&[]);
+    lsp.initialize_with_encodings(&[]);
     lsp.notify("exit", Value::Null);
     assert_eq!(lsp.wait_for_exit().code(), Some(1));
 }
@@ -877,7 +870,7 @@ fn exit_without_shutdown_ends_with_status_1() {
 #[test]
 fn other_yaml_files_get_no_diagnostics() {
     let mut lsp = Lsp::start();
-    lsp.initialize(&[]);
+    lsp.initialize_with_encodings(&[]);
     let compose = "file:///tmp/docker-compose.yml";
     lsp.open(compose, "services:\n  web:\n    image: nginx\n");
     assert!(lsp.diagnostics(compose, 1).is_empty());
@@ -900,7 +893,7 @@ fn configuration_changes_republish_open_documents() {
     std::fs::write(&file, CONTRACT).unwrap();
     let uri = uri_of(&file);
     let mut lsp = Lsp::start();
-    lsp.initialize(&[]);
+    lsp.initialize_with_encodings(&[]);
     lsp.open(&uri, CONTRACT);
     assert!(
         lsp.diagnostics(&uri, 1).is_empty(),
@@ -962,7 +955,7 @@ fn hover_in_plain_text_and_on_a_field_with_a_finding() {
 #[test]
 fn governance_values_are_explained_and_completed() {
     let mut lsp = Lsp::start();
-    lsp.initialize(&[]);
+    lsp.initialize_with_encodings(&[]);
     let (uri, text) = fixture("P401/fail.contract.yaml");
     lsp.open(&uri, &text);
     assert!(codes(&lsp.diagnostics(&uri, 1)).contains(&"P401".to_string()));
@@ -1016,7 +1009,7 @@ fn governance_values_are_explained_and_completed() {
 #[test]
 fn a_harness_config_gets_its_diagnostics_and_json_safe_actions() {
     let mut lsp = Lsp::start();
-    lsp.initialize(&[]);
+    lsp.initialize_with_encodings(&[]);
     let uri = "file:///tmp/project/.harness/config.json";
     let text = std::fs::read_to_string(repo().join("fixtures/H502/fail.harness.json")).unwrap();
     lsp.open(uri, &text);
@@ -1062,7 +1055,7 @@ fn a_change_of_20000_edits_is_applied_in_one_pass() {
     text.push_str(&padding.repeat(lines));
     let uri = "file:///tmp/phaselint-test/large.contract.yaml";
     let mut lsp = Lsp::start();
-    lsp.initialize(&[]);
+    lsp.initialize_with_encodings(&[]);
     lsp.open(uri, &text);
     let first = head.lines().count();
     let mut changes = Vec::new();
@@ -1134,7 +1127,7 @@ fn resident_kib(lsp: &Lsp) -> Option<u64> {
 #[test]
 fn closing_the_last_document_of_a_directory_drops_its_configuration() {
     let mut lsp = Lsp::start();
-    lsp.initialize(&[]);
+    lsp.initialize_with_encodings(&[]);
     let text = "schema_version: \"1\"\npipeline_id: p\nphases:\n  a: {}\n";
     let cycle = |lsp: &mut Lsp, range: std::ops::Range<usize>| {
         for i in range {

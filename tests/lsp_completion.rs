@@ -7,18 +7,16 @@
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 use std::collections::BTreeMap;
-use std::io::{BufRead, BufReader, Read, Write};
 use std::path::{Path, PathBuf};
-use std::process::{Child, ChildStdin, Command, Stdio};
-use std::sync::mpsc::{Receiver, RecvTimeoutError, channel};
-use std::time::{Duration, Instant};
 
 use phaselint_lint::completion::{Completion, complete};
 use phaselint_lint::config::Settings;
 use phaselint_lint::syntax::Span;
 use serde_json::{Value, json};
 
-const TIMEOUT: Duration = Duration::from_secs(30);
+#[path = "support/lsp_client.rs"]
+mod lsp_client;
+use lsp_client::{Lsp, uri_of};
 
 fn repo() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
@@ -238,186 +236,6 @@ fn accepting_any_completion_item_adds_no_finding() {
     );
 }
 
-// The client of `tests/lsp.rs`, the parts these tests use.
-
-struct Lsp {
-    child: Child,
-    stdin: ChildStdin,
-    incoming: Receiver<Value>,
-    /// Messages read while waiting for something else.
-    backlog: Vec<Value>,
-    /// Methods of the requests the server sent (each answered with `null`).
-    server_requests: Vec<String>,
-    next_id: i64,
-}
-
-impl Lsp {
-    fn start() -> Self {
-        let mut command = Command::new(env!("CARGO_BIN_EXE_phaselint"));
-        command.arg("lsp");
-        Lsp::spawn(command)
-    }
-
-    fn spawn(mut command: Command) -> Self {
-        let mut child = command
-            .stdin(Stdio::piped())
-            .stdout(Stdio::piped())
-            .spawn()
-            .unwrap();
-        let stdin = child.stdin.take().unwrap();
-        let stdout = child.stdout.take().unwrap();
-        let (send, incoming) = channel();
-        std::thread::spawn(move || {
-            let mut reader = BufReader::new(stdout);
-            loop {
-                let mut length = None;
-                loop {
-                    let mut line = String::new();
-                    if reader.read_line(&mut line).unwrap_or(0) == 0 {
-                        return;
-                    }
-                    let line = line.trim_end();
-                    if line.is_empty() {
-                        break;
-                    }
-                    if let Some(n) = line.strip_prefix("Content-Length: ") {
-                        length = n.parse::<usize>().ok();
-                    }
-                }
-                let mut body = vec![0; length.unwrap_or(0)];
-                if reader.read_exact(&mut body).is_err() {
-                    return;
-                }
-                if let Ok(message) = serde_json::from_slice(&body)
-                    && send.send(message).is_err()
-                {
-                    return;
-                }
-            }
-        });
-        Lsp {
-            child,
-            stdin,
-            incoming,
-            backlog: Vec::new(),
-            server_requests: Vec::new(),
-            next_id: 1,
-        }
-    }
-
-    fn send_raw(&mut self, body: &[u8]) {
-        write!(self.stdin, "Content-Length: {}\r\n\r\n", body.len()).unwrap();
-        self.stdin.write_all(body).unwrap();
-        self.stdin.flush().unwrap();
-    }
-
-    fn send(&mut self, message: Value) {
-        self.send_raw(message.to_string().as_bytes());
-    }
-
-    fn notify(&mut self, method: &str, params: Value) {
-        self.send(json!({"jsonrpc": "2.0", "method": method, "params": params}));
-    }
-
-    /// Sends a request and returns its whole response (result or error).
-    fn request_raw(&mut self, method: &str, params: Value) -> Value {
-        let id = self.next_id;
-        self.next_id += 1;
-        self.send(json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params}));
-        self.wait_for(|m| m.get("id") == Some(&json!(id)) && m.get("method").is_none())
-    }
-
-    fn request(&mut self, method: &str, params: Value) -> Value {
-        let response = self.request_raw(method, params);
-        assert!(response.get("error").is_none(), "{method}: {response}");
-        response["result"].clone()
-    }
-
-    fn wait_for(&mut self, wanted: impl Fn(&Value) -> bool) -> Value {
-        if let Some(i) = self.backlog.iter().position(&wanted) {
-            return self.backlog.remove(i);
-        }
-        let deadline = Instant::now() + TIMEOUT;
-        loop {
-            let left = deadline.saturating_duration_since(Instant::now());
-            match self.incoming.recv_timeout(left) {
-                Ok(message) => {
-                    // Answer the server's own requests (capability registration).
-                    if message.get("method").is_some() && message.get("id").is_some() {
-                        self.server_requests
-                            .push(message["method"].as_str().unwrap_or("").to_string());
-                        let id = message["id"].clone();
-                        self.send(json!({"jsonrpc": "2.0", "id": id, "result": null}));
-                        continue;
-                    }
-                    if wanted(&message) {
-                        return message;
-                    }
-                    self.backlog.push(message);
-                }
-                Err(RecvTimeoutError::Timeout) => {
-                    panic!("timed out; unmatched messages: {:#?}", self.backlog)
-                }
-                Err(RecvTimeoutError::Disconnected) => {
-                    panic!("the server exited; messages: {:#?}", self.backlog)
-                }
-            }
-        }
-    }
-
-    /// Waits for the diagnostics of `uri` at `version`.
-    fn diagnostics(&mut self, uri: &str, version: i64) -> Vec<Value> {
-        let message = self.wait_for(|m| {
-            m["method"] == "textDocument/publishDiagnostics"
-                && m["params"]["uri"] == uri
-                && m["params"]["version"] == version
-        });
-        message["params"]["diagnostics"].as_array().unwrap().clone()
-    }
-
-    fn initialize(&mut self, encodings: &[&str]) -> Value {
-        self.initialize_with(json!({
-            "general": {"positionEncodings": encodings},
-            "workspace": {"didChangeWatchedFiles": {"dynamicRegistration": true}},
-        }))
-    }
-
-    fn initialize_with(&mut self, capabilities: Value) -> Value {
-        let result = self.request(
-            "initialize",
-            json!({"processId": null, "rootUri": null, "capabilities": capabilities}),
-        );
-        self.notify("initialized", json!({}));
-        result
-    }
-
-    fn open(&mut self, uri: &str, text: &str) {
-        self.notify(
-            "textDocument/didOpen",
-            json!({"textDocument": {"uri": uri, "languageId": "yaml", "version": 1, "text": text}}),
-        );
-    }
-
-    fn at(&mut self, method: &str, uri: &str, line: u32, character: u32, extra: Value) -> Value {
-        let mut params = json!({"textDocument": {"uri": uri}, "position": {"line": line, "character": character}});
-        if let (Some(p), Some(e)) = (params.as_object_mut(), extra.as_object()) {
-            p.extend(e.clone());
-        }
-        self.request(method, params)
-    }
-}
-
-impl Drop for Lsp {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
-}
-
-fn uri_of(path: &Path) -> String {
-    format!("file://{}", std::path::absolute(path).unwrap().display())
-}
-
 /// The (line, UTF-16 column) of byte `offset` in an ASCII-or-not text.
 fn position(text: &str, offset: usize) -> (u32, u32) {
     let line_start = text[..offset].rfind('\n').map_or(0, |i| i + 1);
@@ -484,7 +302,7 @@ fn suppression_comments_answer_hover_and_completion_with_rule_codes() {
     text.insert_str(pipeline_end, "  # phaselint: disable=C204");
     let uri = uri_of(&path);
     let mut lsp = Lsp::start();
-    lsp.initialize(&["utf-16"]);
+    lsp.initialize_with_encodings(&["utf-16"]);
     lsp.open(&uri, &text);
     let diagnostics = lsp.diagnostics(&uri, 1);
     assert!(
@@ -638,7 +456,7 @@ fn items_accepted_through_the_server_add_no_finding() {
         .expect("a chain destination field");
     let uri = uri_of(&path);
     let mut lsp = Lsp::start();
-    lsp.initialize(&["utf-16"]);
+    lsp.initialize_with_encodings(&["utf-16"]);
     lsp.open(&uri, &source);
     lsp.diagnostics(&uri, 1);
     let mut version = 1;

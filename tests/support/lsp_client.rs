@@ -185,6 +185,15 @@ impl Lsp {
         message["params"]["diagnostics"].as_array().unwrap().clone()
     }
 
+    /// `initialize` offering `encodings` and dynamic file-watcher
+    /// registration, then `initialized`.
+    pub fn initialize_with_encodings(&mut self, encodings: &[&str]) -> Value {
+        self.initialize_with(json!({
+            "general": {"positionEncodings": encodings},
+            "workspace": {"didChangeWatchedFiles": {"dynamicRegistration": true}},
+        }))
+    }
+
     pub fn initialize_with(&mut self, capabilities: Value) -> Value {
         let result = self.request(
             "initialize",
