@@ -35,14 +35,12 @@ impl Carried {
 
     /// Follows one edit of the document's text.
     pub fn record(&mut self, applied: Applied) {
-        match applied {
-            Applied::Replaced {
-                start,
-                end,
-                inserted,
-            } => self.map.record(start, end, inserted),
-            Applied::Whole => self.map.lose(),
-        }
+        let Applied::Replaced {
+            start,
+            end,
+            inserted,
+        } = applied;
+        self.map.record(start, end, inserted);
     }
 }
 
@@ -107,6 +105,32 @@ pub fn parsed(analysis: &Analysis) -> bool {
     !analysis.diagnostics.iter().any(|d| d.code == "E001")
 }
 
+/// The lines of the current text that the changed bytes `start..end` lie
+/// on (inclusive; `first > last` when they only add blank lines). A line
+/// whose own text is unchanged is not one of them: text inserted at the
+/// start of a line and ending with a line break (Enter at column 0, a
+/// paste of whole lines) leaves the line it pushed down as it was, and
+/// text inserted at the end of a line and starting with a line break
+/// (Enter at the end of a line) leaves that line as it was.
+fn touched_lines(current: &Analysis, start: usize, end: usize) -> (usize, usize) {
+    let lines = &current.line_index;
+    let bytes = current.source.as_bytes();
+    if end <= start {
+        return (lines.line_of(start), lines.line_of(end));
+    }
+    let first = if bytes.get(start) == Some(&b'\n') {
+        lines.line_of(start) + 1
+    } else {
+        lines.line_of(start)
+    };
+    let last = if bytes.get(end - 1) == Some(&b'\n') {
+        lines.line_of(end - 1)
+    } else {
+        lines.line_of(end)
+    };
+    (first, last)
+}
+
 /// What a request or a publication on a document whose current text does
 /// not parse carries from the last one that did.
 pub struct Carry<'a> {
@@ -131,10 +155,9 @@ impl<'a> Carry<'a> {
         if map.is_lost() || parsed(&current.analysis) || !parsed(&old.analysis) {
             return None;
         }
-        let lines = &current.analysis.line_index;
         let changed_lines = map
             .changed()
-            .map(|(start, end)| (lines.line_of(start), lines.line_of(end)))
+            .map(|(start, end)| touched_lines(&current.analysis, start, end))
             .collect();
         Some(Carry {
             old,
@@ -333,5 +356,26 @@ mod tests {
         let mut carried = None;
         adopt(&mut carried, &mut log, &analyzed(2, "a: 1\n"));
         assert!(carried.is_none(), "version 2 is before what the log holds");
+    }
+
+    /// Enter or a paste of whole lines at the start of a line, or Enter at
+    /// the end of one, leaves the neighbouring line's text as it was: its
+    /// findings, symbols and hover stay.
+    #[test]
+    fn lines_whose_text_is_unchanged_are_not_touched() {
+        let text = "a: 1\n# note\nb: 2\n";
+        let current = analyzed(2, text);
+        let analysis = &current.analysis;
+        // `# note\n` inserted at the start of `b: 2` (line 2 now).
+        assert_eq!(touched_lines(analysis, 5, 12), (1, 1));
+        // `\n# note` inserted at the end of `a: 1`.
+        assert_eq!(touched_lines(analysis, 4, 11), (1, 1));
+        // A blank line inserted after `a: 1`: no line's text changed.
+        let blank = analyzed(2, "a: 1\n\nb: 2\n");
+        let (first, last) = touched_lines(&blank.analysis, 4, 5);
+        assert!(first > last, "{first} {last}");
+        // A change inside a line touches that line; a deletion the line it is on.
+        assert_eq!(touched_lines(analysis, 6, 8), (1, 1));
+        assert_eq!(touched_lines(analysis, 12, 12), (2, 2));
     }
 }

@@ -23,8 +23,6 @@ pub enum Applied {
         end: usize,
         inserted: usize,
     },
-    /// The whole text was replaced.
-    Whole,
 }
 
 /// Applies `didChange` events in order, telling `applied` what each did.
@@ -44,8 +42,13 @@ pub fn apply_changes(
     for change in changes {
         match change.range {
             None => {
+                // A client may send the whole text for a small change (after
+                // an undo, a revert, a formatter): what changed is what lies
+                // between the common beginning and end, so what the last
+                // analysis knew about the rest can still be carried.
+                let old = pieces.join();
+                applied(differing_middle(&old, &change.text));
                 pieces = Pieces::new(change.text, PIECE);
-                applied(Applied::Whole);
             }
             Some(range) => {
                 let start = pieces.offset(range.start, unit);
@@ -60,6 +63,32 @@ pub fn apply_changes(
         }
     }
     *text = pieces.join();
+}
+
+/// The replacement that turns `old` into `new`: the bytes between their
+/// longest common beginning and end, on character boundaries.
+fn differing_middle(old: &str, new: &str) -> Applied {
+    let (a, b) = (old.as_bytes(), new.as_bytes());
+    let mut prefix = a.iter().zip(b).take_while(|(x, y)| x == y).count();
+    while !old.is_char_boundary(prefix) {
+        prefix -= 1;
+    }
+    let room = a.len().min(b.len()) - prefix;
+    let mut suffix = a
+        .iter()
+        .rev()
+        .zip(b.iter().rev())
+        .take(room)
+        .take_while(|(x, y)| x == y)
+        .count();
+    while !old.is_char_boundary(a.len() - suffix) {
+        suffix -= 1;
+    }
+    Applied::Replaced {
+        start: prefix,
+        end: a.len() - suffix,
+        inserted: b.len() - prefix - suffix,
+    }
 }
 
 struct Piece {
@@ -430,6 +459,73 @@ mod tests {
             |a| seen.push(a),
         );
         assert_eq!(text, "fresh");
-        assert_eq!(seen, [Applied::Whole]);
+        let old_len = "# top\na: é😀z\nb: 3\n!".len();
+        assert_eq!(
+            seen,
+            [Applied::Replaced {
+                start: 0,
+                end: old_len,
+                inserted: 5
+            }]
+        );
+    }
+
+    /// A whole text sent for a small change is recorded as that change,
+    /// on character boundaries (`é` and `è` share their first byte).
+    #[test]
+    fn a_whole_text_is_recorded_as_what_differs() {
+        let event = |_: Option<()>, text: &str| TextDocumentContentChangeEvent {
+            range: None,
+            range_length: None,
+            text: text.into(),
+        };
+        let mut text = String::from("a: é\nb: 2\n");
+        let mut seen = Vec::new();
+        apply_changes(
+            &mut text,
+            vec![event(None, "a: è\nb: 2\n")],
+            ColumnUnit::Utf16,
+            |a| seen.push(a),
+        );
+        assert_eq!(
+            seen,
+            [Applied::Replaced {
+                start: 3,
+                end: 5,
+                inserted: 2
+            }]
+        );
+        seen.clear();
+        apply_changes(
+            &mut text,
+            vec![event(None, "a: è\nb: 2\n")],
+            ColumnUnit::Utf16,
+            |a| seen.push(a),
+        );
+        assert_eq!(
+            seen,
+            [Applied::Replaced {
+                start: 11,
+                end: 11,
+                inserted: 0
+            }]
+        );
+        // Text repeated on both sides: the beginning is taken first.
+        seen.clear();
+        apply_changes(
+            &mut text,
+            vec![event(None, "a: è\na: è\nb: 2\n")],
+            ColumnUnit::Utf16,
+            |a| seen.push(a),
+        );
+        assert_eq!(
+            seen,
+            [Applied::Replaced {
+                start: 6,
+                end: 6,
+                inserted: 6
+            }]
+        );
+        assert_eq!(text, "a: è\na: è\nb: 2\n");
     }
 }
