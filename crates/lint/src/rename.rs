@@ -25,7 +25,7 @@
 //! name in it must read as planned.
 
 use ruff_python_ast::visitor::{Visitor, walk_expr};
-use ruff_python_ast::{Expr, PythonVersion};
+use ruff_python_ast::{CmpOp, Expr, PythonVersion};
 use ruff_python_parser::{Mode, ParseOptions};
 use ruff_text_size::Ranged;
 
@@ -375,7 +375,7 @@ struct ContextKey {
 }
 
 /// The string literals an expression reads from `context`:
-/// `context['k']`, `context["k"]`, `context.get('k', ...)`.
+/// `context['k']`, `context["k"]`, `context.get('k', ...)`, `'k' in context`.
 fn context_keys(expression: &str) -> Vec<ContextKey> {
     // P403 bounds what ContextCore accepts; the rest is not worth reading.
     if expression.len() > 2_000 {
@@ -436,6 +436,22 @@ impl<'a> Visitor<'a> for ContextKeys<'_> {
         match expr {
             Expr::Subscript(subscript) if is_context(&subscript.value) => {
                 self.key(&subscript.slice);
+            }
+            // `'k' in context`, `'k' not in context`, also inside a chain
+            // of comparisons.
+            Expr::Compare(compare) => {
+                for (at, op) in compare.ops.iter().enumerate() {
+                    let operand = match at {
+                        0 => Some(compare.left.as_ref()),
+                        _ => compare.comparators.get(at - 1),
+                    };
+                    if matches!(op, CmpOp::In | CmpOp::NotIn)
+                        && compare.comparators.get(at).is_some_and(is_context)
+                        && let Some(operand) = operand
+                    {
+                        self.key(operand);
+                    }
+                }
             }
             Expr::Call(call) => {
                 if let Expr::Attribute(attribute) = call.func.as_ref()
@@ -698,6 +714,27 @@ checkpoint_integrity:
         );
         assert!(text.contains("field: \"sources\""));
         assert!(text.contains("'meta.count'"), "an unrelated field stays");
+    }
+
+    #[test]
+    fn a_membership_test_on_context_is_a_key_read() {
+        let keys: Vec<String> =
+            context_keys("'docs' in context and 'a.b' not in context and 1 < 2 and 'x' in y")
+                .into_iter()
+                .map(|k| k.name)
+                .collect();
+        assert_eq!(keys, ["docs", "a.b"]);
+        let source = SOURCE.replace(
+            "len(context['docs']) > 0 and",
+            "'docs' in context and len(context['docs']) > 0 and",
+        );
+        let edits =
+            rename_field(&source, source.find("name: docs }").unwrap() + 6, "sources").unwrap();
+        let text = apply(&source, &edits);
+        assert!(
+            text.contains("'sources' in context and len(context['sources']) > 0"),
+            "{text}"
+        );
     }
 
     #[test]
