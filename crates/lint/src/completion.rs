@@ -4,7 +4,7 @@
 //! rarely valid YAML; names come from the last contract that parsed.
 
 use crate::format::{EnumKind, ValueType};
-use crate::model::Contract;
+use crate::model::{CheckpointSpec, Contract};
 use crate::syntax::{Node, NodeKind, Span};
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -599,6 +599,15 @@ fn staleness_pair_holds(source: &str, offset: usize, key: &str, value: &str) -> 
     }
 }
 
+/// The checkpoint spec `offset` is in: the last one that starts before it.
+fn checkpoint_around(contract: &Contract, offset: usize) -> Option<&CheckpointSpec> {
+    contract
+        .checkpoints
+        .iter()
+        .filter(|c| c.span.start <= offset)
+        .max_by_key(|c| c.span.start)
+}
+
 /// The phases the checkpoint around `offset` can be taken after without a
 /// finding: each produces every field its staleness checks watch (R102)
 /// and, when it sets `revalidate_entry: true`, has a successor (C208).
@@ -608,11 +617,7 @@ fn checkpoint_phases(contract: Option<&Contract>, offset: usize) -> Vec<Completi
     let Some(contract) = contract else {
         return Vec::new();
     };
-    let spec = contract
-        .checkpoints
-        .iter()
-        .filter(|c| c.span.start <= offset)
-        .max_by_key(|c| c.span.start);
+    let spec = checkpoint_around(contract, offset);
     let watched: Vec<&crate::field_path::FieldPath> = spec
         .into_iter()
         .flat_map(|c| &c.on_resume.staleness_checks)
@@ -663,11 +668,7 @@ fn checkpoint_exit_fields(contract: Option<&Contract>, offset: usize) -> Vec<Com
     let Some(contract) = contract else {
         return Vec::new();
     };
-    let spec = contract
-        .checkpoints
-        .iter()
-        .filter(|c| c.span.start <= offset)
-        .max_by_key(|c| c.span.start);
+    let spec = checkpoint_around(contract, offset);
     let Some(phase) = spec
         .and_then(|s| s.phase.as_ref())
         .and_then(|p| contract.phase(&p.value))

@@ -474,58 +474,28 @@ mod tests {
     /// on character boundaries (`é` and `è` share their first byte).
     #[test]
     fn a_whole_text_is_recorded_as_what_differs() {
-        let event = |_: Option<()>, text: &str| TextDocumentContentChangeEvent {
-            range: None,
-            range_length: None,
-            text: text.into(),
-        };
         let mut text = String::from("a: é\nb: 2\n");
-        let mut seen = Vec::new();
-        apply_changes(
-            &mut text,
-            vec![event(None, "a: è\nb: 2\n")],
-            ColumnUnit::Utf16,
-            |a| seen.push(a),
-        );
-        assert_eq!(
-            seen,
-            [Applied::Replaced {
-                start: 3,
-                end: 5,
-                inserted: 2
+        let mut send_whole = |new: &str| {
+            let mut seen = Vec::new();
+            let change = TextDocumentContentChangeEvent {
+                range: None,
+                range_length: None,
+                text: new.into(),
+            };
+            apply_changes(&mut text, vec![change], ColumnUnit::Utf16, |a| seen.push(a));
+            seen
+        };
+        let replaced = |start, end, inserted| {
+            vec![Applied::Replaced {
+                start,
+                end,
+                inserted,
             }]
-        );
-        seen.clear();
-        apply_changes(
-            &mut text,
-            vec![event(None, "a: è\nb: 2\n")],
-            ColumnUnit::Utf16,
-            |a| seen.push(a),
-        );
-        assert_eq!(
-            seen,
-            [Applied::Replaced {
-                start: 11,
-                end: 11,
-                inserted: 0
-            }]
-        );
+        };
+        assert_eq!(send_whole("a: è\nb: 2\n"), replaced(3, 5, 2));
+        assert_eq!(send_whole("a: è\nb: 2\n"), replaced(11, 11, 0));
         // Text repeated on both sides: the beginning is taken first.
-        seen.clear();
-        apply_changes(
-            &mut text,
-            vec![event(None, "a: è\na: è\nb: 2\n")],
-            ColumnUnit::Utf16,
-            |a| seen.push(a),
-        );
-        assert_eq!(
-            seen,
-            [Applied::Replaced {
-                start: 6,
-                end: 6,
-                inserted: 6
-            }]
-        );
+        assert_eq!(send_whole("a: è\na: è\nb: 2\n"), replaced(6, 6, 6));
         assert_eq!(text, "a: è\na: è\nb: 2\n");
     }
 }
