@@ -8,9 +8,10 @@
 //! touching a region (typing on, next to, or over it) merges into it, so
 //! typing a phase one key at a time is one region however many keystrokes
 //! it took. Outside the regions the two texts are the same characters,
-//! shifted. Past `MAX_REGIONS` separate regions, or after a whole-document
-//! replacement, the map gives up (`is_lost`): nothing is carried rather
-//! than a map that grows without bound.
+//! shifted. Past `MAX_REGIONS` separate regions the map gives up
+//! (`is_lost`): nothing is carried rather than a map that grows without
+//! bound. (A whole text sent for a change arrives here as the bytes that
+//! differ: `text::apply_changes`.)
 
 /// The most separate changed regions kept; more and the map gives up.
 pub const MAX_REGIONS: usize = 256;
@@ -57,7 +58,7 @@ impl EditMap {
         self.lost
     }
 
-    /// Gives up: the whole text was replaced, or the map is too large.
+    /// Gives up: the map is too large.
     pub fn lose(&mut self) {
         self.lost = true;
         self.regions = Vec::new();
