@@ -9,24 +9,30 @@ use std::process::{Command, Stdio};
 
 #[path = "support/editor.rs"]
 mod editor;
+#[path = "support/tools.rs"]
+mod tools;
 
 fn repo() -> PathBuf {
     std::path::absolute(Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")).unwrap()
 }
 
-#[test]
-fn neovim_receives_the_diagnostics_of_a_fixture() {
-    let nvim_present = Command::new("nvim")
+/// Whether `nvim` runs; when it does not, the test is skipped with the
+/// reason, except in CI, where `.ci/run` installs Debian's neovim package.
+fn nvim_present() -> bool {
+    let present = Command::new("nvim")
         .arg("--version")
         .stdout(Stdio::null())
         .status()
         .is_ok_and(|s| s.success());
-    if !nvim_present {
-        assert!(
-            std::env::var_os("CI").is_none(),
-            "nvim is missing in CI: .ci/run must install Debian's neovim package"
-        );
-        println!("skipped: nvim is not installed (apt-get install neovim)");
+    if !present {
+        tools::missing("nvim is not installed (apt-get install neovim)");
+    }
+    present
+}
+
+#[test]
+fn neovim_receives_the_diagnostics_of_a_fixture() {
+    if !nvim_present() {
         return;
     }
     let fixture = repo().join("fixtures/R105/fail.contract.yaml");
@@ -87,14 +93,7 @@ fn run_neovim(script: &str, file: &Path) -> serde_json::Value {
 
 #[test]
 fn neovim_lints_a_harness_config_by_its_default_patterns() {
-    if Command::new("nvim")
-        .arg("--version")
-        .stdout(Stdio::null())
-        .status()
-        .is_err()
-    {
-        assert!(std::env::var_os("CI").is_none(), "nvim is missing in CI");
-        println!("skipped: nvim is not installed (apt-get install neovim)");
+    if !nvim_present() {
         return;
     }
     let project = tempfile::tempdir().unwrap();
@@ -120,14 +119,7 @@ fn neovim_lints_a_harness_config_by_its_default_patterns() {
 /// it): the hover window shows the finding and its rule's page.
 #[test]
 fn neovim_shows_the_finding_on_k_with_the_documented_mapping() {
-    if Command::new("nvim")
-        .arg("--version")
-        .stdout(Stdio::null())
-        .status()
-        .is_err()
-    {
-        assert!(std::env::var_os("CI").is_none(), "nvim is missing in CI");
-        println!("skipped: nvim is not installed (apt-get install neovim)");
+    if !nvim_present() {
         return;
     }
     let received = run_neovim(
