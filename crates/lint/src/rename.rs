@@ -104,12 +104,7 @@ fn target_in(source: &str, place: &Place, offset: usize) -> Result<RenameTarget,
     }
     // Where the name's characters are: the scalar's own text when it reads
     // as written (plain or quoted without escapes), else the whole scalar.
-    // A quoted scalar's span may run over the blanks after it (in a flow
-    // mapping, up to the `}`).
-    let written = source
-        .get(place.span.start..place.span.end)
-        .unwrap_or("")
-        .trim_end_matches([' ', '\t']);
+    let written = source.get(place.span.start..place.span.end).unwrap_or("");
     let inner = if written == name {
         Some(place.span.start)
     } else if written.len() == name.len() + 2
@@ -480,8 +475,6 @@ fn in_source(source: &str, span: Span, value: &str, range: std::ops::Range<usize
     if written.contains(['\n', '\r']) {
         return in_block(source, span, value, range);
     }
-    // Blanks after a quoted scalar may be inside its span.
-    let written = written.trim_end_matches([' ', '\t']);
     // For each character of the value: where it is written, and whether
     // it is written as itself.
     let mut map: Vec<(usize, usize, bool)> = Vec::new();
