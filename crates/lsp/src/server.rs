@@ -905,12 +905,19 @@ impl Server {
             })
             .ok(),
         };
-        // Not awaited here: messages are handled one at a time, and a client
-        // slow to answer must not hold up everything behind this one.
         let client = self.client.clone();
-        tokio::spawn(async move {
+        let mut request = Box::pin(async move {
             let _ = client.register_capability(vec![registration]).await;
         });
+        // Polled once here, so the request is queued now, ahead of anything
+        // sent after `initialized` (the first diagnostics: a spawned task
+        // could lose that race under load). The answer is awaited in the
+        // background: messages are handled one at a time, and a client
+        // slow to answer must not hold up everything behind this one.
+        let mut context = std::task::Context::from_waker(std::task::Waker::noop());
+        if request.as_mut().poll(&mut context).is_pending() {
+            tokio::spawn(request);
+        }
     }
 
     async fn open(&self, params: DidOpenTextDocumentParams) {
