@@ -527,6 +527,22 @@ mod tests {
     }
 
     #[test]
+    fn two_identical_findings_count_twice() {
+        let mut analysis = crate::analyze(CONTRACT, &Settings::default());
+        let first = analysis.diagnostics[0].clone();
+        analysis.diagnostics.insert(0, first.clone());
+        let mut baseline = Baseline::default();
+        baseline.record("a", &analysis);
+        let counts: Vec<usize> = baseline.entries.values().map(|(n, _)| *n).collect();
+        assert!(counts.contains(&2), "{counts:?}");
+        // Three of them: the baseline hides two, the third is new.
+        analysis.diagnostics.insert(0, first);
+        let total = analysis.diagnostics.len();
+        assert_eq!(baseline.matcher().hide("a", &mut analysis), total - 1);
+        assert_eq!(analysis.diagnostics.len(), 1);
+    }
+
+    #[test]
     fn bad_files_say_what_is_wrong() {
         let error = |text: &str| Baseline::parse(text.as_bytes()).unwrap_err().to_string();
         assert!(error("{").starts_with("it is not a phaselint baseline: EOF"));
