@@ -4,15 +4,16 @@
 //! A finding is recorded as (path, code, fingerprint) with a count. The
 //! fingerprint follows GitLab Code Quality's idea: a hash of what the
 //! finding is about, never of where it is. It hashes the code, the path,
-//! the text of the primary span and of its line (blanks collapsed, a
-//! trailing comment left out) and the lines that enclose it by
-//! indentation (the phase, the checkpoint, the field list). Line numbers,
-//! the message (it may quote a line or a count) and related locations are
-//! left out, so lines added above, another phase edited or a comment
-//! reindented leave it as it was. Two identical findings of one file have
-//! one fingerprint and count twice. The file is JSON, versioned, sorted
-//! and one entry per line group, so its diff in a review reads well; its
-//! paths are relative to the baseline's own folder, `/`-separated.
+//! the primary span's text (its first line), the text of that line and of
+//! the lines that enclose it by indentation (the phase, the checkpoint,
+//! the field list), blanks collapsed and trailing comments left out. Line
+//! numbers, the message (it may quote a line or a count) and related
+//! locations are left out, so lines added above, another phase edited or
+//! a comment reindented leave it as it was. Two identical findings of one
+//! file have one fingerprint and count twice. The file is JSON, versioned,
+//! sorted, one entry per (path, code, fingerprint), so its diff in a
+//! review reads well; its paths are relative to the baseline's own folder,
+//! `/`-separated.
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Component, Path, PathBuf};
@@ -215,7 +216,13 @@ impl Matcher {
     /// `path`, and returns how many it removed.
     pub fn hide(&mut self, path: &str, analysis: &mut Analysis) -> usize {
         self.linted.insert(path.to_string());
-        if !self.remaining.keys().any(|k| k.0 == path) || analysis.diagnostics.is_empty() {
+        let first = (path.to_string(), String::new(), String::new());
+        let recorded = self
+            .remaining
+            .range(first..)
+            .next()
+            .is_some_and(|(k, _)| k.0 == path);
+        if !recorded || analysis.diagnostics.is_empty() {
             return 0;
         }
         let mut context = FileContext::new(&analysis.source, &analysis.line_index);
@@ -372,9 +379,11 @@ impl<'a> FileContext<'a> {
         let source = self.source;
         let start = d.span.start.min(source.len());
         let end = d.span.end.clamp(start, source.len());
-        let span_text = source.get(start..end).unwrap_or_default();
-        let span_text = normalize(span_text.get(..floor(span_text, HASHED_LINE)).unwrap_or(""));
         let line = self.index.line_of(start);
+        // The span's first line: a span over a whole mapping would make
+        // every edit inside it a new finding.
+        let end = end.min(self.index.line_end(source, line).max(start));
+        let span_text = normalize(source.get(start..end).unwrap_or_default());
         let mut hasher = Sha256::new();
         let mut field = |bytes: &[u8]| {
             hasher.update((bytes.len() as u64).to_le_bytes());
@@ -495,6 +504,13 @@ mod tests {
             .replace("description: fetch", "description: fetch every document")
             .replace("  review:\n", "  review:   # reviewed by a person\n");
         assert_eq!(entries(&edited), before);
+        // A phase's keys indented further.
+        let reindented = CONTRACT.replace(
+            "  generate:\n    long_running: true\n    entry:\n      required:\n        - name: docs\n",
+            "  generate:\n        long_running: true\n        entry:\n          required:\n          - name: docs\n",
+        );
+        assert_ne!(reindented, CONTRACT);
+        assert_eq!(entries(&reindented), before);
     }
 
     #[test]
