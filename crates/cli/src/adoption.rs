@@ -290,6 +290,8 @@ fn shown(path: &Path) -> String {
 /// whether a file was refused.
 #[derive(Default)]
 pub(crate) struct Suppressing {
+    /// `--quiet`: no notes, no count.
+    quiet: bool,
     comments: usize,
     findings: usize,
     files: usize,
@@ -297,6 +299,13 @@ pub(crate) struct Suppressing {
 }
 
 impl Suppressing {
+    pub(crate) fn new(quiet: bool) -> Self {
+        Suppressing {
+            quiet,
+            ..Default::default()
+        }
+    }
+
     /// Adds the comments to one file and writes it; the analysis of the
     /// new text when it was written.
     pub(crate) fn file(
@@ -309,7 +318,9 @@ impl Suppressing {
         match add_suppressions(analysis, settings) {
             Err(Refusal::Json | Refusal::Unloadable) if analysis.diagnostics.is_empty() => None,
             Err(refusal @ (Refusal::Json | Refusal::Unloadable)) => {
-                eprintln!("phaselint: note: skipped {name}: {refusal}");
+                if !self.quiet {
+                    eprintln!("phaselint: note: skipped {name}: {refusal}");
+                }
                 None
             }
             Err(refusal @ Refusal::Changed(_)) => {
@@ -318,7 +329,7 @@ impl Suppressing {
                 None
             }
             Ok(done) => {
-                for skipped in &done.skipped {
+                for skipped in done.skipped.iter().filter(|_| !self.quiet) {
                     eprintln!(
                         "phaselint: note: {name}:{}: {} not suppressed: {}",
                         skipped.line + 1,
@@ -342,8 +353,8 @@ impl Suppressing {
 
     /// Says what was added; `false` when a file was refused or could not
     /// be written.
-    pub(crate) fn finish(&self, quiet: bool) -> bool {
-        if !quiet {
+    pub(crate) fn finish(&self) -> bool {
+        if !self.quiet {
             if self.comments == 0 {
                 eprintln!("phaselint: no suppression comments to add");
             } else {

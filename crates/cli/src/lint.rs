@@ -116,7 +116,7 @@ pub fn run(args: &LintArgs) -> u8 {
             Err(message) => return usage_error(&message),
         }
     }
-    let mut suppressing = adoption::Suppressing::default();
+    let mut suppressing = adoption::Suppressing::new(args.quiet);
     if args.adoption.add_suppressions {
         for (target, result) in targets.iter().zip(results.iter_mut()) {
             let Ok((analysis, other_kind)) = result else {
@@ -166,7 +166,7 @@ pub fn run(args: &LintArgs) -> u8 {
         }
     }
     linted.sort_by(|a, b| a.path.cmp(&b.path));
-    let suppressed = !args.adoption.add_suppressions || suppressing.finish(args.quiet);
+    let suppressed = !args.adoption.add_suppressions || suppressing.finish();
     let baselined = match baselines.finish(args.quiet) {
         Ok(outcome) => outcome,
         Err(message) => return usage_error(&message),
@@ -177,7 +177,7 @@ pub fn run(args: &LintArgs) -> u8 {
                 "phaselint: note: fixed since {}: {} {} in {}{}",
                 shown(file),
                 plural(fixed.count, "finding", "findings"),
-                fixed.code,
+                inline(&fixed.code),
                 inline(&fixed.path),
                 if fixed.text.is_empty() {
                     String::new()

@@ -399,6 +399,29 @@ mod tests {
     }
 
     #[test]
+    fn a_text_that_reads_differently_or_reports_more_is_caught() {
+        // A comment inside a plain scalar that spans lines ends it there.
+        assert!(!reads_the_same("a: x\n  y\n", "a: x  # c\n  y\n"));
+        assert!(!reads_the_same("a: [x,\n  y]\n", "a: [x,  # c\n  y, z]\n"));
+        assert!(reads_the_same("a: [x,\n  y]\n", "a: [x,\n  y]  # c\n"));
+        let settings = Settings::default();
+        let before = crate::analyze(
+            "schema_version: '1'\npipeline_id: p\nphases:\n  a: {}\n",
+            &settings,
+        );
+        let after = crate::analyze(
+            "schema_version: '1'\npipeline_id: p  # phaselint: disable=C204\nphases:\n  a: {}\n",
+            &settings,
+        );
+        assert_eq!(
+            difference(&before.diagnostics, &before, &after).as_deref(),
+            Some(
+                "would add S001 on line 2: unused suppression: no C204 finding on this line or the next"
+            )
+        );
+    }
+
+    #[test]
     fn json_is_refused() {
         let settings = Settings::default();
         let analysis = crate::analyze_kind(
