@@ -15,7 +15,7 @@
 //! review reads well; its paths are relative to the baseline's own folder,
 //! `/`-separated.
 
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::path::{Component, Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
@@ -35,6 +35,9 @@ const SHOWN_TEXT: usize = 60;
 const ENCLOSING_LINES: usize = 16;
 /// How much of one line's text is hashed: a line can be megabytes.
 const HASHED_LINE: usize = 4096;
+/// How much of a primary span's text is hashed: findings by the
+/// thousand on one long line must not hash it a thousand times whole.
+const HASHED_SPAN: usize = 256;
 
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -328,6 +331,9 @@ struct FileContext<'a> {
     /// Per line, the nearest line above with less indentation; computed on
     /// the first fingerprint.
     parents: Option<Vec<Option<usize>>>,
+    /// Each line's digest (its text without a comment, normalized), taken
+    /// once however many findings are on it or under it.
+    line_digests: HashMap<usize, [u8; 32]>,
 }
 
 impl<'a> FileContext<'a> {
@@ -336,6 +342,7 @@ impl<'a> FileContext<'a> {
             source,
             index,
             parents: None,
+            line_digests: HashMap::new(),
         }
     }
 
@@ -382,30 +389,45 @@ impl<'a> FileContext<'a> {
         let line = self.index.line_of(start);
         // The span's first line: a span over a whole mapping would make
         // every edit inside it a new finding.
-        let end = end.min(self.index.line_end(source, line).max(start));
-        let span_text = normalize(source.get(start..end).unwrap_or_default());
+        let end = end
+            .min(self.index.line_end(source, line).max(start))
+            .min(start + HASHED_SPAN);
+        let span_text = source
+            .get(start..floor(source, end).max(start))
+            .unwrap_or_default();
+        let span_text = normalize(span_text);
         let mut hasher = Sha256::new();
-        let mut field = |bytes: &[u8]| {
+        let field = |hasher: &mut Sha256, bytes: &[u8]| {
             hasher.update((bytes.len() as u64).to_le_bytes());
             hasher.update(bytes);
         };
-        field(b"phaselint-baseline-1");
-        field(path.as_bytes());
-        field(d.code.as_bytes());
-        field(span_text.as_bytes());
-        field(normalize(without_comment(self.line(line))).as_bytes());
+        field(&mut hasher, b"phaselint-baseline-1");
+        field(&mut hasher, path.as_bytes());
+        field(&mut hasher, d.code.as_bytes());
+        field(&mut hasher, span_text.as_bytes());
+        field(&mut hasher, &self.line_digest(line));
         let mut enclosing = self.parents().get(line).copied().flatten();
         let mut taken = 0;
         while let Some(parent) = enclosing
             && taken < ENCLOSING_LINES
         {
-            field(normalize(without_comment(self.line(parent))).as_bytes());
+            field(&mut hasher, &self.line_digest(parent));
             enclosing = self.parents().get(parent).copied().flatten();
             taken += 1;
         }
         let digest = hasher.finalize();
         let shown: String = span_text.chars().take(SHOWN_TEXT).collect();
         (crate::input::hex(&digest[..16]), shown)
+    }
+
+    fn line_digest(&mut self, line: usize) -> [u8; 32] {
+        if let Some(digest) = self.line_digests.get(&line) {
+            return *digest;
+        }
+        let text = normalize(without_comment(self.line(line)));
+        let digest: [u8; 32] = Sha256::digest(text.as_bytes()).into();
+        self.line_digests.insert(line, digest);
+        digest
     }
 }
 
