@@ -266,17 +266,15 @@ fn a_baseline_reports_only_what_is_new_and_counts_what_was_fixed() {
     );
 
     // Writing it again: the fixed one drops out, the new one comes in.
-    let rewritten = phaselint(
-        dir,
-        &[
-            "lint",
-            "--write-baseline",
-            "baseline.json",
-            "--format",
-            "concise",
-            "valid",
-        ],
-    );
+    let write_again = [
+        "lint",
+        "--write-baseline",
+        "baseline.json",
+        "--format",
+        "concise",
+        "valid",
+    ];
+    let rewritten = phaselint(dir, &write_again);
     assert_eq!(code(&rewritten), 0);
     assert!(stderr(&rewritten).contains(&format!("(it held {today})")));
     assert_eq!(recorded(&dir.join("baseline.json")) as usize, today);
@@ -285,6 +283,15 @@ fn a_baseline_reports_only_what_is_new_and_counts_what_was_fixed() {
         stdout(&out),
         format!("All checks passed (24 files).\n{today} findings hidden by the baseline.\n")
     );
+    // The new defect fixed too: the rewritten baseline is one smaller.
+    edit(&file, "\n    long_running: true", "");
+    let shrunk = phaselint(dir, &write_again);
+    assert!(
+        stderr(&shrunk).contains(&format!("wrote {} findings", today - 1)),
+        "{}",
+        stderr(&shrunk)
+    );
+    assert_eq!(recorded(&dir.join("baseline.json")) as usize, today - 1);
 }
 
 #[test]
