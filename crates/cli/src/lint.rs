@@ -14,7 +14,7 @@ use phaselint_lint::input::{self, Bound};
 use phaselint_lint::{Analysis, DocumentKind, analyze_bytes, analyze_file};
 
 use crate::atomic_write::write_atomically;
-use crate::{ColorChoice, ConfigArgs, Format, LintArgs, exit};
+use crate::{ColorChoice, ConfigArgs, Format, LintArgs, adoption, exit};
 use phaselint_render::terminal::{block, inline};
 use phaselint_render::{self as output, Linted, Report, Unreadable, plural};
 
@@ -63,6 +63,11 @@ pub fn run(args: &LintArgs) -> u8 {
         Ok(t) => t,
         Err(message) => return usage_error(&message),
     };
+    let mut baselines =
+        match adoption::Baselines::load(&args.adoption, targets.iter().map(|t| &*t.config)) {
+            Ok(b) => b,
+            Err(message) => return usage_error(&message),
+        };
     let mut stdin_bytes = None;
     if targets.iter().any(|t| t.stdin) {
         match input::read_stream(std::io::stdin().lock(), Path::new("-"), Bound::Contract) {
@@ -78,6 +83,11 @@ pub fn run(args: &LintArgs) -> u8 {
     if args.fix && !args.diff && stdin_bytes.is_some() {
         return usage_error(
             "--fix rewrites files and cannot be used with standard input; use --diff",
+        );
+    }
+    if args.adoption.add_suppressions && stdin_bytes.is_some() {
+        return usage_error(
+            "--add-suppressions rewrites files and cannot be used with standard input",
         );
     }
     let keep_models = args.fix || args.diff;
@@ -106,6 +116,21 @@ pub fn run(args: &LintArgs) -> u8 {
             Err(message) => return usage_error(&message),
         }
     }
+    let mut suppressing = adoption::Suppressing::new(args.quiet);
+    if args.adoption.add_suppressions {
+        for (target, result) in targets.iter().zip(results.iter_mut()) {
+            let Ok((analysis, other_kind)) = result else {
+                continue;
+            };
+            if target.skips(*other_kind) {
+                continue;
+            }
+            let settings = target.config.settings_for(&absolute(&target.path));
+            if let Some(edited) = suppressing.file(&target.path, &settings, analysis) {
+                *result = Ok(checked(edited, false));
+            }
+        }
+    }
     let mut unreadable = Vec::new();
     let mut linted = Vec::with_capacity(results.len());
     for (target, result) in targets.iter().zip(results) {
@@ -132,6 +157,7 @@ pub fn run(args: &LintArgs) -> u8 {
                     continue;
                 }
                 analysis.keep_only_findings();
+                baselines.apply(&target.path, &target.config, &mut analysis);
                 linted.push(Linted {
                     path: target.path.clone(),
                     analysis,
@@ -140,8 +166,37 @@ pub fn run(args: &LintArgs) -> u8 {
         }
     }
     linted.sort_by(|a, b| a.path.cmp(&b.path));
+    let suppressed = !args.adoption.add_suppressions || suppressing.finish();
+    let baselined = match baselines.finish(args.quiet) {
+        Ok(outcome) => outcome,
+        Err(message) => return usage_error(&message),
+    };
+    if args.verbose {
+        for (file, fixed) in &baselined.fixed {
+            eprintln!(
+                "phaselint: note: fixed since {}: {} {} in {}{}",
+                shown(file),
+                plural(fixed.count, "finding", "findings"),
+                inline(&fixed.code),
+                inline(&fixed.path),
+                if fixed.text.is_empty() {
+                    String::new()
+                } else {
+                    format!(" (`{}`)", inline(&fixed.text))
+                }
+            );
+        }
+    }
 
     let mut report = Report::new(&linted, &unreadable);
+    report.baseline = baselined.counts;
+    // The machine formats keep stdout to themselves: the baseline's lines
+    // go to stderr.
+    if !args.quiet && !matches!(args.format, Format::Full | Format::Concise) {
+        for line in report.baseline.iter().flat_map(|b| b.lines()) {
+            eprintln!("phaselint: {}", inline(&line));
+        }
+    }
     // The rules enabled for any file linted: only SARIF lists them, and
     // each file's settings are built once, not once per rule.
     if args.format == Format::Sarif {
@@ -178,7 +233,7 @@ pub fn run(args: &LintArgs) -> u8 {
     if let Err(code) = output.print(&report) {
         return code;
     }
-    if !unreadable.is_empty() {
+    if !unreadable.is_empty() || !suppressed {
         return exit::NO_VERDICT;
     }
     exit_code(&report, args.exit_zero, args.max_warnings)

@@ -2,6 +2,7 @@
 //! files and configuration, and renders what `phaselint_lint::analyze`
 //! found; it does no analysis of its own.
 
+mod adoption;
 mod approve;
 mod atomic_write;
 mod diff;
@@ -228,9 +229,11 @@ pub struct LintArgs {
     /// Write the report to FILE instead of standard output (never coloured).
     #[arg(long, value_name = "FILE")]
     pub output_file: Option<PathBuf>,
-    /// Say which walked files were skipped and why.
+    /// Say which walked files were skipped and why, and which baselined findings were fixed.
     #[arg(long, short)]
     pub verbose: bool,
+    #[command(flatten)]
+    pub adoption: adoption::AdoptionArgs,
 }
 
 /// Hands the memory that dropped analyses freed back to the system. The

@@ -143,6 +143,8 @@ struct ConfigFile {
     trust_context_approvals: Option<bool>,
     #[serde(alias = "per_file_ignores")]
     per_file_ignores: Option<BTreeMap<String, Vec<String>>>,
+    /// A baseline file (`lint --write-baseline`), relative to this file.
+    baseline: Option<PathBuf>,
 }
 
 /// How `Config::discover_with` reads a candidate: its bytes when a file is
@@ -163,6 +165,8 @@ pub struct Config {
     select: Option<Vec<String>>,
     ignore: Vec<String>,
     severity: Vec<(String, Option<Severity>)>,
+    /// `baseline = "…"`, resolved against the file's folder.
+    baseline: Option<PathBuf>,
 }
 
 pub const DEFAULT_INCLUDE: &[&str] = &["**/*.contract.yaml", "**/*.contract.yml"];
@@ -179,6 +183,7 @@ impl Config {
             select: None,
             ignore: Vec::new(),
             severity: Vec::new(),
+            baseline: None,
         };
         config.resolve_levels();
         config
@@ -302,6 +307,15 @@ impl Config {
         if let Some(dialect) = file.dialect {
             config.base.dialect = dialect;
         }
+        if let Some(baseline) = file.baseline {
+            if baseline.as_os_str().is_empty() {
+                return Err(bad(
+                    "baseline",
+                    "is empty; name a file such as \"phaselint-baseline.json\"".into(),
+                ));
+            }
+            config.baseline = Some(config.root.join(baseline));
+        }
         config.resolve_levels();
         Ok(config)
     }
@@ -378,6 +392,12 @@ impl Config {
     pub fn settings(&self) -> &Settings {
         &self.base
     }
+
+    /// The baseline file this configuration names (`baseline = "…"`),
+    /// relative paths resolved against the configuration's folder.
+    pub fn baseline(&self) -> Option<&Path> {
+        self.baseline.as_deref()
+    }
 }
 
 fn read(path: &Path) -> Result<String, ConfigError> {
@@ -417,6 +437,7 @@ const CONFIG_KEYS: &[&str] = &[
     "dialect",
     "trust_context_approvals",
     "per-file-ignores",
+    "baseline",
 ];
 
 fn invalid(path: &Path, text: &str, table: &str, error: toml::de::Error) -> ConfigError {

@@ -2,6 +2,8 @@
 //! phase graph -> rules -> diagnostics. `analyze` is the only way in; the
 //! CLI, the language server and the resume check all call it.
 
+pub mod add_suppressions;
+pub mod baseline;
 pub mod completion;
 pub mod config;
 mod dataflow;

@@ -20,15 +20,15 @@ struct Suppression {
 }
 
 /// One `# phaselint: disable=…` or `disable-file=…` comment as written.
-struct Directive<'s> {
+pub(crate) struct Directive<'s> {
     /// Where the `#` is.
-    comment_start: usize,
-    file_level: bool,
+    pub(crate) comment_start: usize,
+    pub(crate) file_level: bool,
     /// Where the code list starts (right after `=`) and ends (at the
     /// first blank or the line's end).
-    list: Span,
+    pub(crate) list: Span,
     /// Each non-empty code of the list with where it starts.
-    codes: Vec<(usize, &'s str)>,
+    pub(crate) codes: Vec<(usize, &'s str)>,
 }
 
 /// The code list that starts `text` (right after `=`): codes separated by
@@ -82,7 +82,7 @@ fn code_list(text: &str) -> (usize, Vec<(usize, &str)>) {
 /// comments, then only blanks up to the marker, then `disable=` or
 /// `disable-file=` and a comma-separated list. `None` when the marker is
 /// not such a comment.
-fn directive_at<'s>(
+pub(crate) fn directive_at<'s>(
     source: &'s str,
     index: &LineIndex,
     line: usize,

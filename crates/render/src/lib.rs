@@ -83,6 +83,42 @@ pub struct Report<'a> {
     pub working_dir: Option<std::path::PathBuf>,
     /// `--max-warnings`: JUnit fails the warnings past it.
     pub max_warnings: Option<usize>,
+    /// What a baseline hid, for the summary; `None` without one.
+    pub baseline: Option<BaselineCounts>,
+}
+
+/// What a baseline did to a report (`lint --baseline`).
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct BaselineCounts {
+    /// Findings it recorded, and so left out of the report.
+    pub hidden: usize,
+    /// Findings it records that no longer occur.
+    pub fixed: usize,
+    /// The baseline file as the hint to rewrite it names it.
+    pub file: String,
+}
+
+impl BaselineCounts {
+    /// The lines the summary ends with: what was hidden, and how the
+    /// baseline can shrink when findings it records are gone.
+    pub fn lines(&self) -> Vec<String> {
+        let mut lines = Vec::new();
+        if self.hidden > 0 {
+            lines.push(format!(
+                "{} hidden by the baseline.",
+                plural(self.hidden, "finding", "findings")
+            ));
+        }
+        if self.fixed > 0 {
+            lines.push(format!(
+                "{} in the baseline no longer {}: run `phaselint lint --write-baseline {}` to shrink it.",
+                plural(self.fixed, "finding", "findings"),
+                if self.fixed == 1 { "occurs" } else { "occur" },
+                self.file
+            ));
+        }
+        lines
+    }
 }
 
 impl<'a> Report<'a> {
@@ -93,6 +129,7 @@ impl<'a> Report<'a> {
             ran: None,
             working_dir: None,
             max_warnings: None,
+            baseline: None,
         }
     }
 
@@ -198,6 +235,7 @@ pub fn write(
         }
         if style.summary && matches!(format, Format::Full | Format::Concise) {
             summary(report, &mut out)?;
+            baseline_summary(report, &mut out)?;
         }
     }
     out.flush()
@@ -311,7 +349,15 @@ fn write_statistics(
         }
         if style.summary {
             summary(report, out)?;
+            baseline_summary(report, out)?;
         }
+    }
+    Ok(())
+}
+
+fn baseline_summary(report: &Report<'_>, out: &mut impl Write) -> io::Result<()> {
+    for line in report.baseline.iter().flat_map(BaselineCounts::lines) {
+        writeln!(out, "{}", terminal::inline(&line))?;
     }
     Ok(())
 }
