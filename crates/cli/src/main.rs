@@ -4,6 +4,7 @@
 
 mod approve;
 mod atomic_write;
+mod config;
 mod diff;
 mod diff_git;
 mod git;
@@ -72,6 +73,9 @@ enum Command {
     },
     /// Draw a contract's phase graph: checkpoints, side effects, risk and long-running phases, edge conditions and drops.
     Graph(graph::GraphArgs),
+    /// Print the configuration that applies to a file or directory, merged over
+    /// every file it extends, and where each value came from.
+    Config(config::ConfigCommandArgs),
     /// Print a rule's page, or list every rule.
     Rule {
         /// A rule code such as C203; omit to list all rules.
@@ -274,6 +278,7 @@ fn main() -> ExitCode {
         Command::Harness { command } => harness::run(&command),
         Command::Graph(args) => graph::run(&args),
         Command::Rule { code } => rule::run(code.as_deref()),
+        Command::Config(args) => config::run(&args),
         Command::Schema { kind } => {
             let schema = phaselint_lint::json_schema::json_schema(kind.into());
             match serde_json::to_string_pretty(&schema) {
