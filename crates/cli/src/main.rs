@@ -16,6 +16,7 @@ mod queue;
 mod resume;
 mod rule;
 mod telemetry;
+mod watch;
 
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -235,6 +236,11 @@ pub struct LintArgs {
     /// Say which walked files were skipped and why.
     #[arg(long, short)]
     pub verbose: bool,
+    /// Lint, then lint again what changes, until Ctrl-C: a contract's change
+    /// re-lints it, a configuration's change everything. Not with --fix or
+    /// --diff; a machine --format needs --output-file.
+    #[arg(long)]
+    pub watch: bool,
 }
 
 /// Hands the memory that dropped analyses freed back to the system. The
