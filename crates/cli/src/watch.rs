@@ -110,7 +110,9 @@ pub fn run(args: &LintArgs) -> u8 {
         return usage_error(&message);
     }
     session.watch_configs(&mut watcher, &mut watched);
-    session.print(false);
+    if session.print(false).is_err() {
+        return exit::SUCCESS;
+    }
     loop {
         let changed = match events.recv() {
             Ok(Wake::Changed(paths)) => paths,
@@ -144,10 +146,10 @@ pub fn run(args: &LintArgs) -> u8 {
             (!relevant.is_empty()).then_some(Some(relevant))
         };
         let Some(only) = rerun else { continue };
-        match session.lint(only) {
+        let shown = match session.lint(only) {
             Ok(()) => {
                 session.watch_configs(&mut watcher, &mut watched);
-                session.print(clear);
+                session.print(clear)
             }
             Err(message) => {
                 // Mid-edit, a configuration may be broken for a moment: say
@@ -159,8 +161,12 @@ pub fn run(args: &LintArgs) -> u8 {
                 status(&format!(
                     "configuration error, nothing linted — {}",
                     session.watching()
-                ));
+                ))
             }
+        };
+        // Standard output closed (`| head`): nobody is reading any more.
+        if shown.is_err() {
+            break;
         }
     }
     drop(watcher);
@@ -300,8 +306,9 @@ impl Session<'_> {
         )
     }
 
-    /// Prints the report of every file's last outcome and the status line.
-    fn print(&mut self, clear: bool) {
+    /// Prints the report of every file's last outcome and the status line;
+    /// `Err` when standard output is gone.
+    fn print(&mut self, clear: bool) -> std::io::Result<()> {
         // The report borrows one slice of `Linted`: the analyses move into
         // it for the printing and back into the cache after.
         let mut linted = Vec::new();
@@ -357,7 +364,7 @@ impl Session<'_> {
         if !unreadable.is_empty() {
             counts.push(format!("{} unreadable", unreadable.len()));
         }
-        status(&format!(
+        let shown = status(&format!(
             "{} in {} — {}",
             counts.join(", "),
             plural(files.len() + unreadable.len(), "file", "files"),
@@ -368,25 +375,27 @@ impl Session<'_> {
                 .insert(file.path, (target, Ok((file.analysis, other_kind))));
         }
         self.outcomes.extend(rest);
+        shown
     }
 }
 
 /// The one line after each run, on standard output: the time (UTC), the
 /// counts, and what is watched.
-fn status(text: &str) {
+/// `Err` when standard output is gone (a closed pipe): nobody is watching.
+fn status(text: &str) -> std::io::Result<()> {
     let seconds = std::time::SystemTime::now()
         .duration_since(std::time::UNIX_EPOCH)
         .map_or(0, |d| d.as_secs())
         % 86_400;
     let mut stdout = std::io::stdout().lock();
-    let _ = writeln!(
+    writeln!(
         stdout,
         "[{:02}:{:02}:{:02} UTC] {text}",
         seconds / 3600,
         seconds / 60 % 60,
         seconds % 60
-    );
-    let _ = stdout.flush();
+    )?;
+    stdout.flush()
 }
 
 fn usage_error(message: &str) -> u8 {
