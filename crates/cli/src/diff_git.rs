@@ -1018,10 +1018,12 @@ impl RevisionConfigs {
         let differs = match &on_disk {
             Err(_) => true,
             Ok(disk) => {
-                disk.path != config.path
-                    || config.path.as_ref().is_some_and(|p| {
-                        read_at_rev.get(p) != read_from_disk(p).ok().flatten().as_ref()
-                    })
+                // Every file of the chain: an extended file may be what changed.
+                disk.sources() != config.sources()
+                    || config
+                        .sources()
+                        .iter()
+                        .any(|p| read_at_rev.get(p) != read_from_disk(p).ok().flatten().as_ref())
             }
         };
         if differs && !quiet {

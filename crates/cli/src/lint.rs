@@ -25,28 +25,31 @@ fn shown(path: &Path) -> String {
 }
 
 /// One file to lint and where its bytes come from.
-struct Target {
+pub(crate) struct Target {
     /// The path shown in output and matched against configuration.
-    path: PathBuf,
+    pub(crate) path: PathBuf,
     stdin: bool,
     /// Found by walking a directory (rather than named): files of another
     /// contract kind are skipped instead of reported.
-    walked: bool,
+    pub(crate) walked: bool,
     /// What it is read as.
     kind: DocumentKind,
-    config: Arc<Config>,
+    pub(crate) config: Arc<Config>,
 }
 
 impl Target {
     /// A walked file of another contract kind that shares the suffix is
     /// skipped: neither reported, nor fixed, nor diffed. A named one is
     /// linted, as the user asked for it.
-    fn skips(&self, other_kind: bool) -> bool {
+    pub(crate) fn skips(&self, other_kind: bool) -> bool {
         self.walked && other_kind
     }
 }
 
 pub fn run(args: &LintArgs) -> u8 {
+    if args.watch {
+        return crate::watch::run(args);
+    }
     // The counts are a table, or JSON: a SARIF, GitLab or JUnit reader fed
     // a table would fail later, and less clearly.
     if args.statistics && !matches!(args.format, Format::Full | Format::Concise | Format::Json) {
@@ -503,7 +506,7 @@ pub(crate) fn absolute(path: &Path) -> PathBuf {
     phaselint_lint::walk::absolute(path)
 }
 
-fn collect(args: &LintArgs, configs: &mut ConfigCache) -> Result<Vec<Target>, String> {
+pub(crate) fn collect(args: &LintArgs, configs: &mut ConfigCache) -> Result<Vec<Target>, String> {
     let paths = if args.paths.is_empty() {
         vec![PathBuf::from(".")]
     } else {
@@ -633,7 +636,7 @@ fn checked(mut analysis: Analysis, keep_model: bool) -> (Analysis, bool) {
 /// Each result carries whether the file is another kind of contract (its
 /// root has none of the context-contract keys), decided before the model is
 /// dropped.
-fn lint_all(
+pub(crate) fn lint_all(
     targets: &[Target],
     stdin: Option<&[u8]>,
     keep_models: bool,

@@ -5,6 +5,7 @@
 mod adoption;
 mod approve;
 mod atomic_write;
+mod config;
 mod diff;
 mod diff_git;
 mod git;
@@ -16,6 +17,7 @@ mod queue;
 mod resume;
 mod rule;
 mod telemetry;
+mod watch;
 
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -73,6 +75,9 @@ enum Command {
     },
     /// Draw a contract's phase graph: checkpoints, side effects, risk and long-running phases, edge conditions and drops.
     Graph(graph::GraphArgs),
+    /// Print the configuration that applies to a file or directory, merged over
+    /// every file it extends, and where each value came from.
+    Config(config::ConfigCommandArgs),
     /// Print a rule's page, or list every rule.
     Rule {
         /// A rule code such as C203; omit to list all rules.
@@ -234,6 +239,11 @@ pub struct LintArgs {
     pub verbose: bool,
     #[command(flatten)]
     pub adoption: adoption::AdoptionArgs,
+    /// Lint, then lint again what changes, until Ctrl-C: a contract's change
+    /// re-lints it, a configuration's change everything. Not with --fix or
+    /// --diff; a machine --format needs --output-file.
+    #[arg(long)]
+    pub watch: bool,
 }
 
 /// Hands the memory that dropped analyses freed back to the system. The
@@ -277,6 +287,7 @@ fn main() -> ExitCode {
         Command::Harness { command } => harness::run(&command),
         Command::Graph(args) => graph::run(&args),
         Command::Rule { code } => rule::run(code.as_deref()),
+        Command::Config(args) => config::run(&args),
         Command::Schema { kind } => {
             let schema = phaselint_lint::json_schema::json_schema(kind.into());
             match serde_json::to_string_pretty(&schema) {

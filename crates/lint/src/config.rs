@@ -7,10 +7,19 @@ use std::path::{Path, PathBuf};
 
 use globset::{Glob, GlobSet, GlobSetBuilder};
 use serde::Deserialize;
+use toml::Spanned;
 
 use crate::diagnostic::{Diagnostic, Severity};
 use crate::duration;
 use crate::rules::RULES;
+
+mod chain;
+mod effective;
+mod merge;
+
+pub use chain::MAX_EXTEND_CHAIN;
+use effective::list;
+pub use effective::{Origin, Setting};
 
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Deserialize)]
 #[serde(rename_all = "lowercase")]
@@ -20,6 +29,16 @@ pub enum Dialect {
     /// Also report every phaselint extension key, so the file stays
     /// loadable by ContextCore.
     Contextcore,
+}
+
+impl Dialect {
+    /// As a configuration file spells it.
+    pub fn name(self) -> &'static str {
+        match self {
+            Dialect::Phaselint => "phaselint",
+            Dialect::Contextcore => "contextcore",
+        }
+    }
 }
 
 /// The settings one analysis runs with.
@@ -126,195 +145,164 @@ pub enum ConfigError {
     Invalid { path: PathBuf, message: String },
 }
 
+/// One configuration file as written. Each key keeps its span, so
+/// `phaselint config` can say on which line a value was set.
 #[derive(Debug, Default, Deserialize)]
 #[serde(deny_unknown_fields, rename_all = "kebab-case")]
 struct ConfigFile {
-    include: Option<Vec<String>>,
-    exclude: Option<Vec<String>>,
-    select: Option<Vec<String>>,
-    ignore: Option<Vec<String>>,
-    severity: Option<BTreeMap<String, String>>,
+    extend: Option<Spanned<String>>,
+    include: Option<Spanned<Vec<String>>>,
+    exclude: Option<Spanned<Vec<String>>>,
+    select: Option<Spanned<Vec<String>>>,
+    extend_select: Option<Spanned<Vec<String>>>,
+    ignore: Option<Spanned<Vec<String>>>,
+    extend_ignore: Option<Spanned<Vec<String>>>,
+    severity: Option<BTreeMap<String, Spanned<String>>>,
     #[serde(alias = "long_running_threshold")]
-    long_running_threshold: Option<toml::Value>,
+    long_running_threshold: Option<Spanned<toml::Value>>,
     #[serde(alias = "max_clock_skew")]
-    max_clock_skew: Option<toml::Value>,
-    dialect: Option<Dialect>,
+    max_clock_skew: Option<Spanned<toml::Value>>,
+    dialect: Option<Spanned<Dialect>>,
     #[serde(alias = "trust_context_approvals")]
-    trust_context_approvals: Option<bool>,
+    trust_context_approvals: Option<Spanned<bool>>,
     #[serde(alias = "per_file_ignores")]
-    per_file_ignores: Option<BTreeMap<String, Vec<String>>>,
+    per_file_ignores: Option<BTreeMap<String, Spanned<Vec<String>>>>,
     /// A baseline file (`lint --write-baseline`), relative to this file.
-    baseline: Option<PathBuf>,
+    baseline: Option<Spanned<String>>,
 }
 
 /// How `Config::discover_with` reads a candidate: its bytes when a file is
 /// at that path, `None` when none is.
 pub type ConfigReader<'a> = dyn FnMut(&Path) -> Result<Option<Vec<u8>>, ConfigError> + 'a;
 
-/// A loaded configuration file (or the defaults when there is none).
+/// A loaded configuration: the file found (or named) merged over every file
+/// it extends, or the built-in defaults when there is none.
 #[derive(Clone, Debug)]
 pub struct Config {
     /// The file it came from; `None` for the built-in defaults.
     pub path: Option<PathBuf>,
-    root: PathBuf,
+    /// `path` and every file it extends, nearest first.
+    sources: Vec<PathBuf>,
     base: Settings,
-    include: GlobSet,
-    exclude: GlobSet,
-    per_file_ignores: Vec<(GlobSet, Vec<String>)>,
+    include: Globs,
+    exclude: Globs,
+    per_file_ignores: Vec<(Globs, Vec<String>)>,
     /// `None`: the default rule set (every rule not off by default).
     select: Option<Vec<String>>,
+    /// Added to `select`, or to the default rule set when there is none.
+    extend_select: Vec<String>,
     ignore: Vec<String>,
     severity: Vec<(String, Option<Severity>)>,
-    /// `baseline = "…"`, resolved against the file's folder.
+    /// `baseline = "…"`, resolved against the folder of the file that set it.
     baseline: Option<PathBuf>,
+    /// Where each effective value came from, for `phaselint config`.
+    origins: Vec<Setting>,
+}
+
+/// A glob set and the folder its patterns are relative to: the folder of
+/// the file that declared them, so an extended file's globs keep meaning
+/// what they meant there.
+#[derive(Clone, Debug)]
+struct Globs {
+    root: PathBuf,
+    patterns: Vec<String>,
+    set: GlobSet,
+}
+
+impl Globs {
+    fn new(root: &Path, patterns: &[String]) -> Result<Self, String> {
+        Ok(Globs {
+            root: root.to_path_buf(),
+            patterns: patterns.to_vec(),
+            set: globs(patterns.iter().map(String::as_str))?,
+        })
+    }
+
+    fn matches(&self, file: &Path) -> bool {
+        let relative = file.strip_prefix(&self.root).unwrap_or(file);
+        self.set.is_match(relative) || self.set.is_match(file)
+    }
 }
 
 pub const DEFAULT_INCLUDE: &[&str] = &["**/*.contract.yaml", "**/*.contract.yml"];
 
 impl Config {
     pub fn defaults(root: &Path) -> Self {
+        let include: Vec<String> = DEFAULT_INCLUDE.iter().map(|s| s.to_string()).collect();
         let mut config = Config {
             path: None,
-            root: root.to_path_buf(),
+            sources: Vec::new(),
             base: Settings::default(),
-            include: globs(DEFAULT_INCLUDE.iter().copied()).unwrap_or_else(|_| GlobSet::empty()),
-            exclude: GlobSet::empty(),
+            include: Globs::new(root, &include).unwrap_or_else(|_| Globs {
+                root: root.to_path_buf(),
+                patterns: Vec::new(),
+                set: GlobSet::empty(),
+            }),
+            exclude: Globs {
+                root: root.to_path_buf(),
+                patterns: Vec::new(),
+                set: GlobSet::empty(),
+            },
             per_file_ignores: Vec::new(),
             select: None,
+            extend_select: Vec::new(),
             ignore: Vec::new(),
             severity: Vec::new(),
             baseline: None,
+            origins: Vec::new(),
         };
         config.resolve_levels();
         config
     }
 
     /// The config that governs files in `dir`: the nearest `phaselint.toml`,
-    /// or `pyproject.toml` with a `[tool.phaselint]` table, walking up.
+    /// or `pyproject.toml` with a `[tool.phaselint]` table, walking up, with
+    /// every file it extends.
     pub fn discover(dir: &Path) -> Result<Self, ConfigError> {
         Config::discover_with(dir, &mut read_from_disk)
     }
 
-    /// As `discover`, reading each candidate through `read`: the bytes of
-    /// that path if a file is there, `None` if not (`phaselint diff --git`
-    /// reads them from a git revision instead of the disk).
+    /// As `discover`, reading each candidate, and each file it extends,
+    /// through `read`: the bytes of that path if a file is there, `None` if
+    /// not (`phaselint diff --git` reads them from a git revision instead of
+    /// the disk).
     pub fn discover_with(dir: &Path, read: &mut ConfigReader<'_>) -> Result<Self, ConfigError> {
         let mut current = Some(dir);
         while let Some(dir) = current {
             let candidate = dir.join("phaselint.toml");
             if let Some(bytes) = read(&candidate)? {
-                return Config::load_text(&candidate, &text(&candidate, bytes)?);
+                let layer = chain::Layer::parse(&candidate, text(&candidate, bytes)?)?;
+                return Config::resolve(layer, read);
             }
             let pyproject = dir.join("pyproject.toml");
             if let Some(bytes) = read(&pyproject)?
-                && let Some(config) =
-                    Config::load_pyproject_text(&pyproject, &text(&pyproject, bytes)?)?
+                && let Some(layer) =
+                    chain::Layer::parse_pyproject(&pyproject, text(&pyproject, bytes)?)?
             {
-                return Ok(config);
+                return Config::resolve(layer, read);
             }
             current = dir.parent();
         }
         Ok(Config::defaults(dir))
     }
 
-    /// Loads a config file named explicitly (`--config`).
+    /// Loads a config file named explicitly (`--config`), with every file
+    /// it extends.
     pub fn load(path: &Path) -> Result<Self, ConfigError> {
-        if path.file_name().is_some_and(|n| n == "pyproject.toml") {
-            return Config::load_pyproject(path)?.ok_or_else(|| ConfigError::Invalid {
-                path: path.to_path_buf(),
-                message: "has no [tool.phaselint] table".into(),
-            });
-        }
-        Config::load_text(path, &read(path)?)
+        let bytes = crate::input::read_file(path, crate::input::Bound::Config)?;
+        let layer = chain::Layer::from_bytes(path, bytes)?;
+        Config::resolve(layer, &mut read_from_disk)
     }
 
-    fn load_text(path: &Path, text: &str) -> Result<Self, ConfigError> {
-        let file: ConfigFile = toml::from_str(text).map_err(|e| invalid(path, text, "", e))?;
-        Config::from_file(path, file, "")
-    }
-
-    fn load_pyproject(path: &Path) -> Result<Option<Self>, ConfigError> {
-        Config::load_pyproject_text(path, &read(path)?)
-    }
-
-    fn load_pyproject_text(path: &Path, text: &str) -> Result<Option<Self>, ConfigError> {
-        let table: toml::Table = toml::from_str(text).map_err(|e| invalid(path, text, "", e))?;
-        let Some(section) = table.get("tool").and_then(|t| t.get("phaselint")) else {
-            return Ok(None);
-        };
-        let file = ConfigFile::deserialize(section.clone())
-            .map_err(|e| invalid(path, text, "tool.phaselint", e))?;
-        Config::from_file(path, file, "tool.phaselint.").map(Some)
-    }
-
-    fn from_file(path: &Path, file: ConfigFile, prefix: &str) -> Result<Self, ConfigError> {
-        let root = path
-            .parent()
-            .map_or_else(|| PathBuf::from("."), Path::to_path_buf);
-        let bad = |key: &str, message: String| ConfigError::Invalid {
-            path: path.to_path_buf(),
-            message: format!("`{prefix}{key}`: {message}"),
-        };
-        let mut config = Config::defaults(&root);
-        config.path = Some(path.to_path_buf());
-        if let Some(include) = &file.include {
-            config.include =
-                globs(include.iter().map(String::as_str)).map_err(|m| bad("include", m))?;
-        }
-        if let Some(exclude) = &file.exclude {
-            config.exclude =
-                globs(exclude.iter().map(String::as_str)).map_err(|m| bad("exclude", m))?;
-        }
-        if let Some(select) = file.select {
-            check_selectors(&select).map_err(|m| bad("select", m))?;
-            config.select = Some(select);
-        }
-        if let Some(ignore) = file.ignore {
-            check_selectors(&ignore).map_err(|m| bad("ignore", m))?;
-            config.ignore = ignore;
-        }
-        for (code, level) in file.severity.unwrap_or_default() {
-            let parsed = parse_level(&level).map_err(|m| bad(&format!("severity.{code}"), m))?;
-            check_code(&code).map_err(|m| bad(&format!("severity.{code}"), m))?;
-            config.severity.push((code, parsed));
-        }
-        for (pattern, codes) in file.per_file_ignores.unwrap_or_default() {
-            let key = format!("per-file-ignores.\"{pattern}\"");
-            let set = globs(std::iter::once(pattern.as_str())).map_err(|m| bad(&key, m))?;
-            check_selectors(&codes).map_err(|m| bad(&key, m))?;
-            config.per_file_ignores.push((set, codes));
-        }
-        if let Some(value) = &file.long_running_threshold {
-            config.base.long_running_threshold =
-                duration_value(value).map_err(|m| bad("long_running_threshold", m))?;
-        }
-        if let Some(value) = &file.max_clock_skew {
-            let skew = duration_value(value).map_err(|m| bad("max_clock_skew", m))?;
-            if skew > MAX_CLOCK_SKEW_LIMIT {
-                return Err(bad(
-                    "max_clock_skew",
-                    format!(
-                        "{} is more than a clock may be off; at most \"1h\" (a larger skew lets a timestamp from the future count as fresh)",
-                        duration::format_seconds(skew)
-                    ),
-                ));
-            }
-            config.base.max_clock_skew = skew;
-        }
-        if let Some(trust) = file.trust_context_approvals {
-            config.base.trust_context_approvals = trust;
-        }
-        if let Some(dialect) = file.dialect {
-            config.base.dialect = dialect;
-        }
-        if let Some(baseline) = file.baseline {
-            if baseline.as_os_str().is_empty() {
-                return Err(bad(
-                    "baseline",
-                    "is empty; name a file such as \"phaselint-baseline.json\"".into(),
-                ));
-            }
-            config.baseline = Some(config.root.join(baseline));
+    /// `first` merged over the chain of files it extends.
+    fn resolve(first: chain::Layer, read: &mut ConfigReader<'_>) -> Result<Self, ConfigError> {
+        let layers = chain::follow(first, read)?;
+        let nearest = &layers[0];
+        let mut config = Config::defaults(&nearest.root);
+        config.path = Some(nearest.path.clone());
+        config.sources = layers.iter().map(|l| l.path.clone()).collect();
+        for layer in layers.iter().rev() {
+            config.merge(layer)?;
         }
         config.resolve_levels();
         Ok(config)
@@ -325,13 +313,32 @@ impl Config {
         if let Some(select) = &overrides.select {
             check_selectors(select).map_err(|m| format!("--select: {m}"))?;
             self.select = Some(select.clone());
+            self.extend_select.clear();
+            self.clear_origins(&["select", "extend-select"]);
+            self.set_origin(
+                "select",
+                list(select),
+                Origin::CommandLine("--select".into()),
+            );
         }
         check_selectors(&overrides.ignore).map_err(|m| format!("--ignore: {m}"))?;
         self.ignore.extend(overrides.ignore.iter().cloned());
+        if !overrides.ignore.is_empty() {
+            self.add_origin(
+                "extend-ignore",
+                list(&overrides.ignore),
+                Origin::CommandLine("--ignore".into()),
+            );
+        }
         for (code, level) in &overrides.severity {
             check_code(code).map_err(|m| format!("--severity {code}: {m}"))?;
-            let level = parse_level(level).map_err(|m| format!("--severity {code}: {m}"))?;
-            self.severity.push((code.clone(), level));
+            let parsed = parse_level(level).map_err(|m| format!("--severity {code}: {m}"))?;
+            self.severity.push((code.clone(), parsed));
+            self.set_origin(
+                &format!("severity.{code}"),
+                serde_json::Value::from(level.as_str()),
+                Origin::CommandLine(format!("--severity {code}={level}")),
+            );
         }
         self.resolve_levels();
         Ok(())
@@ -343,6 +350,7 @@ impl Config {
                 Some(selectors) => most_specific(rule.code, selectors),
                 None => rule.default_enabled.then_some(0),
             };
+            let selected = selected.max(most_specific(rule.code, &self.extend_select));
             let ignored = most_specific(rule.code, &self.ignore);
             let enabled = match (selected, ignored) {
                 (Some(s), Some(i)) => s > i,
@@ -368,10 +376,9 @@ impl Config {
 
     /// The settings for one file, with its per-file ignores applied.
     pub fn settings_for(&self, file: &Path) -> Settings {
-        let relative = file.strip_prefix(&self.root).unwrap_or(file);
         let mut settings = self.base.clone();
-        for (set, codes) in &self.per_file_ignores {
-            if set.is_match(relative) || set.is_match(file) {
+        for (globs, codes) in &self.per_file_ignores {
+            if globs.matches(file) {
                 for rule in RULES {
                     if !rule.always_on && most_specific(rule.code, codes).is_some() {
                         settings.levels.insert(rule.code, RuleLevel::Off);
@@ -384,9 +391,7 @@ impl Config {
 
     /// Whether a walked file is a contract by the include/exclude globs.
     pub fn includes(&self, file: &Path) -> bool {
-        let relative = file.strip_prefix(&self.root).unwrap_or(file);
-        let matches = |set: &GlobSet| set.is_match(relative) || set.is_match(file);
-        matches(&self.include) && !matches(&self.exclude)
+        self.include.matches(file) && !self.exclude.matches(file)
     }
 
     pub fn settings(&self) -> &Settings {
@@ -394,17 +399,16 @@ impl Config {
     }
 
     /// The baseline file this configuration names (`baseline = "…"`),
-    /// relative paths resolved against the configuration's folder.
+    /// relative paths resolved against the folder of the file that set it.
     pub fn baseline(&self) -> Option<&Path> {
         self.baseline.as_deref()
     }
-}
 
-fn read(path: &Path) -> Result<String, ConfigError> {
-    text(
-        path,
-        crate::input::read_file(path, crate::input::Bound::Config)?,
-    )
+    /// The files this configuration was read from: the one found or named,
+    /// then each file it extends, in order. Empty for the defaults.
+    pub fn sources(&self) -> &[PathBuf] {
+        &self.sources
+    }
 }
 
 /// `discover`'s reader: the file's bytes when `path` is a file on disk.
@@ -438,6 +442,9 @@ const CONFIG_KEYS: &[&str] = &[
     "trust_context_approvals",
     "per-file-ignores",
     "baseline",
+    "extend",
+    "extend-select",
+    "extend-ignore",
 ];
 
 fn invalid(path: &Path, text: &str, table: &str, error: toml::de::Error) -> ConfigError {

@@ -68,7 +68,10 @@ impl Server {
             // each file that changes.
             server.log_problems(&problems).await;
             let forget = {
-                let state = lock(&server.state);
+                let mut state = lock(&server.state);
+                for (_, config) in &found {
+                    state.note_extended(config);
+                }
                 state
                     .workspace
                     .files

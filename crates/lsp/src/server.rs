@@ -455,7 +455,8 @@ impl LanguageServer for Server {
 
     async fn did_change_watched_files(&self, params: DidChangeWatchedFilesParams) {
         self.notice("workspace/didChangeWatchedFiles", async {
-            let (configs, contracts) = crate::workspace::changed_files(params.changes);
+            let extended = self.state().extended_configs.clone();
+            let (configs, contracts) = crate::workspace::changed_files(params.changes, &extended);
             if configs {
                 self.reload_configuration().await;
                 self.index_workspace();
@@ -884,7 +885,8 @@ impl Server {
         }
         self.watch_files(
             "phaselint-config-watch",
-            &["**/phaselint.toml", "**/pyproject.toml"],
+            // Any TOML file: a configuration may extend one of any name.
+            &["**/*.toml"],
         );
     }
 

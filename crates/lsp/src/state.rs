@@ -191,6 +191,9 @@ pub struct State {
     pub analyzer: Option<Analyzer>,
     /// Whether the client registers file watchers on request.
     pub watch_config_files: bool,
+    /// Files that a loaded configuration extends (`extend`): a change to
+    /// one is a configuration change, whatever its name.
+    pub extended_configs: std::collections::HashSet<PathBuf>,
     /// The contracts under the workspace folders (`workspace.rs`).
     pub workspace: crate::workspace::Workspace,
 }
@@ -311,6 +314,7 @@ impl State {
                     None => Config::discover(&dir),
                 };
                 loaded.map(|config| {
+                    self.note_extended(&config);
                     let config = Arc::new(config);
                     // Kept while a document in the directory is open.
                     if self.open_in.contains_key(&dir) {
@@ -351,6 +355,15 @@ impl State {
         self.configs
             .get(&dir)
             .is_none_or(|config| config.includes(path))
+    }
+
+    /// Remembers the files `config` extends, to watch them.
+    pub fn note_extended(&mut self, config: &Config) {
+        for file in config.sources().iter().skip(1) {
+            if !self.extended_configs.contains(file) {
+                self.extended_configs.insert(file.clone());
+            }
+        }
     }
 
     /// Forgets every loaded configuration (a config file changed).

@@ -239,8 +239,13 @@ pub fn match_rank(query: &str, name: &str) -> Option<u8> {
 }
 
 /// What watched-file events report: whether a configuration changed
-/// (then everything is indexed again), and the other files that did.
-pub fn changed_files(changes: Vec<FileEvent>) -> (bool, Vec<PathBuf>) {
+/// (then everything is indexed again), and the other files that did. A
+/// configuration is a `phaselint.toml`, a `pyproject.toml`, or a file that
+/// a loaded one extends (`extended`).
+pub fn changed_files(
+    changes: Vec<FileEvent>,
+    extended: &std::collections::HashSet<PathBuf>,
+) -> (bool, Vec<PathBuf>) {
     let mut configs = false;
     let mut files = Vec::new();
     for change in changes {
@@ -250,7 +255,8 @@ pub fn changed_files(changes: Vec<FileEvent>) -> (bool, Vec<PathBuf>) {
         if matches!(
             path.file_name().and_then(|n| n.to_str()),
             Some("phaselint.toml" | "pyproject.toml")
-        ) {
+        ) || extended.contains(path.as_ref())
+        {
             configs = true;
         } else {
             files.push(path.into_owned());
