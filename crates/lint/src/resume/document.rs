@@ -292,7 +292,7 @@ fn read_yaml(text: &str, charge: &Charge) -> Result<Value, DocumentError> {
     use saphyr_parser::{Event, Parser, ScalarStyle};
     let limits = Limits::default();
     if text.len() > limits.max_bytes {
-        return Err(DocumentError::Unloadable(crate::oversized(
+        return Err(DocumentError::Unloadable(crate::input::oversized(
             Some(text.len() as u64),
             limits.max_bytes as u64,
         )));
