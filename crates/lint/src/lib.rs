@@ -17,6 +17,7 @@ pub mod graph_export;
 pub mod index;
 pub mod input;
 pub mod json_schema;
+pub mod key_documentation;
 pub mod line_index;
 pub mod model;
 pub mod rename;

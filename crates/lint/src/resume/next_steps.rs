@@ -105,8 +105,8 @@ pub fn next_steps(report: &ResumeReport, recovery_hook: bool, interactive: bool)
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::resume::next::shell_word;
     use crate::config::Settings;
+    use crate::resume::next::shell_word;
     use crate::resume::{ResumeRequest, check};
 
     const CONTRACT: &str = "\

@@ -1,10 +1,10 @@
 use serde_json::json;
 
 use super::*;
+use crate::config::Settings;
 use crate::model::{ApprovalPolicy, RiskClass, SideEffects};
 use crate::resume::approval::{ApprovalQuestion, ApprovalRecord, ApprovalSource, Origin};
 use crate::resume::report::{Decision, Mode, TrustState};
-use crate::config::Settings;
 use crate::resume::{RecoveryOutcome, Timestamp};
 
 const CONTRACT: &str = r#"
