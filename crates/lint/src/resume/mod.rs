@@ -21,6 +21,7 @@ mod harness;
 mod harness_check;
 mod harness_write;
 mod manifest;
+mod manifest_files;
 mod next;
 mod next_steps;
 mod nothing_to_check;
@@ -67,10 +68,12 @@ pub use harness_write::{
 };
 pub use jiff::Timestamp;
 pub use manifest::{
-    CHECKPOINT_TYPES, DiskFiles, EMPTY_INPUT_SHA256, Hashed, MAX_MANIFEST_STRUCTURE,
-    MAX_SCOPE_FILES, ManifestInput, ManifestReport, NoManifestVerdict, Question, SCOPE_FILE_BYTES,
-    SCOPE_TOTAL_BYTES, ScopeError, ScopeFile, ScopeFiles, check_manifest, combined_hash,
-    manifest_hash, read_manifest, scoped,
+    CHECKPOINT_TYPES, EMPTY_INPUT_SHA256, MAX_MANIFEST_STRUCTURE, ManifestInput, ManifestReport,
+    NoManifestVerdict, Question, ScopeFile, check_manifest, read_manifest,
+};
+pub use manifest_files::{
+    DiskFiles, Hashed, MAX_SCOPE_FILES, SCOPE_FILE_BYTES, SCOPE_TOTAL_BYTES, ScopeError,
+    ScopeFiles, combined_hash, manifest_hash, scoped,
 };
 pub use next::{Approver, NextStep};
 pub use next_steps::next_steps;

@@ -12,7 +12,7 @@ use std::collections::HashMap;
 
 use serde::Serialize;
 
-use super::manifest::Hashed;
+use super::manifest_files::Hashed;
 
 /// A commit, as far as a stash check needs it.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -336,7 +336,7 @@ pub(super) fn check_stash(
     let mut wanted = Vec::new();
     for (i, listed) in files.iter().enumerate() {
         // A path refused as a scope path is reported as one already.
-        if super::manifest::scoped(listed).is_err() {
+        if super::manifest_files::scoped(listed).is_err() {
             continue;
         }
         match tree_path(&prefix, listed) {
@@ -426,7 +426,7 @@ pub(super) fn check_stash(
     if let Some(hash) = hash
         && check.stored.iter().all(Option::is_some)
     {
-        let stored = super::manifest::combined_hash(
+        let stored = super::manifest_files::combined_hash(
             files
                 .iter()
                 .zip(&check.stored)
