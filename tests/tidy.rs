@@ -24,6 +24,54 @@ const AWAITING_SPLIT: &[&str] = &[
     "crates/lint/src/completion.rs",
 ];
 
+/// Files over the limit whose split along their seams is still to do (the
+/// structure part of issue 25 split `graph.rs`, `resume/check.rs` and the
+/// language server's `server.rs` first). Temporary: each entry leaves this
+/// list when its file is split; the test fails when one is already short.
+const NOT_YET_SPLIT: &[&str] = &[
+    "crates/lint/src/diff.rs",
+    "crates/lint/src/rename.rs",
+    "crates/lint/src/resume/document.rs",
+    "crates/lint/src/resume/handoff.rs",
+    "crates/lint/src/resume/manifest.rs",
+    "crates/lint/src/resume/stash.rs",
+    "crates/lint/src/syntax.rs",
+    "crates/cli/src/diff_git.rs",
+    "crates/cli/src/git.rs",
+    "crates/cli/src/resume.rs",
+    "crates/bench/src/generate.rs",
+    "crates/bench/src/main.rs",
+    "crates/fuzzing/src/lib.rs",
+];
+
+/// Import circles still to break, each with the change that breaks it.
+/// Temporary: the test fails on any other circle, and on an entry here
+/// once its files no longer form a circle.
+const CIRCLES_TO_BREAK: &[(&[&str], &str)] = &[
+    (
+        &[
+            "crates/lint/src/findings.rs",
+            "crates/lint/src/rules/mod.rs",
+            "crates/lint/src/rules/schema/e007_unloadable_document.rs",
+            "crates/lint/src/rules/schema/s001_unused_suppression.rs",
+            "crates/lint/src/suppression.rs",
+        ],
+        "the findings sink reads rule metadata (E007, S001, suppressible) from rule files whose \
+         `Rule` type names the sink: the typed `RuleId` of issue 25 (the rules change) carries \
+         that metadata below both",
+    ),
+    (
+        &[
+            "crates/cli/src/harness.rs",
+            "crates/cli/src/resume.rs",
+            "crates/cli/src/telemetry.rs",
+        ],
+        "resume.rs holds both the arguments and answer the other two use and the dispatch that \
+         calls them: move `ResumeCheckArgs`, `NoVerdict`, `answer` and the hook process into \
+         files of their own",
+    ),
+];
+
 /// Every crate whose files must not import each other in a loop.
 const CRATES: &[&str] = &[
     "crates/lint",
@@ -209,21 +257,50 @@ fn is_ident_byte(b: u8) -> bool {
     b.is_ascii_alphanumeric() || b == b'_'
 }
 
-/// The text before the file's inline `#[cfg(test)] mod …`, which by this
-/// project's habit is the file's last item.
+/// The code without its inline `#[cfg(test)] mod … { … }` blocks (blanked,
+/// newlines kept): what unit tests import is not the file's design.
 fn without_tests(code: &str) -> String {
-    let mut cut = code.len();
+    let mut out = code.to_owned();
     let mut from = 0;
-    while let Some(at) = code[from..].find("#[cfg(test)]") {
+    while let Some(at) = out[from..].find("#[cfg(test)]") {
         let start = from + at;
-        let after = code[start + "#[cfg(test)]".len()..].trim_start();
-        if after.starts_with("mod ") || after.starts_with("pub(crate) mod ") {
-            cut = start;
-            break;
-        }
         from = start + 1;
+        let after_attribute = start + "#[cfg(test)]".len();
+        let rest = out[after_attribute..].trim_start();
+        if !(rest.starts_with("mod ") || rest.starts_with("pub(crate) mod ")) {
+            continue;
+        }
+        let Some(open) = out[after_attribute..]
+            .find(['{', ';'])
+            .map(|i| after_attribute + i)
+        else {
+            break;
+        };
+        if out.as_bytes()[open] == b';' {
+            continue;
+        }
+        let mut depth = 0usize;
+        let mut end = out.len();
+        for (offset, byte) in out.as_bytes()[open..].iter().enumerate() {
+            match byte {
+                b'{' => depth += 1,
+                b'}' => {
+                    depth -= 1;
+                    if depth == 0 {
+                        end = open + offset + 1;
+                        break;
+                    }
+                }
+                _ => {}
+            }
+        }
+        let blanked: String = out[start..end]
+            .chars()
+            .map(|c| if c == '\n' { '\n' } else { ' ' })
+            .collect();
+        out.replace_range(start..end, &blanked);
     }
-    code[..cut].to_owned()
+    out
 }
 
 /// Each line holding `needle` as a whole path or word.
@@ -259,6 +336,13 @@ fn forbidden_uses(files: &[SourceFile], needles: &[&str], allowed: &[&str]) -> V
     found
 }
 
+/// Lint files allowed process input, each with the reason and the way out.
+const LINT_PROCESS_EXCEPTIONS: &[(&str, &str)] = &[(
+    "crates/lint/src/resume/request.rs",
+    "`-` reads a document from standard input for both the CLI and the Python module; \
+     to move behind the caller (a reader passed in)",
+)];
+
 #[test]
 fn the_analyzer_knows_no_terminal_and_no_process() {
     let files = crate_files("crates/lint");
@@ -282,7 +366,10 @@ fn the_analyzer_knows_no_terminal_and_no_process() {
             "print!",
             "eprint!",
         ],
-        &[],
+        &LINT_PROCESS_EXCEPTIONS
+            .iter()
+            .map(|(path, _)| *path)
+            .collect::<Vec<_>>(),
     );
     assert!(
         found.is_empty(),
@@ -358,7 +445,8 @@ fn source_files_stay_under_the_size_limit() {
     let mut split_already = Vec::new();
     for krate in CRATES {
         for file in crate_files(krate) {
-            let waiting = AWAITING_SPLIT.contains(&file.path.as_str());
+            let waiting = AWAITING_SPLIT.contains(&file.path.as_str())
+                || NOT_YET_SPLIT.contains(&file.path.as_str());
             if file.lines > MAX_LINES && !waiting {
                 too_long.push(format!("{}: {} lines", file.path, file.lines));
             }
@@ -376,8 +464,8 @@ fn source_files_stay_under_the_size_limit() {
     );
     assert!(
         split_already.is_empty(),
-        "These files are within {MAX_LINES} lines now: remove them from AWAITING_SPLIT in \
-         tests/tidy.rs:\n{}",
+        "These files are within {MAX_LINES} lines now: remove them from AWAITING_SPLIT or \
+         NOT_YET_SPLIT in tests/tidy.rs:\n{}",
         split_already.join("\n")
     );
 }
@@ -495,6 +583,11 @@ fn inline_paths(code: &str) -> Vec<String> {
             let end = code[start..]
                 .find(|c: char| !(c.is_ascii_alphanumeric() || c == '_' || c == ':'))
                 .map_or(code.len(), |len| start + len);
+            // `crate::a::{b, c}` and `crate::a::*` are use trees, read whole
+            // by `use_declarations`.
+            if code[end..].starts_with(['{', '*']) {
+                continue;
+            }
             paths.push(code[start..end].trim_end_matches(':').to_owned());
         }
     }
@@ -609,6 +702,9 @@ fn import_edges(files: &[SourceFile]) -> Vec<BTreeSet<usize>> {
                 && let Some(target) = modules.resolve(&segments, 0)
                 && target != index
             {
+                if std::env::var_os("TIDY_DEBUG").is_some() {
+                    eprintln!("{} -> {} ({path})", file.path, files[target].path);
+                }
                 edges[index].insert(target);
             }
         }
@@ -695,11 +791,19 @@ fn describe_circle(files: &[SourceFile], edges: &[BTreeSet<usize>], circle: &[us
 #[test]
 fn no_import_circle_between_the_files_of_a_crate() {
     let mut report = String::new();
+    let mut known_seen = vec![false; CIRCLES_TO_BREAK.len()];
     for krate in CRATES {
         let files = crate_files(krate);
         let edges = import_edges(&files);
         for circle in circles(&edges) {
-            report.push_str(&describe_circle(&files, &edges, &circle));
+            let paths: BTreeSet<&str> = circle.iter().map(|&i| files[i].path.as_str()).collect();
+            let known = CIRCLES_TO_BREAK
+                .iter()
+                .position(|(members, _)| members.iter().copied().collect::<BTreeSet<_>>() == paths);
+            match known {
+                Some(index) => known_seen[index] = true,
+                None => report.push_str(&describe_circle(&files, &edges, &circle)),
+            }
         }
     }
     assert!(
@@ -708,6 +812,17 @@ fn no_import_circle_between_the_files_of_a_crate() {
          each can be read, tested and moved knowing only what it imports. Break each circle \
          below by moving what both sides share into a file of its own (or into the file that \
          owns the concept), or by passing a value in instead of importing it:\n{report}"
+    );
+    let broken: Vec<&str> = CIRCLES_TO_BREAK
+        .iter()
+        .zip(&known_seen)
+        .filter(|(_, seen)| !**seen)
+        .map(|((members, _), _)| members[0])
+        .collect();
+    assert!(
+        broken.is_empty(),
+        "These circles are broken now (or changed shape): remove them from CIRCLES_TO_BREAK in \
+         tests/tidy.rs: the circles through {broken:?}"
     );
 }
 
