@@ -44,9 +44,9 @@ const NOT_YET_SPLIT: &[&str] = &[
     "crates/fuzzing/src/lib.rs",
 ];
 
-/// Import circles still to break, each with the change that breaks it.
-/// Temporary: the test fails on any other circle, and on an entry here
-/// once its files no longer form a circle.
+/// Import circles still to break, each named by files it runs through, with
+/// the change that breaks it. Temporary: the test fails on any other
+/// circle, and on an entry here once its files no longer form one.
 const CIRCLES_TO_BREAK: &[(&[&str], &str)] = &[
     (
         &[
@@ -59,6 +59,26 @@ const CIRCLES_TO_BREAK: &[(&[&str], &str)] = &[
         "the findings sink reads rule metadata (E007, S001, suppressible) from rule files whose \
          `Rule` type names the sink: the typed `RuleId` of issue 25 (the rules change) carries \
          that metadata below both",
+    ),
+    (
+        &[
+            "crates/lint/src/lib.rs",
+            "crates/lint/src/resume/mod.rs",
+            "crates/lint/src/resume/target.rs",
+        ],
+        "a module's face that also holds code: `lib.rs` (`analyze`) and `resume/mod.rs` (the \
+         request and error types) call into files that import their types back; move those \
+         types (`Analysis`, `ResumeRequest`, `ResumeError`) into files of their own",
+    ),
+    (
+        &["crates/bench/src/main.rs", "crates/bench/src/otel.rs"],
+        "the benchmark's `main.rs` holds helpers `otel.rs` uses: move them into a file of \
+         their own",
+    ),
+    (
+        &["crates/render/src/lib.rs", "crates/render/src/full.rs"],
+        "render's `lib.rs` both dispatches to each format and defines what the formats share: \
+         move the shared part into a file of its own",
     ),
     (
         &[
@@ -594,6 +614,41 @@ fn inline_paths(code: &str) -> Vec<String> {
     paths
 }
 
+/// Paths written in code that start at a child module of `module`
+/// (`checkpoint::c201_approval_without_policy::RULE` in `rules/mod.rs`),
+/// as `self::` paths.
+fn child_paths(
+    code: &str,
+    module: &[String],
+    by_module: &BTreeMap<Vec<String>, usize>,
+) -> Vec<String> {
+    let mut paths = Vec::new();
+    let mut from = 0;
+    while let Some(at) = code[from..].find("::") {
+        let colons = from + at;
+        from = colons + 2;
+        let start = code[..colons]
+            .rfind(|c: char| !(c.is_ascii_alphanumeric() || c == '_'))
+            .map_or(0, |i| i + 1);
+        if start == colons || code[..start].ends_with(':') {
+            continue;
+        }
+        let mut child = module.to_vec();
+        child.push(code[start..colons].to_owned());
+        if !by_module.contains_key(&child) {
+            continue;
+        }
+        let end = code[start..]
+            .find(|c: char| !(c.is_ascii_alphanumeric() || c == '_' || c == ':'))
+            .map_or(code.len(), |len| start + len);
+        if code[end..].starts_with(['{', '*']) {
+            continue;
+        }
+        paths.push(format!("self::{}", code[start..end].trim_end_matches(':')));
+    }
+    paths
+}
+
 struct CrateModules<'a> {
     by_module: BTreeMap<Vec<String>, usize>,
     files: &'a [SourceFile],
@@ -696,6 +751,7 @@ fn import_edges(files: &[SourceFile]) -> Vec<BTreeSet<usize>> {
             .flat_map(|decl| decl.paths.iter().map(|path| (path.clone(), true)));
         let inline = inline_paths(&file.code)
             .into_iter()
+            .chain(child_paths(&file.code, &file.module, &modules.by_module))
             .map(|path| (path, false));
         for (path, in_use) in used.chain(inline) {
             if let Some(segments) = modules.absolute(&file.module, &path, in_use)
@@ -799,7 +855,7 @@ fn no_import_circle_between_the_files_of_a_crate() {
             let paths: BTreeSet<&str> = circle.iter().map(|&i| files[i].path.as_str()).collect();
             let known = CIRCLES_TO_BREAK
                 .iter()
-                .position(|(members, _)| members.iter().copied().collect::<BTreeSet<_>>() == paths);
+                .position(|(members, _)| members.iter().all(|member| paths.contains(member)));
             match known {
                 Some(index) => known_seen[index] = true,
                 None => report.push_str(&describe_circle(&files, &edges, &circle)),

@@ -924,7 +924,6 @@ fn at_stash_base(
 /// What to do next, by question and what was found.
 // Each argument is one finding of the check; a struct of them would only
 // be built for this call.
-
 #[allow(clippy::too_many_arguments)]
 fn next_steps(
     m: &Manifest<'_>,

@@ -13,7 +13,7 @@
 use crate::Analysis;
 use crate::model::{ApprovalPolicy, Contract, Phase, RiskClass, SideEffects};
 use crate::resume::approval::{ApprovalSource, Candidate, Origin};
-use crate::resume::check::{highest_risk, strongest_side_effect};
+use crate::resume::check::gate::{highest_risk, strongest_side_effect};
 use crate::resume::report::{
     ApprovalStatus, CheckpointPending, Decision, Denial, EntryRevalidation, Evidence, GateOutcome,
     GateResult, GateSeverity, NextPhaseSource, ResumeReport, ScopeDelta, TriggerCategory,

@@ -4,12 +4,10 @@
 //! report carries (gate result and events) is `evidence.rs`.
 
 mod evidence;
-mod gate;
+pub(super) mod gate;
 #[cfg(test)]
 mod tests;
 
-pub(crate) use gate::UncheckedApproval;
-pub(crate) use gate::{highest_risk, judge_without_context, question, strongest_side_effect};
 pub use gate::{required_policy, trigger_category};
 
 use std::borrow::Cow;
