@@ -23,18 +23,11 @@ use std::ops::Range;
 
 use fixedbitset::FixedBitSet;
 
+pub(crate) use crate::graph::Direction;
 use crate::graph::{EdgeOrigin, PhaseGraph};
 
 /// The most memory the sets of one solve may take at once.
 pub(crate) const SET_BUDGET_BYTES: usize = 64 << 20;
-
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(crate) enum Direction {
-    /// Facts flow along the edges (what is available on entry).
-    Forward,
-    /// Facts flow against the edges (what is read later).
-    Backward,
-}
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) enum Meet {

@@ -14,10 +14,10 @@
 use std::cmp::Ordering;
 use std::collections::BinaryHeap;
 
-use crate::config::Settings;
 use crate::diagnostic::{Diagnostic, Fix, Related};
 use crate::line_index::LineIndex;
 use crate::rules::schema::e007_unloadable_document;
+use crate::settings::Settings;
 use crate::suppression::Suppressions;
 use crate::syntax::Span;
 

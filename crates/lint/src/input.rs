@@ -356,6 +356,17 @@ fn read_within(
     Ok(bytes)
 }
 
+/// The E007 message of a file over the size bound.
+pub fn oversized(size: Option<u64>, bound: u64) -> String {
+    match size {
+        Some(size) => format!(
+            "file is {size} bytes, over the limit of {}",
+            describe(bound)
+        ),
+        None => format!("file is over the limit of {}", describe(bound)),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -19,6 +19,7 @@ pub mod graph_export;
 pub mod index;
 pub mod input;
 pub mod json_schema;
+pub mod key_documentation;
 pub mod line_index;
 pub mod model;
 pub mod rename;
@@ -26,6 +27,7 @@ pub mod resume;
 pub mod rules;
 mod scalar_edit;
 mod schema;
+pub mod settings;
 pub mod structure;
 mod suggest;
 pub mod suppression;
@@ -43,6 +45,7 @@ use model::Contract;
 use rules::schema::{e001_yaml_syntax_error, e007_unloadable_document};
 use syntax::{Limits, Span, SyntaxError};
 
+pub use input::oversized;
 pub use schema::looks_like_context_contract;
 
 /// What a document is, which decides the tables and rules it is read by.
@@ -229,17 +232,6 @@ pub fn analyze_file(
             Ok(unloadable(&oversized(size, bound), kind))
         }
         Err(error) => Err(error),
-    }
-}
-
-/// The E007 message of a file over the size bound.
-pub fn oversized(size: Option<u64>, bound: u64) -> String {
-    match size {
-        Some(size) => format!(
-            "file is {size} bytes, over the limit of {}",
-            input::describe(bound)
-        ),
-        None => format!("file is over the limit of {}", input::describe(bound)),
     }
 }
 

@@ -4,10 +4,10 @@
 
 use std::collections::HashMap;
 
-use crate::config::Settings;
 use crate::diagnostic::{Diagnostic, Edit};
 use crate::line_index::LineIndex;
 use crate::rules::schema::s001_unused_suppression;
+use crate::settings::Settings;
 use crate::syntax::Span;
 
 struct Suppression {

@@ -810,7 +810,7 @@ fn closing_quote_end(source: &str, span: Span, style: ScalarStyle) -> usize {
 pub fn parse(source: &str, limits: Limits) -> Result<Option<Tree<'_>>, SyntaxError> {
     if source.len() > limits.max_bytes || source.len() >= (LEN_MASK as usize) {
         return Err(SyntaxError::Unloadable {
-            message: crate::oversized(Some(source.len() as u64), limits.max_bytes as u64),
+            message: crate::input::oversized(Some(source.len() as u64), limits.max_bytes as u64),
             span: Span::empty(0),
         });
     }

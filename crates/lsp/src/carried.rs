@@ -13,8 +13,9 @@ use tower_lsp_server::ls_types::{
     Diagnostic, DocumentSymbol, GotoDefinitionResponse, Hover, Location, Position, Range, Uri,
 };
 
+use crate::analyzer::Analyzed;
 use crate::edit_map::{EditMap, Side};
-use crate::state::{Analyzed, Positions};
+use crate::positions::Positions;
 use crate::text::Applied;
 
 /// The last analysis of a document that parsed, and how its text maps

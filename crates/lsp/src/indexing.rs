@@ -15,8 +15,8 @@ use std::time::{Duration, Instant};
 use phaselint_lint::config::Config;
 use tower_lsp_server::ls_types::{MessageType, Uri};
 
+use crate::positions::Positions;
 use crate::server::{Server, lock};
-use crate::state::Positions;
 use crate::workspace::{IndexedFile, SymbolEntry, contracts, index_file, symbols_of};
 
 /// The longest the indexer waits, over a whole walk, for open documents to

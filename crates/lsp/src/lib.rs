@@ -2,12 +2,14 @@
 //! `phaselint_lint::analyze` the CLI uses. It only translates; every answer
 //! comes from a cached per-document `Analysis`.
 
+mod analyzer;
 mod carried;
 mod edit_map;
 pub mod framing;
 mod handlers;
 mod indexing;
 mod markdown;
+mod positions;
 mod server;
 mod state;
 #[cfg(test)]

@@ -10,7 +10,6 @@ use serde_json::Value;
 use crate::model::{ApprovalPolicy, RiskClass, SideEffects};
 use crate::resume::context_binding::ContextBinding;
 use crate::resume::document::type_name;
-use crate::resume::report::TriggerCategory;
 use crate::resume::staleness::parse_timestamp;
 
 /// The context key approvals are looked up under (REQ-10-006).
@@ -402,6 +401,36 @@ pub trait Operator {
     /// Asks for approval; `Ok(Some(name))` when the operator approves,
     /// `Ok(None)` when they decline, `Err` when they cannot be asked.
     fn ask(&mut self, question: &ApprovalQuestion) -> Result<Option<String>, String>;
+}
+
+/// Why a checkpoint's resume waits for approval: Syndicate's checkpoint
+/// trigger categories (its §7.1), read from the contract. When several
+/// apply, the first in this order is named: it is the one that sets the
+/// strongest requirement.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum TriggerCategory {
+    /// A phase the run resumes into has `side_effects: irreversible`: a
+    /// person must approve whatever the spec says (P401, §10.4).
+    IrreversibleNextPhase,
+    /// A phase the run resumes into has `risk_class` `high` or `critical`.
+    HighRiskOperation,
+    /// A phase the run resumes into has a higher `risk_class` than the
+    /// checkpoint's phase (G306's escalation edge).
+    RiskClassTransition,
+    /// Only the checkpoint's own `approval_required` / `approval_policy`.
+    ApprovalPolicy,
+}
+
+impl TriggerCategory {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            TriggerCategory::IrreversibleNextPhase => "irreversible_next_phase",
+            TriggerCategory::HighRiskOperation => "high_risk_operation",
+            TriggerCategory::RiskClassTransition => "risk_class_transition",
+            TriggerCategory::ApprovalPolicy => "approval_policy",
+        }
+    }
 }
 
 #[cfg(test)]

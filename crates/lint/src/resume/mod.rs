@@ -13,6 +13,7 @@ mod approval;
 mod check;
 mod context_binding;
 pub mod contextcore;
+mod decision;
 mod document;
 mod entry;
 mod handoff;
@@ -20,7 +21,9 @@ mod harness;
 mod harness_check;
 mod harness_write;
 mod manifest;
+mod manifest_files;
 mod next;
+mod next_steps;
 mod nothing_to_check;
 mod queue;
 mod report;
@@ -36,7 +39,6 @@ pub use approval::{
     APPROVALS_KEY, APPROVALS_TOTAL_BYTES, ApprovalQuestion, ApprovalRecord, ApprovalSource,
     ApproverKind, Candidate, MAX_APPROVAL_RECORDS, Operator, Origin, ResumedPhase, parse_records,
 };
-pub(crate) use check::irreversible_phases;
 pub use check::{check, required_policy, trigger_category};
 pub use context_binding::{BOOKKEEPING_PREFIX, ContextBinding};
 pub use document::{
@@ -66,12 +68,15 @@ pub use harness_write::{
 };
 pub use jiff::Timestamp;
 pub use manifest::{
-    CHECKPOINT_TYPES, DiskFiles, EMPTY_INPUT_SHA256, Hashed, MAX_MANIFEST_STRUCTURE,
-    MAX_SCOPE_FILES, ManifestInput, ManifestReport, NoManifestVerdict, Question, SCOPE_FILE_BYTES,
-    SCOPE_TOTAL_BYTES, ScopeError, ScopeFile, ScopeFiles, check_manifest, combined_hash,
-    manifest_hash, read_manifest, scoped,
+    CHECKPOINT_TYPES, EMPTY_INPUT_SHA256, MAX_MANIFEST_STRUCTURE, ManifestInput, ManifestReport,
+    NoManifestVerdict, Question, ScopeFile, check_manifest, read_manifest,
 };
-pub use next::{Approver, NextStep, next_steps};
+pub use manifest_files::{
+    DiskFiles, Hashed, MAX_SCOPE_FILES, SCOPE_FILE_BYTES, SCOPE_TOTAL_BYTES, ScopeError,
+    ScopeFiles, combined_hash, manifest_hash, scoped,
+};
+pub use next::{Approver, NextStep};
+pub use next_steps::next_steps;
 pub use nothing_to_check::NOTHING_TO_CHECK;
 pub(crate) use nothing_to_check::declares_no_checkpoints;
 pub use queue::{ApprovalState, Queue, QueueItem, QueueRequest, approval_question, queue};
@@ -92,6 +97,7 @@ pub use stash::{
 };
 pub use state::{StateKey, parse_state_within, state_hash, state_value};
 pub(crate) use target::ResumeFacts;
+pub(crate) use target::irreversible_phases;
 pub use target::{
     ContractError, SUPPRESSED_ERROR_NOTE, Target, contract_errors, target_digest, target_digests,
 };
@@ -249,3 +255,14 @@ pub fn check_entry_field_count(next: &[&crate::model::Phase]) -> Result<(), Resu
 /// The most entry fields the phases a run resumes into may have for the
 /// resume check and `approve` (real phases have a few dozen at most).
 pub const MAX_ENTRY_FIELDS: usize = 10_000;
+
+/// The context a resume is checked against must be a mapping.
+pub(crate) fn require_mapping(context: &Value) -> Result<(), ResumeError> {
+    if context.is_object() {
+        Ok(())
+    } else {
+        Err(ResumeError::ContextNotMapping {
+            found: document::type_name(context),
+        })
+    }
+}

@@ -13,7 +13,7 @@
 use crate::Analysis;
 use crate::model::{ApprovalPolicy, Contract, Phase, RiskClass, SideEffects};
 use crate::resume::approval::{ApprovalSource, Candidate, Origin};
-use crate::resume::check::{highest_risk, strongest_side_effect};
+use crate::resume::check::gate::{highest_risk, strongest_side_effect};
 use crate::resume::report::{
     ApprovalStatus, CheckpointPending, Decision, Denial, EntryRevalidation, Evidence, GateOutcome,
     GateResult, GateSeverity, NextPhaseSource, ResumeReport, ScopeDelta, TriggerCategory,
@@ -40,7 +40,7 @@ pub(crate) fn report(
     recovery_hook: bool,
     interactive: bool,
 ) -> Result<ResumeReport, ResumeError> {
-    super::check::require_mapping(&request.context)?;
+    super::require_mapping(&request.context)?;
     let next: Vec<&Phase> = match request.next_phase.as_deref() {
         None => Vec::new(),
         Some(name) => vec![
@@ -193,7 +193,7 @@ pub(crate) fn report(
         events: Vec::new(),
         next_steps: Vec::new(),
     };
-    report.next_steps = super::next::next_steps(&report, recovery_hook, interactive);
+    report.next_steps = super::next_steps::next_steps(&report, recovery_hook, interactive);
     Ok(report)
 }
 

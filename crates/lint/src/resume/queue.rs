@@ -13,7 +13,7 @@ use serde_json::Value;
 use crate::Analysis;
 use crate::model::ApprovalPolicy;
 use crate::resume::approval::{ApprovalQuestion, ApprovalSource, ResumedPhase};
-use crate::resume::check::{
+use crate::resume::check::gate::{
     UncheckedApproval, judge_without_context, question, required_policy, trigger_category,
 };
 use crate::resume::context_binding::ContextBinding;

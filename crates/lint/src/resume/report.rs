@@ -9,83 +9,9 @@ use crate::model::{ApprovalPolicy, FieldSeverity, Recovery, RiskClass, SideEffec
 use crate::resume::approval::{ApprovalRecord, Candidate};
 use crate::resume::entry::FieldResult;
 
-/// How failures are enforced (`--mode`).
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize)]
-#[serde(rename_all = "lowercase")]
-pub enum Mode {
-    /// A blocking failure blocks; a missing approval denies.
-    #[default]
-    Strict,
-    /// Blocking failures are reported and the run may resume; a missing
-    /// approval still denies.
-    Permissive,
-    /// Everything is reported; nothing blocks, approval included.
-    Audit,
-}
-
-impl Mode {
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Mode::Strict => "strict",
-            Mode::Permissive => "permissive",
-            Mode::Audit => "audit",
-        }
-    }
-}
-
-/// May the run resume?
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
-#[serde(rename_all = "lowercase")]
-pub enum Decision {
-    Resume,
-    Blocked,
-    Denied,
-}
-
-/// Step 6: (passed, what strict mode decides, what the mode decides).
-pub(crate) fn decide(
-    blocking_failure: bool,
-    approval_missing: bool,
-    mode: Mode,
-) -> (bool, Decision, Decision) {
-    let strict = if blocking_failure {
-        Decision::Blocked
-    } else if approval_missing {
-        Decision::Denied
-    } else {
-        Decision::Resume
-    };
-    let decision = match mode {
-        Mode::Strict => strict,
-        Mode::Permissive if approval_missing => Decision::Denied,
-        Mode::Permissive | Mode::Audit => Decision::Resume,
-    };
-    (!blocking_failure && !approval_missing, strict, decision)
-}
-
-/// The exit code of a resume check that reached no verdict, the same as
-/// every subcommand's.
-pub const NO_VERDICT_EXIT: u8 = 3;
-
-impl Decision {
-    /// The process exit code for this decision: 0 resume, 1 blocked, 2
-    /// denied by the approval gate.
-    pub fn exit_code(self) -> u8 {
-        match self {
-            Decision::Resume => 0,
-            Decision::Blocked => 1,
-            Decision::Denied => 2,
-        }
-    }
-
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Decision::Resume => "resume",
-            Decision::Blocked => "blocked",
-            Decision::Denied => "denied",
-        }
-    }
-}
+pub use crate::resume::approval::TriggerCategory;
+pub(crate) use crate::resume::decision::decide;
+pub use crate::resume::decision::{Decision, Mode, NO_VERDICT_EXIT};
 
 /// The whole verdict of one resume check.
 #[derive(Clone, Debug, Serialize)]
@@ -331,36 +257,6 @@ pub enum NextPhaseSource {
     NextPhase,
     /// The checkpoint's phase has no successor.
     None,
-}
-
-/// Why a checkpoint's resume waits for approval: Syndicate's checkpoint
-/// trigger categories (its §7.1), read from the contract. When several
-/// apply, the first in this order is named: it is the one that sets the
-/// strongest requirement.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Serialize)]
-#[serde(rename_all = "snake_case")]
-pub enum TriggerCategory {
-    /// A phase the run resumes into has `side_effects: irreversible`: a
-    /// person must approve whatever the spec says (P401, §10.4).
-    IrreversibleNextPhase,
-    /// A phase the run resumes into has `risk_class` `high` or `critical`.
-    HighRiskOperation,
-    /// A phase the run resumes into has a higher `risk_class` than the
-    /// checkpoint's phase (G306's escalation edge).
-    RiskClassTransition,
-    /// Only the checkpoint's own `approval_required` / `approval_policy`.
-    ApprovalPolicy,
-}
-
-impl TriggerCategory {
-    pub fn as_str(self) -> &'static str {
-        match self {
-            TriggerCategory::IrreversibleNextPhase => "irreversible_next_phase",
-            TriggerCategory::HighRiskOperation => "high_risk_operation",
-            TriggerCategory::RiskClassTransition => "risk_class_transition",
-            TriggerCategory::ApprovalPolicy => "approval_policy",
-        }
-    }
 }
 
 /// Where the approval gate stands (the state of the approval, not a level

@@ -46,10 +46,11 @@ pub fn config_beside(
 /// from a configuration: rule levels are not applied, so no config can hide
 /// an E-code from the resume check.
 pub fn resume_settings(configured: &Settings) -> Settings {
-    let mut settings = Settings::default();
-    settings.max_clock_skew = configured.max_clock_skew;
-    settings.trust_context_approvals = configured.trust_context_approvals;
-    settings
+    Settings {
+        max_clock_skew: configured.max_clock_skew,
+        trust_context_approvals: configured.trust_context_approvals,
+        ..Settings::default()
+    }
 }
 
 /// A contract read and analyzed for a resume check or an approval, with

@@ -12,7 +12,7 @@ use std::collections::HashMap;
 
 use serde::Serialize;
 
-use super::manifest::Hashed;
+use super::manifest_files::Hashed;
 
 /// A commit, as far as a stash check needs it.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -336,7 +336,7 @@ pub(super) fn check_stash(
     let mut wanted = Vec::new();
     for (i, listed) in files.iter().enumerate() {
         // A path refused as a scope path is reported as one already.
-        if super::manifest::scoped(listed).is_err() {
+        if super::manifest_files::scoped(listed).is_err() {
             continue;
         }
         match tree_path(&prefix, listed) {
@@ -426,7 +426,7 @@ pub(super) fn check_stash(
     if let Some(hash) = hash
         && check.stored.iter().all(Option::is_some)
     {
-        let stored = super::manifest::combined_hash(
+        let stored = super::manifest_files::combined_hash(
             files
                 .iter()
                 .zip(&check.stored)
@@ -677,30 +677,4 @@ pub(super) fn file_hashes(
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn the_marker_is_a_whole_token() {
-        let message = "On main: checkpoint:chk_1:Before refactoring";
-        assert!(carries_checkpoint(message, "chk_1"));
-        assert!(!carries_checkpoint(message, "chk"));
-        assert!(!carries_checkpoint("On main: checkpoint:chk_10", "chk_1"));
-        assert!(carries_checkpoint("On main: checkpoint:chk_1", "chk_1"));
-        assert!(carries_checkpoint(
-            "On main: checkpoint:chk_10 checkpoint:chk_1",
-            "chk_1"
-        ));
-        assert!(!carries_checkpoint("On main: wip", "chk_1"));
-    }
-
-    #[test]
-    fn tree_paths() {
-        assert_eq!(tree_path("", "./src//a.py"), Some("src/a.py".into()));
-        assert_eq!(tree_path("sub/", "a.py"), Some("sub/a.py".into()));
-        assert_eq!(tree_path("", "a/../b"), None);
-        assert_eq!(tree_path("", "a\nb"), None);
-        assert_eq!(tree_path("", "."), None);
-        assert_eq!(tree_path("", "/etc/passwd"), None);
-    }
-}
+mod tests;

@@ -19,7 +19,7 @@ use serde_json::Value;
 use sha2::Digest;
 
 use super::document::{DocumentError, DocumentFormat, canonical_json, parse_document_within};
-use super::manifest::combined_hash;
+use super::manifest_files::combined_hash;
 use crate::input;
 
 /// One state key of a report.

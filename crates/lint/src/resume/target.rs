@@ -10,7 +10,7 @@ use sha2::{Digest, Sha256};
 
 use crate::Analysis;
 use crate::graph::{EdgeOrigin, PhaseGraph};
-use crate::model::{CheckpointSpec, Contract, Field, Phase};
+use crate::model::{CheckpointSpec, Contract, Field, Phase, SideEffects};
 use crate::resume::ResumeError;
 use crate::resume::document::{node_to_value, write_canonical_node};
 use crate::syntax::{Node, Span};
@@ -66,7 +66,7 @@ impl<'a> Target<'a> {
     /// (its phase's successors): resuming into one needs a person's
     /// approval, confirmed twice.
     pub fn irreversible_next(&self) -> Vec<String> {
-        super::check::irreversible_phases(&self.successor_phases())
+        irreversible_phases(&self.successor_phases())
     }
 
     /// The canonical JSON the target digest is the SHA-256 of, as text, so
@@ -655,6 +655,14 @@ fn hex(digest: &[u8]) -> String {
         out.push(char::from(HEX[usize::from(byte & 0x0f)]));
     }
     out
+}
+
+/// The phases among `next` whose side effects are irreversible.
+pub(crate) fn irreversible_phases(next: &[&Phase]) -> Vec<String> {
+    next.iter()
+        .filter(|p| p.side_effect_class() == SideEffects::Irreversible)
+        .map(|p| p.name.clone())
+        .collect()
 }
 
 #[cfg(test)]

@@ -17,12 +17,12 @@ pub(crate) use harness::h503_unsafe_checkpoint_name::problem as harness_name_pro
 
 use std::sync::OnceLock;
 
-use crate::config::Settings;
 use crate::diagnostic::{Diagnostic, Severity};
 use crate::field_path::{FieldIndex, FieldPath};
 use crate::findings::Findings;
 use crate::graph::PhaseGraph;
 use crate::model::{CheckpointMode, CheckpointSpec, Contract, HarnessConfig};
+use crate::settings::Settings;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize)]
 #[serde(rename_all = "lowercase")]

@@ -9,8 +9,9 @@ use tower_lsp_server::ls_types::{
     CodeAction, CodeActionKind, CodeActionOrCommand, Range, TextEdit, Uri, WorkspaceEdit,
 };
 
+use crate::analyzer::Analyzed;
 use crate::handlers::diagnostics;
-use crate::state::{Analyzed, Positions};
+use crate::positions::Positions;
 
 fn overlaps(a: Range, b: Range) -> bool {
     a.start <= b.end && b.start <= a.end

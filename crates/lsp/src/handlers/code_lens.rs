@@ -7,7 +7,8 @@ use tower_lsp_server::ls_types::{
     CodeLens, Command, InlayHint, InlayHintLabel, InlayHintTooltip, Range,
 };
 
-use crate::state::{Analyzed, Positions};
+use crate::analyzer::Analyzed;
+use crate::positions::Positions;
 
 /// The most exit fields given a lens: each is matched against every
 /// reader, and a generated contract has a hundred thousand of each.

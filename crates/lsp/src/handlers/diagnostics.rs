@@ -7,7 +7,8 @@ use tower_lsp_server::ls_types::{
     NumberOrString, Uri,
 };
 
-use crate::state::{Analyzed, Positions};
+use crate::analyzer::Analyzed;
+use crate::positions::Positions;
 
 pub fn to_lsp(analyzed: &Analyzed, positions: &Positions<'_>, uri: &Uri) -> Vec<Diagnostic> {
     analyzed

@@ -4,14 +4,13 @@
 use std::fmt::Write;
 
 use phaselint_lint::DocumentKind;
-use phaselint_lint::completion::{enum_value_at, key_at, may_be_enum_value, word_at};
-use phaselint_lint::format;
 use phaselint_lint::index::Symbol;
 use phaselint_lint::rules::rule;
 use phaselint_lint::syntax::Span;
 use tower_lsp_server::ls_types::{Hover, HoverContents};
 
-use crate::state::{Analyzed, Positions};
+use crate::analyzer::Analyzed;
+use crate::positions::Positions;
 
 /// The hover at `offset`: a finding (with its rule's page) and, on a name,
 /// what the name is (a phase's fields, a field's producers and consumers);
@@ -45,7 +44,12 @@ pub fn hover(
             // under it (`irreversible` under P401).
             let summary = summary.or_else(|| {
                 contract
-                    .then(|| key_or_enum_value(&analysis.source, offset))
+                    .then(|| {
+                        phaselint_lint::key_documentation::documentation_at(
+                            &analysis.source,
+                            offset,
+                        )
+                    })
                     .flatten()
                     .map(|(text, _)| text)
             });
@@ -56,7 +60,9 @@ pub fn hover(
             )
         }
         (None, Some(summary)) => (summary, occurrence.map_or(Span::empty(offset), |o| o.span)),
-        (None, None) if contract => key_or_enum_value(&analysis.source, offset)?,
+        (None, None) if contract => {
+            phaselint_lint::key_documentation::documentation_at(&analysis.source, offset)?
+        }
         (None, None) => return None,
     };
     Some(Hover {
@@ -102,29 +108,6 @@ fn suppression_code(
         contents: HoverContents::Markup(crate::markdown::markup(&text, markdown)),
         range: Some(positions.range(at.span)),
     })
-}
-
-/// A key of the format (its type, default and meaning), or an enum value.
-/// The document is parsed again: the tree is not kept, and a large one
-/// takes a while, so only for a word that is a key or could be an enum value.
-fn key_or_enum_value(source: &str, offset: usize) -> Option<(String, Span)> {
-    let span = word_at(source, offset)?;
-    let word = &source[span.start..span.end];
-    let may_be_key = format::MAPPINGS
-        .iter()
-        .any(|m| m.keys.iter().any(|k| k.name == word));
-    if !may_be_key && !may_be_enum_value(source, offset) {
-        return None;
-    }
-    let document =
-        phaselint_lint::syntax::parse(source, phaselint_lint::syntax::Limits::default()).ok()??;
-    if may_be_key && let Some((path, key)) = key_at(document.root(), offset) {
-        let text = format::key_documentation(&path, key)?;
-        return Some((text, span));
-    }
-    let found = enum_value_at(document.root(), offset)?;
-    let (what, value, meaning) = (found.what, found.value, found.meaning);
-    Some((format!("`{value}` ({what})\n\n{meaning}"), found.span))
 }
 
 fn field_list(fields: impl Iterator<Item = String>) -> String {

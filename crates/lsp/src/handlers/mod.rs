@@ -6,6 +6,7 @@ pub mod completion;
 pub mod diagnostics;
 pub mod hover;
 pub mod navigation;
+pub mod pulled_diagnostics;
 pub mod rename;
 pub mod structure;
 pub mod symbols;

@@ -5,7 +5,8 @@ use phaselint_lint::index::{FieldRole, PhaseRole, Symbol};
 use phaselint_lint::syntax::Span;
 use tower_lsp_server::ls_types::{Location, Uri};
 
-use crate::state::{Analyzed, Positions};
+use crate::analyzer::Analyzed;
+use crate::positions::Positions;
 
 /// A phase name goes to the phase's key; a field name to the exit fields
 /// that produce it.

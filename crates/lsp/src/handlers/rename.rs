@@ -9,7 +9,8 @@ use phaselint_lint::rename as field_rename;
 use phaselint_lint::syntax::{Resolved, Scalar};
 use tower_lsp_server::ls_types::{PrepareRenameResponse, TextEdit, Uri, WorkspaceEdit};
 
-use crate::state::{Analyzed, Positions};
+use crate::analyzer::Analyzed;
+use crate::positions::Positions;
 
 /// The phase name under the cursor, or `None` (the client then says the
 /// position cannot be renamed).

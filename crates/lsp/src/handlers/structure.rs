@@ -4,7 +4,7 @@
 use phaselint_lint::structure;
 use tower_lsp_server::ls_types::{FoldingRange, FoldingRangeKind, Position, SelectionRange};
 
-use crate::state::Positions;
+use crate::positions::Positions;
 
 pub fn folding_ranges(positions: &Positions<'_>) -> Vec<FoldingRange> {
     structure::folding_ranges(positions.text)

@@ -3,7 +3,8 @@
 use phaselint_lint::syntax::Span;
 use tower_lsp_server::ls_types::{DocumentSymbol, SymbolKind};
 
-use crate::state::{Analyzed, Positions};
+use crate::analyzer::Analyzed;
+use crate::positions::Positions;
 
 /// The most symbols nested under phases, checkpoints and chains.
 const MAX_NESTED_SYMBOLS: usize = 10_000;
