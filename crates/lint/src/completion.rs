@@ -374,7 +374,7 @@ pub fn complete_suppression_code(
     for d in &analysis.diagnostics {
         let line = analysis.line_index.line_of(d.span.start);
         if at.file_level || line == at.line || line == at.line + 1 {
-            *found.entry(d.code).or_default() += 1;
+            *found.entry(d.code.as_str()).or_default() += 1;
         }
     }
     let already = |code: &str| {
@@ -386,18 +386,18 @@ pub fn complete_suppression_code(
         .iter()
         .copied()
         .filter(|r| r.suppressible && !r.always_on && r.family != crate::rules::Family::Diff)
-        .filter(|r| r.code.starts_with(typed.as_str()) && !already(r.code))
+        .filter(|r| r.code.as_str().starts_with(typed.as_str()) && !already(r.code.as_str()))
         .collect();
     // Most findings first; `sort_by_key` is stable, so the rest keep code order.
-    rules.sort_by_key(|r| std::cmp::Reverse(found.get(r.code).copied().unwrap_or(0)));
+    rules.sort_by_key(|r| std::cmp::Reverse(found.get(r.code.as_str()).copied().unwrap_or(0)));
     Some(
         rules
             .into_iter()
             .enumerate()
             .map(|(rank, rule)| {
-                let mut item = Completion::new(rule.code, CompletionKind::RuleCode);
+                let mut item = Completion::new(rule.code.as_str(), CompletionKind::RuleCode);
                 item.detail = Some(rule.name.to_string());
-                let count = found.get(rule.code).copied().unwrap_or(0);
+                let count = found.get(rule.code.as_str()).copied().unwrap_or(0);
                 item.documentation = Some(match count {
                     0 => rule.summary.to_string(),
                     1 => format!("{}\n\n1 finding where this comment applies", rule.summary),

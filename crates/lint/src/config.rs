@@ -51,7 +51,7 @@ impl Default for Settings {
                     } else {
                         RuleLevel::Off
                     };
-                    (r.code, level)
+                    (r.code.as_str(), level)
                 })
                 .collect(),
             long_running_threshold: 15 * 60,
@@ -96,7 +96,7 @@ impl Settings {
         findings
             .into_iter()
             .filter_map(|mut d| {
-                d.severity = self.level(d.code, d.severity)?;
+                d.severity = self.level(d.code.as_str(), d.severity)?;
                 Some(d)
             })
             .collect()
@@ -326,10 +326,10 @@ impl Config {
     fn resolve_levels(&mut self) {
         for rule in RULES {
             let selected = match &self.select {
-                Some(selectors) => most_specific(rule.code, selectors),
+                Some(selectors) => most_specific(rule.code.as_str(), selectors),
                 None => rule.default_enabled.then_some(0),
             };
-            let ignored = most_specific(rule.code, &self.ignore);
+            let ignored = most_specific(rule.code.as_str(), &self.ignore);
             let enabled = match (selected, ignored) {
                 (Some(s), Some(i)) => s > i,
                 (Some(_), None) => true,
@@ -341,14 +341,14 @@ impl Config {
                 RuleLevel::Off
             };
             for (code, overridden) in &self.severity {
-                if code.eq_ignore_ascii_case(rule.code) {
+                if code.eq_ignore_ascii_case(rule.code.as_str()) {
                     level = overridden.map_or(RuleLevel::Off, RuleLevel::Set);
                 }
             }
             if rule.always_on {
                 level = RuleLevel::Set(Severity::Error);
             }
-            self.base.levels.insert(rule.code, level);
+            self.base.levels.insert(rule.code.as_str(), level);
         }
     }
 
@@ -359,8 +359,8 @@ impl Config {
         for (set, codes) in &self.per_file_ignores {
             if set.is_match(relative) || set.is_match(file) {
                 for rule in RULES {
-                    if !rule.always_on && most_specific(rule.code, codes).is_some() {
-                        settings.levels.insert(rule.code, RuleLevel::Off);
+                    if !rule.always_on && most_specific(rule.code.as_str(), codes).is_some() {
+                        settings.levels.insert(rule.code.as_str(), RuleLevel::Off);
                     }
                 }
             }
@@ -488,10 +488,10 @@ fn check_selectors(selectors: &[String]) -> Result<(), String> {
         }
         if !RULES
             .iter()
-            .any(|r| most_specific(r.code, std::slice::from_ref(selector)).is_some())
+            .any(|r| most_specific(r.code.as_str(), std::slice::from_ref(selector)).is_some())
         {
             return Err(
-                match crate::suggest::closest(selector, RULES.iter().map(|r| r.code)) {
+                match crate::suggest::closest(selector, RULES.iter().map(|r| r.code.as_str())) {
                     Some(code) => format!("`{selector}` matches no rule; did you mean `{code}`?"),
                     None => format!("`{selector}` matches no rule (see `phaselint rule`)"),
                 },

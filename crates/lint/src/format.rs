@@ -918,7 +918,7 @@ mod tests {
         let schema_errors: Vec<_> = analysis
             .diagnostics
             .iter()
-            .filter(|d| d.code.starts_with('E'))
+            .filter(|d| d.code.is_schema_error())
             .map(|d| (d.code, d.message.as_str()))
             .collect();
         assert!(schema_errors.is_empty(), "{schema_errors:#?}\n{text}");
