@@ -517,6 +517,15 @@ const FOLLOWED: &[Followed] = &[
         edits: &[(APPEND, "  - checkpoint_id: after_apply\n    phase: apply\n")],
     },
     Followed {
+        fixture: "P406/fail.contract.yaml",
+        code: "P406",
+        help: "add `description:` to phase `purge`",
+        edits: &[(
+            "  purge:\n",
+            "  purge:\n    description: Deletes the archived accounts from the primary database.\n",
+        )],
+    },
+    Followed {
         fixture: "H501/fail.harness.json",
         code: "H501",
         help: "rename one of them",

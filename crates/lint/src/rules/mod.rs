@@ -522,6 +522,7 @@ pub static RULES: &[&Rule] = &[
     &policy::p403_unsafe_verification::RULE,
     &policy::p404_persisted_secret::RULE,
     &policy::p405_always_mode_mutation_without_checkpoint::RULE,
+    &policy::p406_irreversible_phase_without_description::RULE,
     &harness::h501_duplicate_checkpoint_name::RULE,
     &harness::h502_unknown_trigger::RULE,
     &harness::h503_unsafe_checkpoint_name::RULE,
