@@ -112,6 +112,11 @@ impl<'n> Keys<'n> {
         );
     }
 
+    /// The type the table declares for `key`: what the builder reads it as.
+    fn declared_type(&self, key: &str) -> Option<&'static ValueType> {
+        self.spec.key(key).map(|k| &k.value)
+    }
+
     fn entry(&self, key: &str) -> Option<Entry<'n>> {
         debug_assert!(
             self.spec.key(key).is_some(),
@@ -420,17 +425,41 @@ impl Walker<'_, '_> {
         Some(value)
     }
 
+    /// An optional text key, read as the table declares it.
     fn opt_string(
         &mut self,
         keys: &Keys<'_>,
         key: &str,
         path: &Path<'_>,
     ) -> Option<Spanned<String>> {
-        keys.declared(key, |t| {
-            matches!(t, ValueType::String | ValueType::NonEmptyString)
-        });
         let node = keys.present(key)?;
-        self.string(node, &path.key(key))
+        self.text(keys, key, node, &path.key(key))
+    }
+
+    /// A text, read by the reader of the type the table declares for
+    /// `key`: a `NonEmptyString` key (or a phase's name) is refused when
+    /// empty or blank, a `String` key is not. The builder names the key, never the reader,
+    /// so it cannot read a non-empty key as a plain string.
+    fn text(
+        &mut self,
+        keys: &Keys<'_>,
+        key: &str,
+        node: Node<'_>,
+        path: &Path<'_>,
+    ) -> Option<Spanned<String>> {
+        match keys.declared_type(key) {
+            Some(ValueType::NonEmptyString | ValueType::PhaseName) => {
+                self.non_empty_string(node, path)
+            }
+            declared => {
+                debug_assert!(
+                    matches!(declared, Some(ValueType::String)),
+                    "`{}.{key}` is read as text, but the format table declares {declared:?}",
+                    keys.spec.name
+                );
+                self.string(node, path)
+            }
+        }
     }
 
     /// A required text (a reason, a version).
@@ -450,7 +479,7 @@ impl Walker<'_, '_> {
             );
             return None;
         }
-        self.non_empty_string(entry.value, &path.key(key))
+        self.text(keys, key, entry.value, &path.key(key))
     }
 
     /// A required name (an id, a phase): a text of at most `MAX_NAME_BYTES`.
