@@ -432,7 +432,7 @@ fn generated(path: &Path, text: &str) {
         return;
     }
     panic!(
-        "{} is stale: it is generated from the rule declarations and the format tables (`format.rs`); run `PHASELINT_BLESS=1 cargo test -p phaselint-lint --test rules` and review the diff",
+        "{} is stale: it is generated from the rule declarations and the format tables (`format/tables.rs`); run `PHASELINT_BLESS=1 cargo test -p phaselint-lint --test rules` and review the diff",
         path.display()
     );
 }

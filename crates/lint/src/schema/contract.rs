@@ -224,13 +224,7 @@ impl Walker<'_, '_> {
         ))
     }
 
-    fn fields(
-        &mut self,
-        keys: &Keys<'_>,
-        key: &str,
-        path: &Path<'_>,
-        into: &mut PhaseFields,
-    ) {
+    fn fields(&mut self, keys: &Keys<'_>, key: &str, path: &Path<'_>, into: &mut PhaseFields) {
         let here = path.key(key);
         let items = self.list(keys, key, path);
         for (i, item) in items.iter().enumerate() {
@@ -409,11 +403,7 @@ impl Walker<'_, '_> {
         })
     }
 
-    fn staleness_check(
-        &mut self,
-        node: Node<'_>,
-        path: &Path<'_>,
-    ) -> Option<StalenessCheck> {
+    fn staleness_check(&mut self, node: Node<'_>, path: &Path<'_>) -> Option<StalenessCheck> {
         let keys = self.mapping(node, path, &STALENESS)?;
         let field = if keys.entry("field").is_some() {
             keys.value("field")

@@ -1,4 +1,4 @@
-//! The shape of a contract, as `format.rs` declares it: one walk over the
+//! The shape of a contract, as `format/` declares it: one walk over the
 //! spanned tree that builds the model and reports every schema problem at
 //! once, as pydantic lists them all. Anything malformed is left out of the
 //! model, so later rules never see it and stay silent (no cascades).
