@@ -38,10 +38,10 @@ fn errors(analysis: &Analysis) -> Vec<(&'static str, String)> {
     analysis
         .diagnostics
         .iter()
-        .filter(|d| d.code.starts_with('E') || d.severity == Severity::Error)
+        .filter(|d| d.code.is_schema_error() || d.severity == Severity::Error)
         .map(|d| {
             (
-                d.code,
+                d.code.as_str(),
                 analysis.source[d.span.start..d.span.end].to_string(),
             )
         })
@@ -67,7 +67,7 @@ fn valid_contracts_have_no_e_codes() {
         let e_codes: Vec<_> = analysis
             .diagnostics
             .iter()
-            .filter(|d| d.code.starts_with('E'))
+            .filter(|d| d.code.is_schema_error())
             .collect();
         assert!(e_codes.is_empty(), "{}: {e_codes:#?}", path.display());
         assert!(analysis.is_context_contract());
@@ -92,7 +92,9 @@ fn the_default_run_on_valid_contracts_finds_what_was_reviewed() {
             largest = Some((size, path.clone()));
         }
         for d in &lint(&path).diagnostics {
-            *counts.entry((d.code, d.severity.as_str())).or_default() += 1;
+            *counts
+                .entry((d.code.as_str(), d.severity.as_str()))
+                .or_default() += 1;
         }
     }
     let counts: Vec<_> = counts.into_iter().collect();
@@ -113,7 +115,7 @@ fn the_default_run_on_valid_contracts_finds_what_was_reviewed() {
     let found: Vec<(&str, &str)> = analysis
         .diagnostics
         .iter()
-        .map(|d| (d.code, &analysis.source[d.span.start..d.span.end]))
+        .map(|d| (d.code.as_str(), &analysis.source[d.span.start..d.span.end]))
         .collect();
     assert_eq!(
         found,
@@ -204,7 +206,7 @@ fn invalid_contracts_get_exactly_what_expected_md_lists() {
         .iter()
         .map(|d| {
             let line = a.source[..d.span.start].matches('\n').count() + 1;
-            (d.code, line, &a.source[d.span.start..d.span.end])
+            (d.code.as_str(), line, &a.source[d.span.start..d.span.end])
         })
         .collect();
     assert_eq!(
@@ -216,7 +218,12 @@ fn invalid_contracts_get_exactly_what_expected_md_lists() {
     let all: Vec<(&str, String)> = a
         .diagnostics
         .iter()
-        .map(|d| (d.code, a.source[d.span.start..d.span.end].to_string()))
+        .map(|d| {
+            (
+                d.code.as_str(),
+                a.source[d.span.start..d.span.end].to_string(),
+            )
+        })
         .collect();
     assert_eq!(
         sorted(all),

@@ -41,7 +41,7 @@ fn serious(analysis: &Analysis) -> Vec<(&'static str, String)> {
         .diagnostics
         .iter()
         .filter(|d| matches!(d.severity, Severity::Error | Severity::Warning))
-        .map(|d| (d.code, d.message.clone()))
+        .map(|d| (d.code.as_str(), d.message.clone()))
         .collect();
     found.sort();
     found
@@ -517,6 +517,15 @@ const FOLLOWED: &[Followed] = &[
         edits: &[(APPEND, "  - checkpoint_id: after_apply\n    phase: apply\n")],
     },
     Followed {
+        fixture: "P406/fail.contract.yaml",
+        code: "P406",
+        help: "add `description:` to phase `purge`",
+        edits: &[(
+            "  purge:\n",
+            "  purge:\n    description: Deletes the archived accounts from the primary database.\n",
+        )],
+    },
+    Followed {
         fixture: "H501/fail.harness.json",
         code: "H501",
         help: "rename one of them",
@@ -588,7 +597,7 @@ fn every_edit_proposing_help_on_a_failing_fixture_is_followed_above() {
     // D-codes compare two contracts (`fixtures/diff/`, tests/diff.rs);
     // their helps are about deploying NEW, and they carry no fix.
     for rule in RULES.iter().filter(|r| r.family != Family::Diff) {
-        let dir = repo().join("fixtures").join(rule.code);
+        let dir = repo().join("fixtures").join(rule.code.as_str());
         for entry in std::fs::read_dir(&dir).unwrap() {
             let path = entry.unwrap().path();
             let name = path.file_name().unwrap().to_string_lossy().into_owned();
@@ -633,7 +642,7 @@ fn every_fix_can_be_applied() {
     // D-codes compare two contracts (`fixtures/diff/`, tests/diff.rs);
     // their helps are about deploying NEW, and they carry no fix.
     for rule in RULES.iter().filter(|r| r.family != Family::Diff) {
-        let dir = repo().join("fixtures").join(rule.code);
+        let dir = repo().join("fixtures").join(rule.code.as_str());
         for entry in std::fs::read_dir(&dir).unwrap() {
             let path = entry.unwrap().path();
             let name = path.file_name().unwrap().to_string_lossy().into_owned();

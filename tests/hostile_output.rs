@@ -212,6 +212,14 @@ impl Project {
         phaselint(self.dir.path(), args)
     }
 
+    /// How many findings the lint reports, read from its JSON: what the
+    /// other formats must show one of each of, however many rules fire on
+    /// the contract.
+    fn finding_count(&self) -> usize {
+        let json: Value = serde_json::from_str(&self.lint("json")).unwrap();
+        json["diagnostics"].as_array().unwrap().len()
+    }
+
     fn lint(&self, format: &str) -> String {
         let run = self.run(&["lint", "--no-config", "--format", format, FILE]);
         assert_eq!(run.code, 1, "{format}: {}", run.stderr);
@@ -273,8 +281,10 @@ fn the_human_lint_formats_show_hostile_text_escaped() {
         .lines()
         .filter(|l| l.starts_with(r"pr\u{1b}]8;;mailto:a@b\u{7}.contract.yaml:"))
         .collect();
-    assert_eq!(findings.len(), 6, "{concise}");
-    assert_eq!(concise.lines().count(), 6 + 2, "{concise}");
+    let count = project.finding_count();
+    assert!(count >= 6, "{concise}");
+    assert_eq!(findings.len(), count, "{concise}");
+    assert_eq!(concise.lines().count(), count + 2, "{concise}");
 
     let github = project.lint("github");
     assert_inert("github", &github);
@@ -343,7 +353,7 @@ fn the_machine_lint_formats_pass_their_readers_and_keep_the_text() {
     assert_inert("gitlab", &gitlab);
     let gitlab: Value = serde_json::from_str(&gitlab).unwrap();
     let issues = gitlab.as_array().unwrap();
-    assert_eq!(issues.len(), 6);
+    assert_eq!(issues.len(), project.finding_count());
     for issue in issues {
         assert_eq!(issue["location"]["path"], FILE);
         assert_inert("gitlab description", issue["description"].as_str().unwrap());

@@ -1053,7 +1053,7 @@ fn stages(text: &str, runs: usize) -> Result<String, String> {
                 check(&context, &mut found);
                 found.finish()
             });
-            Some((rule.code, time))
+            Some((rule.code.as_str(), time))
         })
         .collect();
     let rules_total: Duration = rule_times.iter().map(|r| r.1).sum();

@@ -77,7 +77,9 @@ fn effective(args: &ConfigCommandArgs) -> Result<String, String> {
     };
     // Every rule counts, `phaselint diff`'s D-codes included: their levels
     // come from the same configuration.
-    let (on, off): (Vec<_>, Vec<_>) = RULES.iter().partition(|r| settings.is_enabled(r.code));
+    let (on, off): (Vec<_>, Vec<_>) = RULES
+        .iter()
+        .partition(|r| settings.is_enabled(r.code.as_str()));
     let values = config.effective();
     Ok(match args.format {
         ConfigFormat::Text => text(&path, &config, &values, is_dir, &target, &on, &off),
@@ -172,7 +174,10 @@ fn text(
         } else {
             format!(
                 " ({})",
-                off.iter().map(|r| r.code).collect::<Vec<_>>().join(", ")
+                off.iter()
+                    .map(|r| r.code.as_str())
+                    .collect::<Vec<_>>()
+                    .join(", ")
             )
         }
     ));

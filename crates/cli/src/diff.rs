@@ -119,8 +119,8 @@ pub fn run(args: &DiffArgs) -> u8 {
         let levels = config.settings_for(&judged_path);
         let enabled: Vec<&'static str> = mode
             .codes()
-            .filter(|rule| levels.is_enabled(rule.code))
-            .map(|rule| rule.code)
+            .filter(|rule| levels.is_enabled(rule.code.as_str()))
+            .map(|rule| rule.code.as_str())
             .collect();
         if enabled.is_empty() && warned.insert(config.path.clone()) {
             eprintln!(

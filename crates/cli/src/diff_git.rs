@@ -566,7 +566,7 @@ fn git(
         .map_err(|e| refused(&e, old_label, &shown(&file.shown)))?;
         let findings = findings
             .into_iter()
-            .filter(|d| mode.reports(d.code))
+            .filter(|d| mode.reports(d.code.as_str()))
             .collect();
         reports[index].push((
             linted(

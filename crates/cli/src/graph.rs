@@ -86,7 +86,7 @@ fn draw(args: &GraphArgs) -> Result<(), String> {
         analysis
             .diagnostics
             .iter()
-            .filter(|d| d.severity == Severity::Error && d.code.starts_with('E') == schema)
+            .filter(|d| d.severity == Severity::Error && d.code.is_schema_error() == schema)
             .count()
     };
     let (schema_errors, other_errors) = (errors(true), errors(false));

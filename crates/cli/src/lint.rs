@@ -211,7 +211,7 @@ pub fn run(args: &LintArgs) -> u8 {
             }
             let settings = target.config.settings_for(&absolute(&target.path));
             for (on, rule) in enabled.iter_mut().zip(rules) {
-                *on |= settings.is_enabled(rule.code);
+                *on |= settings.is_enabled(rule.code.as_str());
             }
         }
         report.ran = Some(
@@ -220,7 +220,7 @@ pub fn run(args: &LintArgs) -> u8 {
                 .zip(&enabled)
                 // D-codes are `phaselint diff`'s: lint never reports them.
                 .filter(|&(rule, &on)| on && rule.family != phaselint_lint::rules::Family::Diff)
-                .map(|(rule, _)| rule.code)
+                .map(|(rule, _)| rule.code.as_str())
                 .collect(),
         );
     }

@@ -48,7 +48,7 @@ pub fn check_every_fix(analysis: &Analysis, settings: &Settings) -> Checked {
     for diagnostic in &analysis.diagnostics {
         let Some(fix) = &diagnostic.fix else { continue };
         check_one(analysis, settings, before.root(), diagnostic, fix);
-        *checked.by_code.entry(diagnostic.code).or_default() += 1;
+        *checked.by_code.entry(diagnostic.code.as_str()).or_default() += 1;
     }
     // All at once, as `--fix --unsafe-fixes` would in its first round.
     for mode in [FixMode::Safe, FixMode::Unsafe] {

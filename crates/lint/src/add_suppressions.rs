@@ -100,7 +100,7 @@ pub fn add_suppressions(analysis: &Analysis, settings: &Settings) -> Result<Supp
     let mut silenced = Vec::new();
     let mut skipped = Vec::new();
     for (i, d) in analysis.diagnostics.iter().enumerate() {
-        if !can_be_suppressed(d.code) || crate::rules::is_always_on(d.code) {
+        if !can_be_suppressed(d.code.as_str()) || d.code.is_load_error() {
             continue;
         }
         let line = index.line_of(d.span.start);
@@ -112,12 +112,12 @@ pub fn add_suppressions(analysis: &Analysis, settings: &Settings) -> Result<Supp
         };
         match (target, own) {
             (Some(target), _) => {
-                by_line.entry(target).or_default().insert(d.code);
+                by_line.entry(target).or_default().insert(d.code.as_str());
                 silenced.push(i);
             }
             (None, Some(region)) => skipped.push(NotSuppressed {
                 line,
-                code: d.code,
+                code: d.code.as_str(),
                 reason: format!(
                     "its line ends inside {}, and so does the line before, where a comment would be text; silence it with `disable-file={}` or fix it",
                     region.noun(),
@@ -306,13 +306,13 @@ fn difference(expected: &[Diagnostic], before: &Analysis, after: &Analysis) -> O
     for d in expected {
         let line = before.line_index.line_of(d.span.start);
         *seen
-            .entry((d.code, line, d.severity.as_str(), &d.message))
+            .entry((d.code.as_str(), line, d.severity.as_str(), &d.message))
             .or_default() += 1;
     }
     for d in &after.diagnostics {
         let line = after.line_index.line_of(d.span.start);
         *seen
-            .entry((d.code, line, d.severity.as_str(), &d.message))
+            .entry((d.code.as_str(), line, d.severity.as_str(), &d.message))
             .or_default() -= 1;
     }
     let mut differences: Vec<_> = seen.into_iter().filter(|(_, n)| *n != 0).collect();

@@ -92,8 +92,8 @@ pub struct Fixed {
 
 /// Whether a finding of `code` can be recorded: a file that cannot be
 /// loaded (E001, E007) never passes, as no comment can silence it either.
-pub fn can_be_recorded(code: &str) -> bool {
-    !crate::rules::is_always_on(code)
+pub fn can_be_recorded(code: crate::rule_id::RuleId) -> bool {
+    !code.is_load_error()
 }
 
 impl Baseline {
@@ -403,7 +403,7 @@ impl<'a> FileContext<'a> {
         };
         field(&mut hasher, b"phaselint-baseline-1");
         field(&mut hasher, path.as_bytes());
-        field(&mut hasher, d.code.as_bytes());
+        field(&mut hasher, d.code.as_str().as_bytes());
         field(&mut hasher, span_text.as_bytes());
         field(&mut hasher, &self.line_digest(line));
         let mut enclosing = self.parents().get(line).copied().flatten();

@@ -39,7 +39,7 @@ impl Default for Settings {
                     } else {
                         RuleLevel::Off
                     };
-                    (r.code, level)
+                    (r.code.as_str(), level)
                 })
                 .collect(),
             long_running_threshold: 15 * 60,
@@ -268,11 +268,11 @@ impl Config {
     fn resolve_levels(&mut self) {
         for rule in RULES {
             let selected = match &self.select {
-                Some(selectors) => most_specific(rule.code, selectors),
+                Some(selectors) => most_specific(rule.code.as_str(), selectors),
                 None => rule.default_enabled.then_some(0),
             };
-            let selected = selected.max(most_specific(rule.code, &self.extend_select));
-            let ignored = most_specific(rule.code, &self.ignore);
+            let selected = selected.max(most_specific(rule.code.as_str(), &self.extend_select));
+            let ignored = most_specific(rule.code.as_str(), &self.ignore);
             let enabled = match (selected, ignored) {
                 (Some(s), Some(i)) => s > i,
                 (Some(_), None) => true,
@@ -284,14 +284,14 @@ impl Config {
                 RuleLevel::Off
             };
             for (code, overridden) in &self.severity {
-                if code.eq_ignore_ascii_case(rule.code) {
+                if code.eq_ignore_ascii_case(rule.code.as_str()) {
                     level = overridden.map_or(RuleLevel::Off, RuleLevel::Set);
                 }
             }
             if rule.always_on {
                 level = RuleLevel::Set(Severity::Error);
             }
-            self.base.levels.insert(rule.code, level);
+            self.base.levels.insert(rule.code.as_str(), level);
         }
     }
 
@@ -301,8 +301,8 @@ impl Config {
         for (globs, codes) in &self.per_file_ignores {
             if globs.matches(file) {
                 for rule in RULES {
-                    if !rule.always_on && most_specific(rule.code, codes).is_some() {
-                        settings.levels.insert(rule.code, RuleLevel::Off);
+                    if !rule.always_on && most_specific(rule.code.as_str(), codes).is_some() {
+                        settings.levels.insert(rule.code.as_str(), RuleLevel::Off);
                     }
                 }
             }
@@ -437,10 +437,10 @@ fn check_selectors(selectors: &[String]) -> Result<(), String> {
         }
         if !RULES
             .iter()
-            .any(|r| most_specific(r.code, std::slice::from_ref(selector)).is_some())
+            .any(|r| most_specific(r.code.as_str(), std::slice::from_ref(selector)).is_some())
         {
             return Err(
-                match crate::suggest::closest(selector, RULES.iter().map(|r| r.code)) {
+                match crate::suggest::closest(selector, RULES.iter().map(|r| r.code.as_str())) {
                     Some(code) => format!("`{selector}` matches no rule; did you mean `{code}`?"),
                     None => format!("`{selector}` matches no rule (see `phaselint rule`)"),
                 },

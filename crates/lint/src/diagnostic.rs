@@ -7,6 +7,7 @@ use std::path::PathBuf;
 use std::sync::Arc;
 
 use crate::line_index::LineIndex;
+use crate::rule_id::RuleId;
 
 use crate::syntax::Span;
 
@@ -125,7 +126,7 @@ impl Eq for OtherFile {}
 /// bytes before its texts.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Diagnostic {
-    pub code: &'static str,
+    pub code: RuleId,
     pub severity: Severity,
     pub message: String,
     pub span: Span,
@@ -135,12 +136,7 @@ pub struct Diagnostic {
 }
 
 impl Diagnostic {
-    pub fn new(
-        code: &'static str,
-        severity: Severity,
-        span: Span,
-        message: impl Into<String>,
-    ) -> Self {
+    pub fn new(code: RuleId, severity: Severity, span: Span, message: impl Into<String>) -> Self {
         Diagnostic {
             code,
             severity,

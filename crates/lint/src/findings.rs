@@ -45,7 +45,13 @@ struct Ranked {
 impl Ranked {
     fn key(&self) -> (usize, &str, usize, &str, u64) {
         let d = &self.diagnostic;
-        (d.span.start, d.code, d.span.end, &d.message, self.seq)
+        (
+            d.span.start,
+            d.code.as_str(),
+            d.span.end,
+            &d.message,
+            self.seq,
+        )
     }
 }
 
@@ -109,7 +115,7 @@ impl Bounded {
             let d = &last.diagnostic;
             self.cutoff = Some((
                 d.span.start,
-                d.code,
+                d.code.as_str(),
                 d.span.end,
                 d.message.clone(),
                 last.seq,
@@ -226,7 +232,7 @@ impl<'a> Findings<'a> {
         {
             d.span.end = d.span.start + c.len_utf8();
         }
-        let error = d.code.starts_with('E');
+        let error = d.code.is_schema_error();
         if error {
             self.errors += 1;
         }
@@ -246,7 +252,7 @@ impl<'a> Findings<'a> {
         }
         self.seq += 1;
         let seq = self.seq;
-        let shown = match self.settings.level(d.code, d.severity) {
+        let shown = match self.settings.level(d.code.as_str(), d.severity) {
             Some(level) => {
                 d.severity = level;
                 !self

@@ -36,10 +36,7 @@ pub fn apply_fixes(
     diagnostics: &[Diagnostic],
     mode: FixMode,
 ) -> Option<(String, usize)> {
-    if diagnostics
-        .iter()
-        .any(|d| crate::rules::is_always_on(d.code))
-    {
+    if diagnostics.iter().any(|d| d.code.is_load_error()) {
         return None;
     }
     // Edits taken so far, by start: overlap is checked against the
@@ -120,11 +117,7 @@ pub fn fix(analysis: &Analysis, settings: &Settings, mode: FixMode) -> Option<Fi
             break;
         };
         let next = crate::analyze_kind(&text, analysis.kind, settings);
-        if next
-            .diagnostics
-            .iter()
-            .any(|d| crate::rules::is_always_on(d.code))
-        {
+        if next.diagnostics.iter().any(|d| d.code.is_load_error()) {
             break;
         }
         applied += count;

@@ -107,7 +107,7 @@ impl Edge<'_> {
 
 #[derive(Clone, Debug, Serialize)]
 pub struct Finding<'a> {
-    pub code: &'static str,
+    pub code: crate::rule_id::RuleId,
     pub severity: Severity,
     pub message: &'a str,
     pub line: usize,

@@ -1,5 +1,5 @@
 //! `phaselint schema`: a JSON Schema (draft 2020-12) of a document kind,
-//! generated from the same tables (`format.rs`) the linter validates with,
+//! generated from the same tables (`format/`) the linter validates with,
 //! for yaml-language-server and other editors. Keys carry their
 //! descriptions and defaults; enums accept any case, as the linter reads
 //! them (it reports a non-canonical case as S002, a warning); mappings the

@@ -24,6 +24,7 @@ pub mod line_index;
 pub mod model;
 pub mod rename;
 pub mod resume;
+pub mod rule_id;
 pub mod rules;
 mod scalar_edit;
 mod schema;
@@ -153,7 +154,7 @@ impl Analysis {
 
     /// Whether the YAML itself could not be read (E001 or E007).
     pub fn is_unreadable(&self) -> bool {
-        self.diagnostics.iter().any(|d| rules::is_always_on(d.code))
+        self.diagnostics.iter().any(|d| d.code.is_load_error())
     }
 }
 

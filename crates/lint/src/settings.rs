@@ -76,7 +76,7 @@ impl Settings {
         findings
             .into_iter()
             .filter_map(|mut d| {
-                d.severity = self.level(d.code, d.severity)?;
+                d.severity = self.level(d.code.as_str(), d.severity)?;
                 Some(d)
             })
             .collect()

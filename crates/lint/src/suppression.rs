@@ -371,11 +371,11 @@ impl Suppressions {
     /// Whether a comment silences `d`; each that does is marked used.
     pub(crate) fn silences(&mut self, d: &Diagnostic, index: &LineIndex) -> bool {
         // A file that cannot be read as YAML must never pass.
-        if !can_be_suppressed(d.code) {
+        if !can_be_suppressed(d.code.as_str()) {
             return false;
         }
         let mut silenced = false;
-        if let Some(lines) = self.by_line.get(d.code) {
+        if let Some(lines) = self.by_line.get(d.code.as_str()) {
             let line = index.line_of(d.span.start);
             let previous = line.checked_sub(1);
             for at in std::iter::once(line).chain(previous) {
@@ -385,7 +385,7 @@ impl Suppressions {
                 }
             }
         }
-        if let Some(found) = self.by_file.get(d.code) {
+        if let Some(found) = self.by_file.get(d.code.as_str()) {
             for &i in found {
                 self.suppressions[i].used = true;
                 silenced = true;
@@ -405,7 +405,7 @@ impl Suppressions {
             let known = crate::rules::rule(&s.code);
             // A code turned off by configuration has nothing to silence; its
             // comment is not stale, so only enabled or unknown codes count.
-            if known.is_some_and(|r| !settings.is_enabled(r.code)) {
+            if known.is_some_and(|r| !settings.is_enabled(r.code.as_str())) {
                 continue;
             }
             let mut diagnostic = s001_unused_suppression::diagnostic(
@@ -536,7 +536,11 @@ mod tests {
         // S001's fix on this "comment" cut the string's closing quote away.
         let source = "schema_version: '1'\npipeline_id: p\ndescription: \"id to # phaselint: disable-file=x\"\nphases:\n  a: {}\nnotes: |\n  # phaselint: disable=E003\n";
         let analysis = crate::analyze(source, &Settings::default());
-        let codes: Vec<&str> = analysis.diagnostics.iter().map(|d| d.code).collect();
+        let codes: Vec<&str> = analysis
+            .diagnostics
+            .iter()
+            .map(|d| d.code.as_str())
+            .collect();
         assert_eq!(codes, ["E003"], "{:#?}", analysis.diagnostics);
     }
 
@@ -547,7 +551,12 @@ mod tests {
         let lines: Vec<(usize, &str)> = analysis
             .diagnostics
             .iter()
-            .map(|d| (analysis.line_index.line_of(d.span.start) + 1, d.code))
+            .map(|d| {
+                (
+                    analysis.line_index.line_of(d.span.start) + 1,
+                    d.code.as_str(),
+                )
+            })
             .collect();
         assert_eq!(lines, [(9, "E003")]);
     }
@@ -558,7 +567,11 @@ mod tests {
         // it, so the comment was read as text and silenced nothing.
         let source = "schema_version: '1'\npipeline_id: p\nphases:\n  a: {}\nx: \"1\" # phaselint: disable=E003\ny: 'it''s'  # phaselint: disable=E003\nz: {w: \"2\" } # phaselint: disable=E003\n";
         let analysis = crate::analyze(source, &Settings::default());
-        let codes: Vec<&str> = analysis.diagnostics.iter().map(|d| d.code).collect();
+        let codes: Vec<&str> = analysis
+            .diagnostics
+            .iter()
+            .map(|d| d.code.as_str())
+            .collect();
         assert!(codes.is_empty(), "{:#?}", analysis.diagnostics);
     }
 }

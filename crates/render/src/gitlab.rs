@@ -83,13 +83,17 @@ impl<'a> Issues<'_, 'a> {
         let occurrence = {
             let mut seen = self.seen.borrow_mut();
             let n = seen
-                .entry((file.path.as_path(), d.code, d.message.as_str()))
+                .entry((file.path.as_path(), d.code.as_str(), d.message.as_str()))
                 .and_modify(|n| *n += 1)
                 .or_insert(0);
             *n
         };
         let mut hasher = sha2::Sha256::new();
-        for part in [path.as_bytes(), d.code.as_bytes(), d.message.as_bytes()] {
+        for part in [
+            path.as_bytes(),
+            d.code.as_str().as_bytes(),
+            d.message.as_bytes(),
+        ] {
             hasher.update(part);
             hasher.update([0]);
         }
@@ -99,7 +103,7 @@ impl<'a> Issues<'_, 'a> {
                 .chain(other_file_notes(file, d))
                 .collect::<Vec<_>>()
                 .join("; "),
-            check_name: d.code,
+            check_name: d.code.as_str(),
             fingerprint: phaselint_lint::input::hex(&hasher.finalize()),
             severity: severity(d.severity),
             location: Location {

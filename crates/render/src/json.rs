@@ -103,7 +103,7 @@ impl<'a> JsonDiagnostic<'a> {
         let path = file.path.display().to_string();
         let (start, end) = span_positions(file, d.span);
         JsonDiagnostic {
-            code: d.code,
+            code: d.code.as_str(),
             severity: d.severity.as_str(),
             message: &d.message,
             path: path.clone(),

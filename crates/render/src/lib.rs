@@ -322,7 +322,7 @@ fn write_statistics(
 ) -> io::Result<()> {
     let mut counts: BTreeMap<&str, usize> = BTreeMap::new();
     for (_, d) in report.diagnostics() {
-        *counts.entry(d.code).or_default() += 1;
+        *counts.entry(d.code.as_str()).or_default() += 1;
     }
     let mut rows: Vec<(&str, usize)> = counts.into_iter().collect();
     rows.sort_by(|a, b| b.1.cmp(&a.1).then(a.0.cmp(b.0)));

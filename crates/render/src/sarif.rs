@@ -51,7 +51,7 @@ fn descriptor(rule: &Rule) -> ReportingDescriptor {
         .map_or(rule.doc, |(_, rest)| rest)
         .trim();
     ReportingDescriptor::builder()
-        .id(rule.code)
+        .id(rule.code.as_str())
         .name(rule.name)
         .short_description(
             MultiformatMessageString::builder()
@@ -63,7 +63,7 @@ fn descriptor(rule: &Rule) -> ReportingDescriptor {
                 .text(first_paragraph(rule.doc, "## What it checks").unwrap_or(rule.summary))
                 .build(),
         )
-        .help_uri(rule_page_uri(rule.code))
+        .help_uri(rule_page_uri(rule.code.as_str()))
         .help(
             MultiformatMessageString::builder()
                 .text(rule.summary)
@@ -245,7 +245,7 @@ fn result(file: &Linted, d: &Diagnostic, rule_index: Option<usize>) -> SarifResu
         })
         .collect();
     let mut result = SarifResult::builder()
-        .rule_id(d.code)
+        .rule_id(d.code.as_str())
         .level(level(d.severity))
         .message(Message::builder().text(text).build())
         .locations(vec![
@@ -270,9 +270,18 @@ pub fn render(report: &Report<'_>, out: &mut impl Write) -> io::Result<()> {
     let rules: Vec<&Rule> = RULES
         .iter()
         .copied()
-        .filter(|r| report.ran.as_ref().is_none_or(|ran| ran.contains(&r.code)))
+        .filter(|r| {
+            report
+                .ran
+                .as_ref()
+                .is_none_or(|ran| ran.contains(&r.code.as_str()))
+        })
         .collect();
-    let index: BTreeMap<&str, usize> = rules.iter().enumerate().map(|(i, r)| (r.code, i)).collect();
+    let index: BTreeMap<&str, usize> = rules
+        .iter()
+        .enumerate()
+        .map(|(i, r)| (r.code.as_str(), i))
+        .collect();
     let driver = ToolComponent::builder()
         .name("phaselint")
         .version(env!("CARGO_PKG_VERSION"))
@@ -365,7 +374,7 @@ impl Serialize for Results<'_, '_> {
         serializer.collect_seq(
             self.report
                 .diagnostics()
-                .map(|(file, d)| result(file, d, self.index.get(d.code).copied())),
+                .map(|(file, d)| result(file, d, self.index.get(d.code.as_str()).copied())),
         )
     }
 }

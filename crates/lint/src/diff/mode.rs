@@ -68,7 +68,7 @@ impl DiffMode {
     /// The D-codes this mode can report (for a report's list of rules
     /// run).
     pub fn codes(self) -> impl Iterator<Item = &'static Rule> {
-        super::codes().filter(move |c| self.reports(c.code))
+        super::codes().filter(move |c| self.reports(c.code.as_str()))
     }
 }
 
@@ -80,7 +80,7 @@ pub fn diff_in_mode(
     mode: DiffMode,
 ) -> Result<Vec<Diagnostic>, DiffError> {
     let mut findings = super::diff_from(old, old_path, new)?;
-    findings.retain(|d| mode.reports(d.code));
+    findings.retain(|d| mode.reports(d.code.as_str()));
     Ok(findings)
 }
 

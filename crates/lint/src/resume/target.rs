@@ -249,7 +249,7 @@ fn declared_twice(checkpoint_id: &str) -> ResumeError {
 pub struct ContractError {
     pub line: usize,
     pub column: usize,
-    pub code: &'static str,
+    pub code: crate::rule_id::RuleId,
     pub message: String,
     /// Hidden from the linter by a suppression comment or a configured
     /// level, and counted here all the same.
@@ -291,7 +291,7 @@ pub fn contract_errors(analysis: &Analysis) -> Vec<ContractError> {
     let mut errors: Vec<ContractError> = analysis
         .diagnostics
         .iter()
-        .filter(|d| d.code.starts_with('E'))
+        .filter(|d| d.code.is_schema_error())
         .map(|d| at(d, false))
         .chain(analysis.hidden_errors.iter().map(|d| at(d, true)))
         .collect();
@@ -332,7 +332,7 @@ pub fn target_digests(analysis: &Analysis) -> Vec<(String, String)> {
         .diagnostics
         .iter()
         .chain(&analysis.hidden_errors)
-        .any(|d| d.code.starts_with('E'));
+        .any(|d| d.code.is_schema_error());
     let Some(contract) = analysis.contract.as_deref().filter(|_| !has_errors) else {
         return Vec::new();
     };

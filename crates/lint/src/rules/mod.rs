@@ -2,6 +2,29 @@
 //! severity, the page from `rules/CODE.md`) and either a check over the model
 //! and graph, or the constructors the schema walk calls for its findings.
 
+/// A rule's declaration, `Rule::new` with its page: `rules/CODE.md`, found
+/// from the code, so no rule file writes the page's path (and a missing
+/// page fails the build). The other properties take their defaults unless
+/// the builder's methods (`.off_by_default()`, `.needs(..)`, …) say
+/// otherwise.
+macro_rules! rule {
+    ($code:literal, $name:literal, $family:expr, $severity:expr, $summary:expr $(,)?) => {
+        $crate::rules::Rule::new(
+            $crate::rule_id::RuleId::new($code),
+            $name,
+            $family,
+            $severity,
+            $summary,
+            include_str!(concat!(
+                env!("CARGO_MANIFEST_DIR"),
+                "/../../rules/",
+                $code,
+                ".md"
+            )),
+        )
+    };
+}
+
 mod checkpoint;
 pub mod diff;
 mod graph;
@@ -22,6 +45,7 @@ use crate::field_path::{FieldIndex, FieldPath};
 use crate::findings::Findings;
 use crate::graph::PhaseGraph;
 use crate::model::{CheckpointMode, CheckpointSpec, Contract, HarnessConfig};
+pub use crate::rule_id::RuleId;
 use crate::settings::Settings;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize)]
@@ -328,7 +352,7 @@ impl Need {
 /// page need to know.
 #[derive(Debug)]
 pub struct Rule {
-    pub code: &'static str,
+    pub code: RuleId,
     pub name: &'static str,
     pub family: Family,
     pub default_severity: Severity,
@@ -356,6 +380,90 @@ pub struct Rule {
 }
 
 impl Rule {
+    /// A rule with the defaults most rules take: on by default, at one
+    /// level, no fix, no need, suppressible, no check of its own (a schema
+    /// code, made by the walk). Declared through `rule!`, which finds the
+    /// page from the code.
+    pub const fn new(
+        code: RuleId,
+        name: &'static str,
+        family: Family,
+        default_severity: Severity,
+        summary: &'static str,
+        doc: &'static str,
+    ) -> Rule {
+        Rule {
+            code,
+            name,
+            family,
+            default_severity,
+            default_enabled: true,
+            fix: FixAvailability::None,
+            needs: &[],
+            levels: &[],
+            points_at: "",
+            always_on: false,
+            suppressible: true,
+            summary,
+            doc,
+            check: None,
+        }
+    }
+
+    /// Runs only when `select` names it (or `ALL`).
+    pub const fn off_by_default(self) -> Rule {
+        Rule {
+            default_enabled: false,
+            ..self
+        }
+    }
+
+    /// Is not run unless these hold: what it would report, the schema
+    /// error that took them away already explains.
+    pub const fn needs(self, needs: &'static [Need]) -> Rule {
+        Rule { needs, ..self }
+    }
+
+    pub const fn fix(self, fix: FixAvailability) -> Rule {
+        Rule { fix, ..self }
+    }
+
+    /// Reports at more than one level: each level, and when.
+    pub const fn levels(self, levels: &'static [(Severity, &'static str)]) -> Rule {
+        Rule { levels, ..self }
+    }
+
+    /// Where its diagnostic points, in words, for the page.
+    pub const fn points_at(self, points_at: &'static str) -> Rule {
+        Rule { points_at, ..self }
+    }
+
+    /// Says the file cannot be loaded: cannot be turned off, downgraded or
+    /// suppressed.
+    pub const fn always_on(self) -> Rule {
+        Rule {
+            always_on: true,
+            suppressible: false,
+            ..self
+        }
+    }
+
+    /// A suppression comment cannot silence it (S001, whose fix removes the
+    /// comment; diff's codes, which are about two files, not a line).
+    pub const fn not_suppressible(self) -> Rule {
+        Rule {
+            suppressible: false,
+            ..self
+        }
+    }
+
+    pub const fn check(self, check: Check) -> Rule {
+        Rule {
+            check: Some(check),
+            ..self
+        }
+    }
+
     /// Its default level as rule lists show it: the severity, or
     /// `off (info)` for a rule that only `select` turns on.
     pub fn default_level(&self) -> String {
@@ -414,6 +522,7 @@ pub static RULES: &[&Rule] = &[
     &policy::p403_unsafe_verification::RULE,
     &policy::p404_persisted_secret::RULE,
     &policy::p405_always_mode_mutation_without_checkpoint::RULE,
+    &policy::p406_irreversible_phase_without_description::RULE,
     &harness::h501_duplicate_checkpoint_name::RULE,
     &harness::h502_unknown_trigger::RULE,
     &harness::h503_unsafe_checkpoint_name::RULE,
@@ -431,17 +540,11 @@ pub static RULES: &[&Rule] = &[
     &diff::D622_LIMITS_LOOSENED,
 ];
 
-/// Whether a finding of `code` says the file cannot be loaded: its rule is
-/// always on (E001, E007), and such a file never passes.
-pub fn is_always_on(code: &str) -> bool {
-    rule(code).is_some_and(|r| r.always_on)
-}
-
 pub fn rule(code: &str) -> Option<&'static Rule> {
     RULES
         .iter()
         .copied()
-        .find(|r| r.code.eq_ignore_ascii_case(code))
+        .find(|r| r.code.as_str().eq_ignore_ascii_case(code))
 }
 
 /// Runs every model-level rule of contracts; schema findings come from the
@@ -449,7 +552,7 @@ pub fn rule(code: &str) -> Option<&'static Rule> {
 pub(crate) fn run(context: &RuleContext<'_>, out: &mut Findings) {
     for rule in RULES {
         if let Some(Check::Contract(check)) = rule.check
-            && context.settings.is_enabled(rule.code)
+            && context.settings.is_enabled(rule.code.as_str())
             && rule.needs.iter().all(|need| need.holds(context.contract))
         {
             check(context, out);
@@ -461,7 +564,7 @@ pub(crate) fn run(context: &RuleContext<'_>, out: &mut Findings) {
 pub(crate) fn run_harness(context: &HarnessContext<'_>, settings: &Settings, out: &mut Findings) {
     for rule in RULES {
         if let Some(Check::Harness(check)) = rule.check
-            && settings.is_enabled(rule.code)
+            && settings.is_enabled(rule.code.as_str())
         {
             check(context, out);
         }

@@ -65,10 +65,10 @@ pub fn code_actions(
                 ..CodeAction::default()
             }));
         }
-        if !can_be_suppressed(d.code) || !analysis.takes_comments() {
+        if !can_be_suppressed(d.code.as_str()) || !analysis.takes_comments() {
             continue;
         }
-        let suppression = suppressions.edit(d.span.start, d.code);
+        let suppression = suppressions.edit(d.span.start, d.code.as_str());
         let suppress = TextEdit::new(positions.range(suppression.span), suppression.replacement);
         actions.push(CodeActionOrCommand::CodeAction(CodeAction {
             title: format!("Suppress {} on this line", d.code),

@@ -39,7 +39,7 @@ pub fn to_lsp(analyzed: &Analyzed, positions: &Positions<'_>, uri: &Uri) -> Vec<
                     Severity::Info => DiagnosticSeverity::INFORMATION,
                 }),
                 code: Some(NumberOrString::String(d.code.to_string())),
-                code_description: rule_page_uri(d.code)
+                code_description: rule_page_uri(d.code.as_str())
                     .parse::<Uri>()
                     .ok()
                     .map(|href| CodeDescription { href }),

@@ -39,7 +39,7 @@ pub fn hover(
     let contract = analysis.kind == DocumentKind::Contract;
     let (text, span) = match (finding, summary) {
         (Some(d), summary) => {
-            let doc = rule(d.code).map_or("", |r| r.doc);
+            let doc = rule(d.code.as_str()).map_or("", |r| r.doc);
             // The finding first; what the name or value is stays in view
             // under it (`irreversible` under P401).
             let summary = summary.or_else(|| {

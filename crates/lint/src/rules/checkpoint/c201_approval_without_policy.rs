@@ -1,23 +1,16 @@
 use crate::diagnostic::Severity;
 use crate::findings::Findings;
-use crate::rules::{Check, Family, FixAvailability, Rule, RuleContext};
+use crate::rules::{Check, Family, Rule, RuleContext};
 
-pub(crate) static RULE: Rule = Rule {
-    code: "C201",
-    name: "approval-without-policy",
-    family: Family::Checkpoint,
-    default_severity: Severity::Error,
-    default_enabled: true,
-    fix: FixAvailability::None,
-    needs: &[],
-    levels: &[],
-    points_at: "the `checkpoint_id` value",
-    always_on: false,
-    suppressible: true,
-    summary: "approval_required: true without approval_policy (REQ-10-003)",
-    doc: include_str!("../../../../../rules/C201.md"),
-    check: Some(Check::Contract(check)),
-};
+pub(crate) static RULE: Rule = rule!(
+    "C201",
+    "approval-without-policy",
+    Family::Checkpoint,
+    Severity::Error,
+    "approval_required: true without approval_policy (REQ-10-003)",
+)
+.points_at("the `checkpoint_id` value")
+.check(Check::Contract(check));
 
 fn check(ctx: &RuleContext<'_>, out: &mut Findings) {
     for spec in &ctx.contract.checkpoints {

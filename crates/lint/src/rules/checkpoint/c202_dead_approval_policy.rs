@@ -1,23 +1,16 @@
 use crate::diagnostic::Severity;
 use crate::findings::Findings;
-use crate::rules::{Check, Family, FixAvailability, Rule, RuleContext};
+use crate::rules::{Check, Family, Rule, RuleContext};
 
-pub(crate) static RULE: Rule = Rule {
-    code: "C202",
-    name: "dead-approval-policy",
-    family: Family::Checkpoint,
-    default_severity: Severity::Warning,
-    default_enabled: true,
-    fix: FixAvailability::None,
-    needs: &[],
-    levels: &[],
-    points_at: "the `checkpoint_id` value",
-    always_on: false,
-    suppressible: true,
-    summary: "approval_policy set while approval_required is false",
-    doc: include_str!("../../../../../rules/C202.md"),
-    check: Some(Check::Contract(check)),
-};
+pub(crate) static RULE: Rule = rule!(
+    "C202",
+    "dead-approval-policy",
+    Family::Checkpoint,
+    Severity::Warning,
+    "approval_policy set while approval_required is false",
+)
+.points_at("the `checkpoint_id` value")
+.check(Check::Contract(check));
 
 fn check(ctx: &RuleContext<'_>, out: &mut Findings) {
     for spec in &ctx.contract.checkpoints {

@@ -1,24 +1,17 @@
 use crate::diagnostic::Severity;
 use crate::duration::format_seconds;
 use crate::findings::Findings;
-use crate::rules::{Check, Family, FixAvailability, Rule, RuleContext};
+use crate::rules::{Check, Family, Rule, RuleContext};
 
-pub(crate) static RULE: Rule = Rule {
-    code: "C203",
-    name: "uncovered-long-running-phase",
-    family: Family::Checkpoint,
-    default_severity: Severity::Warning,
-    default_enabled: true,
-    fix: FixAvailability::None,
-    needs: &[],
-    levels: &[],
-    points_at: "the phase's name",
-    always_on: false,
-    suppressible: true,
-    summary: "A long-running phase is not covered by any checkpoint",
-    doc: include_str!("../../../../../rules/C203.md"),
-    check: Some(Check::Contract(check)),
-};
+pub(crate) static RULE: Rule = rule!(
+    "C203",
+    "uncovered-long-running-phase",
+    Family::Checkpoint,
+    Severity::Warning,
+    "A long-running phase is not covered by any checkpoint",
+)
+.points_at("the phase's name")
+.check(Check::Contract(check));
 
 fn check(ctx: &RuleContext<'_>, out: &mut Findings) {
     let threshold = ctx.settings.long_running_threshold;

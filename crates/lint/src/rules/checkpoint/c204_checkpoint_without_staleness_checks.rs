@@ -1,23 +1,16 @@
 use crate::diagnostic::Severity;
 use crate::findings::Findings;
-use crate::rules::{Check, Family, FixAvailability, Rule, RuleContext};
+use crate::rules::{Check, Family, Rule, RuleContext};
 
-pub(crate) static RULE: Rule = Rule {
-    code: "C204",
-    name: "checkpoint-without-staleness-checks",
-    family: Family::Checkpoint,
-    default_severity: Severity::Info,
-    default_enabled: true,
-    fix: FixAvailability::None,
-    needs: &[],
-    levels: &[],
-    points_at: "the `checkpoint_id` value",
-    always_on: false,
-    suppressible: true,
-    summary: "A checkpoint with no staleness checks",
-    doc: include_str!("../../../../../rules/C204.md"),
-    check: Some(Check::Contract(check)),
-};
+pub(crate) static RULE: Rule = rule!(
+    "C204",
+    "checkpoint-without-staleness-checks",
+    Family::Checkpoint,
+    Severity::Info,
+    "A checkpoint with no staleness checks",
+)
+.points_at("the `checkpoint_id` value")
+.check(Check::Contract(check));
 
 fn check(ctx: &RuleContext<'_>, out: &mut Findings) {
     for spec in &ctx.contract.checkpoints {

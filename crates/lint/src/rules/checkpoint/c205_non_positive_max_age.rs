@@ -1,26 +1,20 @@
 use crate::diagnostic::Severity;
 use crate::findings::Findings;
-use crate::rules::{Check, Family, FixAvailability, Rule, RuleContext};
+use crate::rules::{Check, Family, Rule, RuleContext};
 
-pub(crate) static RULE: Rule = Rule {
-    code: "C205",
-    name: "non-positive-max-age",
-    family: Family::Checkpoint,
-    default_severity: Severity::Error,
-    default_enabled: true,
-    fix: FixAvailability::None,
-    needs: &[],
-    levels: &[
-        (Severity::Error, "for a negative age"),
-        (Severity::Warning, "for 0"),
-    ],
-    points_at: "the `max_age_seconds` value",
-    always_on: false,
-    suppressible: true,
-    summary: "max_age_seconds is negative (error) or 0 (warning: always stale)",
-    doc: include_str!("../../../../../rules/C205.md"),
-    check: Some(Check::Contract(check)),
-};
+pub(crate) static RULE: Rule = rule!(
+    "C205",
+    "non-positive-max-age",
+    Family::Checkpoint,
+    Severity::Error,
+    "max_age_seconds is negative (error) or 0 (warning: always stale)",
+)
+.levels(&[
+    (Severity::Error, "for a negative age"),
+    (Severity::Warning, "for 0"),
+])
+.points_at("the `max_age_seconds` value")
+.check(Check::Contract(check));
 
 fn check(ctx: &RuleContext<'_>, out: &mut Findings) {
     for spec in &ctx.contract.checkpoints {

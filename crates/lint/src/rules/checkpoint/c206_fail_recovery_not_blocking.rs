@@ -2,24 +2,17 @@ use crate::diagnostic::Severity;
 use crate::findings::Findings;
 use crate::model::EnumValue;
 use crate::model::{FieldSeverity, Recovery};
-use crate::rules::{Check, Family, FixAvailability, Rule, RuleContext};
+use crate::rules::{Check, Family, Rule, RuleContext};
 
-pub(crate) static RULE: Rule = Rule {
-    code: "C206",
-    name: "fail-recovery-not-blocking",
-    family: Family::Checkpoint,
-    default_severity: Severity::Warning,
-    default_enabled: true,
-    fix: FixAvailability::None,
-    needs: &[],
-    levels: &[],
-    points_at: "the `recovery` value",
-    always_on: false,
-    suppressible: true,
-    summary: "recovery: fail with on_stale other than blocking (fail always blocks)",
-    doc: include_str!("../../../../../rules/C206.md"),
-    check: Some(Check::Contract(check)),
-};
+pub(crate) static RULE: Rule = rule!(
+    "C206",
+    "fail-recovery-not-blocking",
+    Family::Checkpoint,
+    Severity::Warning,
+    "recovery: fail with on_stale other than blocking (fail always blocks)",
+)
+.points_at("the `recovery` value")
+.check(Check::Contract(check));
 
 fn check(ctx: &RuleContext<'_>, out: &mut Findings) {
     for spec in &ctx.contract.checkpoints {

@@ -1,24 +1,17 @@
 use crate::diagnostic::Severity;
 use crate::findings::Findings;
 use crate::model::{FieldSeverity, Recovery};
-use crate::rules::{Check, Family, FixAvailability, Rule, RuleContext};
+use crate::rules::{Check, Family, Rule, RuleContext};
 
-pub(crate) static RULE: Rule = Rule {
-    code: "C207",
-    name: "blocking-with-log-and-continue",
-    family: Family::Checkpoint,
-    default_severity: Severity::Warning,
-    default_enabled: true,
-    fix: FixAvailability::None,
-    needs: &[],
-    levels: &[],
-    points_at: "the `recovery` value",
-    always_on: false,
-    suppressible: true,
-    summary: "on_stale: blocking with recovery: log_and_continue (contradiction)",
-    doc: include_str!("../../../../../rules/C207.md"),
-    check: Some(Check::Contract(check)),
-};
+pub(crate) static RULE: Rule = rule!(
+    "C207",
+    "blocking-with-log-and-continue",
+    Family::Checkpoint,
+    Severity::Warning,
+    "on_stale: blocking with recovery: log_and_continue (contradiction)",
+)
+.points_at("the `recovery` value")
+.check(Check::Contract(check));
 
 fn check(ctx: &RuleContext<'_>, out: &mut Findings) {
     for spec in &ctx.contract.checkpoints {

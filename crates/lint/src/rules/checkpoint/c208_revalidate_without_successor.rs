@@ -1,23 +1,17 @@
 use crate::diagnostic::Severity;
 use crate::findings::Findings;
-use crate::rules::{Check, Family, FixAvailability, Need, Rule, RuleContext};
+use crate::rules::{Check, Family, Need, Rule, RuleContext};
 
-pub(crate) static RULE: Rule = Rule {
-    code: "C208",
-    name: "revalidate-without-successor",
-    family: Family::Checkpoint,
-    default_severity: Severity::Info,
-    default_enabled: true,
-    fix: FixAvailability::None,
-    needs: &[Need::CompleteTopology],
-    levels: &[],
-    points_at: "the `checkpoint_id` value",
-    always_on: false,
-    suppressible: true,
-    summary: "revalidate_entry: true on a phase with no successor",
-    doc: include_str!("../../../../../rules/C208.md"),
-    check: Some(Check::Contract(check)),
-};
+pub(crate) static RULE: Rule = rule!(
+    "C208",
+    "revalidate-without-successor",
+    Family::Checkpoint,
+    Severity::Info,
+    "revalidate_entry: true on a phase with no successor",
+)
+.needs(&[Need::CompleteTopology])
+.points_at("the `checkpoint_id` value")
+.check(Check::Contract(check));
 
 fn check(ctx: &RuleContext<'_>, out: &mut Findings) {
     for spec in &ctx.contract.checkpoints {

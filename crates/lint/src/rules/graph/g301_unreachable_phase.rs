@@ -1,23 +1,17 @@
 use crate::diagnostic::Severity;
 use crate::findings::Findings;
-use crate::rules::{Check, Family, FixAvailability, Need, Rule, RuleContext};
+use crate::rules::{Check, Family, Need, Rule, RuleContext};
 
-pub(crate) static RULE: Rule = Rule {
-    code: "G301",
-    name: "unreachable-phase",
-    family: Family::Graph,
-    default_severity: Severity::Warning,
-    default_enabled: true,
-    fix: FixAvailability::None,
-    needs: &[Need::CompleteTopology],
-    levels: &[],
-    points_at: "the phase's name",
-    always_on: false,
-    suppressible: true,
-    summary: "A phase unreachable from every entry phase, or isolated in a graph_topology with edges",
-    doc: include_str!("../../../../../rules/G301.md"),
-    check: Some(Check::Contract(check)),
-};
+pub(crate) static RULE: Rule = rule!(
+    "G301",
+    "unreachable-phase",
+    Family::Graph,
+    Severity::Warning,
+    "A phase unreachable from every entry phase, or isolated in a graph_topology with edges",
+)
+.needs(&[Need::CompleteTopology])
+.points_at("the phase's name")
+.check(Check::Contract(check));
 
 fn check(ctx: &RuleContext<'_>, out: &mut Findings) {
     let graph = ctx.graph;

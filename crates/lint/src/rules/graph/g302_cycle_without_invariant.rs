@@ -3,24 +3,18 @@ use std::collections::HashMap;
 use crate::diagnostic::Severity;
 use crate::findings::Findings;
 use crate::graph::EdgeOrigin;
-use crate::rules::{Check, Family, FixAvailability, Need, Rule, RuleContext};
+use crate::rules::{Check, Family, Need, Rule, RuleContext};
 
-pub(crate) static RULE: Rule = Rule {
-    code: "G302",
-    name: "cycle-without-invariant",
-    family: Family::Graph,
-    default_severity: Severity::Warning,
-    default_enabled: true,
-    fix: FixAvailability::None,
-    needs: &[Need::CompleteTopology],
-    levels: &[],
-    points_at: "the `to` value of the edge that closes the cycle",
-    always_on: false,
-    suppressible: true,
-    summary: "A cycle with no cycle_invariants entry",
-    doc: include_str!("../../../../../rules/G302.md"),
-    check: Some(Check::Contract(check)),
-};
+pub(crate) static RULE: Rule = rule!(
+    "G302",
+    "cycle-without-invariant",
+    Family::Graph,
+    Severity::Warning,
+    "A cycle with no cycle_invariants entry",
+)
+.needs(&[Need::CompleteTopology])
+.points_at("the `to` value of the edge that closes the cycle")
+.check(Check::Contract(check));
 
 fn check(ctx: &RuleContext<'_>, out: &mut Findings) {
     let contract = ctx.contract;

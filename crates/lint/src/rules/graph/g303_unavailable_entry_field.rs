@@ -4,25 +4,21 @@ use crate::graph::Presence;
 use crate::rules::{Check, Family, FixAvailability, Need, Rule, RuleContext};
 use crate::suggest::Suggester;
 
-pub(crate) static RULE: Rule = Rule {
-    code: "G303",
-    name: "unavailable-entry-field",
-    family: Family::Graph,
-    default_severity: Severity::Error,
-    default_enabled: true,
-    fix: FixAvailability::Unsafe,
-    needs: &[Need::CompleteFields, Need::CompleteTopology],
-    levels: &[
-        (Severity::Error, "when no path produces the field"),
-        (Severity::Warning, "when only some paths do"),
-    ],
-    points_at: "the field's `name` value",
-    always_on: false,
-    suppressible: true,
-    summary: "An entry-required field is produced on no path (error) or only on some (warning)",
-    doc: include_str!("../../../../../rules/G303.md"),
-    check: Some(Check::Contract(check)),
-};
+pub(crate) static RULE: Rule = rule!(
+    "G303",
+    "unavailable-entry-field",
+    Family::Graph,
+    Severity::Error,
+    "An entry-required field is produced on no path (error) or only on some (warning)",
+)
+.fix(FixAvailability::Unsafe)
+.needs(&[Need::CompleteFields, Need::CompleteTopology])
+.levels(&[
+    (Severity::Error, "when no path produces the field"),
+    (Severity::Warning, "when only some paths do"),
+])
+.points_at("the field's `name` value")
+.check(Check::Contract(check));
 
 fn check(ctx: &RuleContext<'_>, out: &mut Findings) {
     let contract = ctx.contract;

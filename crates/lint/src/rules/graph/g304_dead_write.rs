@@ -7,22 +7,18 @@ use crate::model::Field;
 use crate::rules::{Check, Family, FixAvailability, Need, Rule, RuleContext};
 use crate::suggest::Suggester;
 
-pub(crate) static RULE: Rule = Rule {
-    code: "G304",
-    name: "dead-write",
-    family: Family::Graph,
-    default_severity: Severity::Info,
-    default_enabled: false,
-    fix: FixAvailability::Unsafe,
-    needs: &[Need::CompleteFields, Need::CompleteTopology],
-    levels: &[],
-    points_at: "the field's `name` value",
-    always_on: false,
-    suppressible: true,
-    summary: "An exit field of a non-terminal phase that nothing later reads, chains or watches (off by default)",
-    doc: include_str!("../../../../../rules/G304.md"),
-    check: Some(Check::Contract(check)),
-};
+pub(crate) static RULE: Rule = rule!(
+    "G304",
+    "dead-write",
+    Family::Graph,
+    Severity::Info,
+    "An exit field of a non-terminal phase that nothing later reads, chains or watches (off by default)",
+)
+.off_by_default()
+.fix(FixAvailability::Unsafe)
+.needs(&[Need::CompleteFields, Need::CompleteTopology])
+.points_at("the field's `name` value")
+.check(Check::Contract(check));
 
 fn check(ctx: &RuleContext<'_>, out: &mut Findings) {
     let contract = ctx.contract;

@@ -7,24 +7,18 @@ use crate::dataflow::{self, Direction, FlowProblem, Meet, Window};
 use crate::diagnostic::Severity;
 use crate::findings::Findings;
 use crate::model::{EnumValue, SideEffects};
-use crate::rules::{Check, Family, FixAvailability, Need, Rule, RuleContext};
+use crate::rules::{Check, Family, Need, Rule, RuleContext};
 
-pub(crate) static RULE: Rule = Rule {
-    code: "G305",
-    name: "unprotected-mutation",
-    family: Family::Graph,
-    default_severity: Severity::Warning,
-    default_enabled: true,
-    fix: FixAvailability::None,
-    needs: &[Need::CompleteTopology],
-    levels: &[],
-    points_at: "the phase's name",
-    always_on: false,
-    suppressible: true,
-    summary: "A side-effecting phase is reached by a path that passes no checkpoint",
-    doc: include_str!("../../../../../rules/G305.md"),
-    check: Some(Check::Contract(check)),
-};
+pub(crate) static RULE: Rule = rule!(
+    "G305",
+    "unprotected-mutation",
+    Family::Graph,
+    Severity::Warning,
+    "A side-effecting phase is reached by a path that passes no checkpoint",
+)
+.needs(&[Need::CompleteTopology])
+.points_at("the phase's name")
+.check(Check::Contract(check));
 
 /// What the flow needs to know of each phase.
 #[derive(Clone, Copy, PartialEq, Eq)]

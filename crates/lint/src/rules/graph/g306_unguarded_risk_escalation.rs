@@ -1,24 +1,18 @@
 use crate::diagnostic::Severity;
 use crate::findings::Findings;
 use crate::model::EnumValue;
-use crate::rules::{Check, Family, FixAvailability, Need, Rule, RuleContext};
+use crate::rules::{Check, Family, Need, Rule, RuleContext};
 
-pub(crate) static RULE: Rule = Rule {
-    code: "G306",
-    name: "unguarded-risk-escalation",
-    family: Family::Graph,
-    default_severity: Severity::Warning,
-    default_enabled: true,
-    fix: FixAvailability::None,
-    needs: &[Need::CompleteTopology],
-    levels: &[],
-    points_at: "the higher-risk phase's `risk_class` value",
-    always_on: false,
-    suppressible: true,
-    summary: "An edge raises the risk class with no approval gate before it",
-    doc: include_str!("../../../../../rules/G306.md"),
-    check: Some(Check::Contract(check)),
-};
+pub(crate) static RULE: Rule = rule!(
+    "G306",
+    "unguarded-risk-escalation",
+    Family::Graph,
+    Severity::Warning,
+    "An edge raises the risk class with no approval gate before it",
+)
+.needs(&[Need::CompleteTopology])
+.points_at("the higher-risk phase's `risk_class` value")
+.check(Check::Contract(check));
 
 fn check(ctx: &RuleContext<'_>, out: &mut Findings) {
     let phases = &ctx.contract.phases;

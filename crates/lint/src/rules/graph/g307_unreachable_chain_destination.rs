@@ -1,23 +1,17 @@
 use crate::diagnostic::Severity;
 use crate::findings::Findings;
-use crate::rules::{Check, Family, FixAvailability, Need, Rule, RuleContext};
+use crate::rules::{Check, Family, Need, Rule, RuleContext};
 
-pub(crate) static RULE: Rule = Rule {
-    code: "G307",
-    name: "unreachable-chain-destination",
-    family: Family::Graph,
-    default_severity: Severity::Warning,
-    default_enabled: true,
-    fix: FixAvailability::None,
-    needs: &[Need::CompleteTopology],
-    levels: &[],
-    points_at: "the stop's `phase` value that cannot be reached",
-    always_on: false,
-    suppressible: true,
-    summary: "A chain's destination is not reachable from its source through its waypoints in order",
-    doc: include_str!("../../../../../rules/G307.md"),
-    check: Some(Check::Contract(check)),
-};
+pub(crate) static RULE: Rule = rule!(
+    "G307",
+    "unreachable-chain-destination",
+    Family::Graph,
+    Severity::Warning,
+    "A chain's destination is not reachable from its source through its waypoints in order",
+)
+.needs(&[Need::CompleteTopology])
+.points_at("the stop's `phase` value that cannot be reached")
+.check(Check::Contract(check));
 
 fn check(ctx: &RuleContext<'_>, out: &mut Findings) {
     let contract = ctx.contract;

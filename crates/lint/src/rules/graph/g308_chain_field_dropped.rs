@@ -1,24 +1,18 @@
 use crate::diagnostic::Severity;
 use crate::findings::Findings;
 use crate::graph::EdgeOrigin;
-use crate::rules::{Check, Family, FixAvailability, Need, Rule, RuleContext};
+use crate::rules::{Check, Family, Need, Rule, RuleContext};
 
-pub(crate) static RULE: Rule = Rule {
-    code: "G308",
-    name: "chain-field-dropped",
-    family: Family::Graph,
-    default_severity: Severity::Warning,
-    default_enabled: true,
-    fix: FixAvailability::None,
-    needs: &[Need::CompleteTopology],
-    levels: &[],
-    points_at: "the `chain_id` value",
-    always_on: false,
-    suppressible: true,
-    summary: "A chain whose field is dropped on every path from source to destination",
-    doc: include_str!("../../../../../rules/G308.md"),
-    check: Some(Check::Contract(check)),
-};
+pub(crate) static RULE: Rule = rule!(
+    "G308",
+    "chain-field-dropped",
+    Family::Graph,
+    Severity::Warning,
+    "A chain whose field is dropped on every path from source to destination",
+)
+.needs(&[Need::CompleteTopology])
+.points_at("the `chain_id` value")
+.check(Check::Contract(check));
 
 /// Findings that name the edges in the way; each costs a search of the
 /// graph, so past this many in a file the rest go without.

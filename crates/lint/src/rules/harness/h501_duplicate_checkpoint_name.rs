@@ -2,24 +2,17 @@ use std::collections::HashMap;
 
 use crate::diagnostic::Severity;
 use crate::findings::Findings;
-use crate::rules::{Check, Family, FixAvailability, HarnessContext, Rule};
+use crate::rules::{Check, Family, HarnessContext, Rule};
 
-pub(crate) static RULE: Rule = Rule {
-    code: "H501",
-    name: "duplicate-checkpoint-name",
-    family: Family::Harness,
-    default_severity: Severity::Error,
-    default_enabled: true,
-    fix: FixAvailability::None,
-    needs: &[],
-    levels: &[],
-    points_at: "the second `name` value",
-    always_on: false,
-    suppressible: true,
-    summary: "Two checkpoint types of a harness config have the same name",
-    doc: include_str!("../../../../../rules/H501.md"),
-    check: Some(Check::Harness(check)),
-};
+pub(crate) static RULE: Rule = rule!(
+    "H501",
+    "duplicate-checkpoint-name",
+    Family::Harness,
+    Severity::Error,
+    "Two checkpoint types of a harness config have the same name",
+)
+.points_at("the second `name` value")
+.check(Check::Harness(check));
 
 fn check(ctx: &HarnessContext<'_>, out: &mut Findings) {
     let mut first_seen: HashMap<&str, crate::syntax::Span> = HashMap::new();

@@ -2,22 +2,16 @@ use crate::diagnostic::{Applicability, Severity};
 use crate::findings::Findings;
 use crate::rules::{Check, Family, FixAvailability, HarnessContext, Rule};
 
-pub(crate) static RULE: Rule = Rule {
-    code: "H502",
-    name: "unknown-trigger",
-    family: Family::Harness,
-    default_severity: Severity::Error,
-    default_enabled: true,
-    fix: FixAvailability::Unsafe,
-    needs: &[],
-    levels: &[],
-    points_at: "the `triggerOn` value",
-    always_on: false,
-    suppressible: true,
-    summary: "A harness checkpoint's triggerOn is not one the harness knows",
-    doc: include_str!("../../../../../rules/H502.md"),
-    check: Some(Check::Harness(check)),
-};
+pub(crate) static RULE: Rule = rule!(
+    "H502",
+    "unknown-trigger",
+    Family::Harness,
+    Severity::Error,
+    "A harness checkpoint's triggerOn is not one the harness knows",
+)
+.fix(FixAvailability::Unsafe)
+.points_at("the `triggerOn` value")
+.check(Check::Harness(check));
 
 const TRIGGERS: &[&str] = &["post-planner", "pre-done"];
 const FEATURE_CLAIM: &str = "feature-claim";

@@ -1,23 +1,16 @@
 use crate::diagnostic::Severity;
 use crate::findings::Findings;
-use crate::rules::{Check, Family, FixAvailability, HarnessContext, Rule};
+use crate::rules::{Check, Family, HarnessContext, Rule};
 
-pub(crate) static RULE: Rule = Rule {
-    code: "H503",
-    name: "unsafe-checkpoint-name",
-    family: Family::Harness,
-    default_severity: Severity::Error,
-    default_enabled: true,
-    fix: FixAvailability::None,
-    needs: &[],
-    levels: &[],
-    points_at: "the `name` value",
-    always_on: false,
-    suppressible: true,
-    summary: "A harness checkpoint's name cannot be part of a file name",
-    doc: include_str!("../../../../../rules/H503.md"),
-    check: Some(Check::Harness(check)),
-};
+pub(crate) static RULE: Rule = rule!(
+    "H503",
+    "unsafe-checkpoint-name",
+    Family::Harness,
+    Severity::Error,
+    "A harness checkpoint's name cannot be part of a file name",
+)
+.points_at("the `name` value")
+.check(Check::Harness(check));
 
 const MAX_CHARACTERS: usize = 100;
 

@@ -8,3 +8,4 @@ pub(crate) mod p402_unauthorized_never_mode;
 pub(crate) mod p403_unsafe_verification;
 pub(crate) mod p404_persisted_secret;
 pub(crate) mod p405_always_mode_mutation_without_checkpoint;
+pub(crate) mod p406_irreversible_phase_without_description;

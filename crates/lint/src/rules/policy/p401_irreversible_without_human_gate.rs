@@ -1,24 +1,18 @@
 use crate::diagnostic::Severity;
 use crate::findings::Findings;
 use crate::model::SideEffects;
-use crate::rules::{Check, Family, FixAvailability, Need, Rule, RuleContext};
+use crate::rules::{Check, Family, Need, Rule, RuleContext};
 
-pub(crate) static RULE: Rule = Rule {
-    code: "P401",
-    name: "irreversible-without-human-gate",
-    family: Family::Policy,
-    default_severity: Severity::Error,
-    default_enabled: true,
-    fix: FixAvailability::None,
-    needs: &[Need::CompleteTopology],
-    levels: &[],
-    points_at: "the phase's `side_effects` value",
-    always_on: false,
-    suppressible: true,
-    summary: "An irreversible phase can be entered without a person approving",
-    doc: include_str!("../../../../../rules/P401.md"),
-    check: Some(Check::Contract(check)),
-};
+pub(crate) static RULE: Rule = rule!(
+    "P401",
+    "irreversible-without-human-gate",
+    Family::Policy,
+    Severity::Error,
+    "An irreversible phase can be entered without a person approving",
+)
+.needs(&[Need::CompleteTopology])
+.points_at("the phase's `side_effects` value")
+.check(Check::Contract(check));
 
 fn check(ctx: &RuleContext<'_>, out: &mut Findings) {
     let phases = &ctx.contract.phases;

@@ -1,24 +1,17 @@
 use crate::diagnostic::Severity;
 use crate::findings::Findings;
 use crate::model::CheckpointMode;
-use crate::rules::{Check, Family, FixAvailability, Rule, RuleContext};
+use crate::rules::{Check, Family, Rule, RuleContext};
 
-pub(crate) static RULE: Rule = Rule {
-    code: "P402",
-    name: "unauthorized-never-mode",
-    family: Family::Policy,
-    default_severity: Severity::Error,
-    default_enabled: true,
-    fix: FixAvailability::None,
-    needs: &[],
-    levels: &[],
-    points_at: "the `never` value of `checkpoint_mode`",
-    always_on: false,
-    suppressible: true,
-    summary: "`checkpoint_mode: never` without checkpoint_mode_authorization",
-    doc: include_str!("../../../../../rules/P402.md"),
-    check: Some(Check::Contract(check)),
-};
+pub(crate) static RULE: Rule = rule!(
+    "P402",
+    "unauthorized-never-mode",
+    Family::Policy,
+    Severity::Error,
+    "`checkpoint_mode: never` without checkpoint_mode_authorization",
+)
+.points_at("the `never` value of `checkpoint_mode`")
+.check(Check::Contract(check));
 
 fn check(ctx: &RuleContext<'_>, out: &mut Findings) {
     let contract = ctx.contract;

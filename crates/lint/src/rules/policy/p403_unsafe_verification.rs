@@ -5,25 +5,18 @@ use ruff_text_size::{Ranged, TextRange};
 
 use crate::diagnostic::Severity;
 use crate::findings::Findings;
-use crate::rules::{Check, Family, FixAvailability, Rule, RuleContext};
+use crate::rules::{Check, Family, Rule, RuleContext};
 use crate::syntax::Span;
 
-pub(crate) static RULE: Rule = Rule {
-    code: "P403",
-    name: "unsafe-verification",
-    family: Family::Policy,
-    default_severity: Severity::Error,
-    default_enabled: true,
-    fix: FixAvailability::None,
-    needs: &[],
-    levels: &[],
-    points_at: "the `verification` value, narrowed to the offending construct when the value is written on one line without escapes",
-    always_on: false,
-    suppressible: true,
-    summary: "A verification expression ContextCore would refuse to load, or one reaching a dunder",
-    doc: include_str!("../../../../../rules/P403.md"),
-    check: Some(Check::Contract(check)),
-};
+pub(crate) static RULE: Rule = rule!(
+    "P403",
+    "unsafe-verification",
+    Family::Policy,
+    Severity::Error,
+    "A verification expression ContextCore would refuse to load, or one reaching a dunder",
+)
+.points_at("the `verification` value, narrowed to the offending construct when the value is written on one line without escapes")
+.check(Check::Contract(check));
 
 /// ContextCore's limits (`_validate_expression` in its propagation schema).
 const MAX_CHARACTERS: usize = 500;

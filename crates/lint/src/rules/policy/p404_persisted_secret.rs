@@ -2,24 +2,17 @@ use crate::diagnostic::Severity;
 use crate::field_path::FieldPath;
 use crate::findings::Findings;
 use crate::model::Spanned;
-use crate::rules::{Check, Family, FixAvailability, Rule, RuleContext};
+use crate::rules::{Check, Family, Rule, RuleContext};
 
-pub(crate) static RULE: Rule = Rule {
-    code: "P404",
-    name: "persisted-secret",
-    family: Family::Policy,
-    default_severity: Severity::Warning,
-    default_enabled: true,
-    fix: FixAvailability::None,
-    needs: &[],
-    levels: &[],
-    points_at: "the staleness check's `field` value, or the exit field's `name` value",
-    always_on: false,
-    suppressible: true,
-    summary: "A field that looks like a secret is persisted by a checkpoint",
-    doc: include_str!("../../../../../rules/P404.md"),
-    check: Some(Check::Contract(check)),
-};
+pub(crate) static RULE: Rule = rule!(
+    "P404",
+    "persisted-secret",
+    Family::Policy,
+    Severity::Warning,
+    "A field that looks like a secret is persisted by a checkpoint",
+)
+.points_at("the staleness check's `field` value, or the exit field's `name` value")
+.check(Check::Contract(check));
 
 /// Last words that name a secret on their own.
 const SECRET_WORDS: &[&str] = &[

@@ -1,24 +1,17 @@
 use crate::diagnostic::Severity;
 use crate::findings::Findings;
 use crate::model::{CheckpointMode, EnumValue, SideEffects};
-use crate::rules::{Check, Family, FixAvailability, Rule, RuleContext};
+use crate::rules::{Check, Family, Rule, RuleContext};
 
-pub(crate) static RULE: Rule = Rule {
-    code: "P405",
-    name: "always-mode-mutation-without-checkpoint",
-    family: Family::Policy,
-    default_severity: Severity::Warning,
-    default_enabled: true,
-    fix: FixAvailability::None,
-    needs: &[],
-    levels: &[],
-    points_at: "the phase's name",
-    always_on: false,
-    suppressible: true,
-    summary: "`checkpoint_mode: always`, and a side-effecting phase has no checkpoint_integrity entry",
-    doc: include_str!("../../../../../rules/P405.md"),
-    check: Some(Check::Contract(check)),
-};
+pub(crate) static RULE: Rule = rule!(
+    "P405",
+    "always-mode-mutation-without-checkpoint",
+    Family::Policy,
+    Severity::Warning,
+    "`checkpoint_mode: always`, and a side-effecting phase has no checkpoint_integrity entry",
+)
+.points_at("the phase's name")
+.check(Check::Contract(check));
 
 fn check(ctx: &RuleContext<'_>, out: &mut Findings) {
     let contract = ctx.contract;

@@ -3,22 +3,16 @@ use crate::findings::Findings;
 use crate::rules::{Check, Family, FixAvailability, Rule, RuleContext};
 use crate::suggest::Suggester;
 
-pub(crate) static RULE: Rule = Rule {
-    code: "R102",
-    name: "staleness-field-not-produced",
-    family: Family::Reference,
-    default_severity: Severity::Warning,
-    default_enabled: true,
-    fix: FixAvailability::Unsafe,
-    needs: &[],
-    levels: &[],
-    points_at: "the staleness `field` value",
-    always_on: false,
-    suppressible: true,
-    summary: "A staleness field is not an exit field of the checkpoint's phase (REQ-10-010)",
-    doc: include_str!("../../../../../rules/R102.md"),
-    check: Some(Check::Contract(check)),
-};
+pub(crate) static RULE: Rule = rule!(
+    "R102",
+    "staleness-field-not-produced",
+    Family::Reference,
+    Severity::Warning,
+    "A staleness field is not an exit field of the checkpoint's phase (REQ-10-010)",
+)
+.fix(FixAvailability::Unsafe)
+.points_at("the staleness `field` value")
+.check(Check::Contract(check));
 
 fn check(ctx: &RuleContext<'_>, out: &mut Findings) {
     let mut suggester = Suggester::new();

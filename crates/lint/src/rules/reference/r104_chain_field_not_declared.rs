@@ -5,22 +5,16 @@ use crate::model::{Endpoint, Field, Phase, Spanned};
 use crate::rules::{Check, Family, FixAvailability, Rule, RuleContext};
 use crate::suggest::Suggester;
 
-pub(crate) static RULE: Rule = Rule {
-    code: "R104",
-    name: "chain-field-not-declared",
-    family: Family::Reference,
-    default_severity: Severity::Warning,
-    default_enabled: true,
-    fix: FixAvailability::Unsafe,
-    needs: &[],
-    levels: &[],
-    points_at: "the endpoint's `field` value",
-    always_on: false,
-    suppressible: true,
-    summary: "A chain's field is not declared at its endpoint (source: an exit field; destination: any field)",
-    doc: include_str!("../../../../../rules/R104.md"),
-    check: Some(Check::Contract(check)),
-};
+pub(crate) static RULE: Rule = rule!(
+    "R104",
+    "chain-field-not-declared",
+    Family::Reference,
+    Severity::Warning,
+    "A chain's field is not declared at its endpoint (source: an exit field; destination: any field)",
+)
+.fix(FixAvailability::Unsafe)
+.points_at("the endpoint's `field` value")
+.check(Check::Contract(check));
 
 /// Where a chain field must be declared: the source phase must produce it
 /// (an exit field); the destination phase must declare it anywhere, entry

@@ -2,22 +2,16 @@ use crate::diagnostic::Severity;
 use crate::findings::Findings;
 use crate::rules::{Check, Family, FixAvailability, Rule, RuleContext};
 
-pub(crate) static RULE: Rule = Rule {
-    code: "R107",
-    name: "unknown-source-phase",
-    family: Family::Reference,
-    default_severity: Severity::Error,
-    default_enabled: true,
-    fix: FixAvailability::Unsafe,
-    needs: &[],
-    levels: &[],
-    points_at: "the `source_phase` value",
-    always_on: false,
-    suppressible: true,
-    summary: "A field's source_phase names an unknown phase",
-    doc: include_str!("../../../../../rules/R107.md"),
-    check: Some(Check::Contract(check)),
-};
+pub(crate) static RULE: Rule = rule!(
+    "R107",
+    "unknown-source-phase",
+    Family::Reference,
+    Severity::Error,
+    "A field's source_phase names an unknown phase",
+)
+.fix(FixAvailability::Unsafe)
+.points_at("the `source_phase` value")
+.check(Check::Contract(check));
 
 fn check(ctx: &RuleContext<'_>, out: &mut Findings) {
     let mut suggester = crate::suggest::Suggester::new();

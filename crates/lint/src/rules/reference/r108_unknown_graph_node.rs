@@ -6,22 +6,16 @@ use crate::model::Spanned;
 use crate::rules::{Check, Family, FixAvailability, Rule, RuleContext};
 use crate::suggest::Suggester;
 
-pub(crate) static RULE: Rule = Rule {
-    code: "R108",
-    name: "unknown-graph-node",
-    family: Family::Reference,
-    default_severity: Severity::Error,
-    default_enabled: true,
-    fix: FixAvailability::Unsafe,
-    needs: &[],
-    levels: &[],
-    points_at: "the unknown name",
-    always_on: false,
-    suppressible: true,
-    summary: "graph_topology names an unknown node, or a node without a phase",
-    doc: include_str!("../../../../../rules/R108.md"),
-    check: Some(Check::Contract(check)),
-};
+pub(crate) static RULE: Rule = rule!(
+    "R108",
+    "unknown-graph-node",
+    Family::Reference,
+    Severity::Error,
+    "graph_topology names an unknown node, or a node without a phase",
+)
+.fix(FixAvailability::Unsafe)
+.points_at("the unknown name")
+.check(Check::Contract(check));
 
 fn check(ctx: &RuleContext<'_>, out: &mut Findings) {
     let contract = ctx.contract;

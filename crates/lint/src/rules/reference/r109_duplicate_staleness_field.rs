@@ -1,23 +1,16 @@
 use crate::diagnostic::Severity;
 use crate::findings::Findings;
-use crate::rules::{Check, Family, FixAvailability, Rule, RuleContext};
+use crate::rules::{Check, Family, Rule, RuleContext};
 
-pub(crate) static RULE: Rule = Rule {
-    code: "R109",
-    name: "duplicate-staleness-field",
-    family: Family::Reference,
-    default_severity: Severity::Warning,
-    default_enabled: true,
-    fix: FixAvailability::None,
-    needs: &[],
-    levels: &[],
-    points_at: "the second staleness `field` value",
-    always_on: false,
-    suppressible: true,
-    summary: "The same staleness field twice in one checkpoint",
-    doc: include_str!("../../../../../rules/R109.md"),
-    check: Some(Check::Contract(check)),
-};
+pub(crate) static RULE: Rule = rule!(
+    "R109",
+    "duplicate-staleness-field",
+    Family::Reference,
+    Severity::Warning,
+    "The same staleness field twice in one checkpoint",
+)
+.points_at("the second staleness `field` value")
+.check(Check::Contract(check));
 
 fn check(ctx: &RuleContext<'_>, out: &mut Findings) {
     for spec in &ctx.contract.checkpoints {

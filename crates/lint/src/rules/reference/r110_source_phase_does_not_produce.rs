@@ -5,22 +5,16 @@ use crate::findings::Findings;
 use crate::model::{Field, Spanned};
 use crate::rules::{Check, Family, FixAvailability, Rule, RuleContext};
 
-pub(crate) static RULE: Rule = Rule {
-    code: "R110",
-    name: "source-phase-does-not-produce",
-    family: Family::Reference,
-    default_severity: Severity::Warning,
-    default_enabled: true,
-    fix: FixAvailability::Unsafe,
-    needs: &[],
-    levels: &[],
-    points_at: "the `source_phase` value",
-    always_on: false,
-    suppressible: true,
-    summary: "source_phase names a phase that does not produce the field (once per field and phase)",
-    doc: include_str!("../../../../../rules/R110.md"),
-    check: Some(Check::Contract(check)),
-};
+pub(crate) static RULE: Rule = rule!(
+    "R110",
+    "source-phase-does-not-produce",
+    Family::Reference,
+    Severity::Warning,
+    "source_phase names a phase that does not produce the field (once per field and phase)",
+)
+.fix(FixAvailability::Unsafe)
+.points_at("the `source_phase` value")
+.check(Check::Contract(check));
 
 /// A phase that reads a field with a `source_phase` claim: (phase, field, claim).
 type Reader<'a> = (usize, &'a Field, &'a Spanned<String>);

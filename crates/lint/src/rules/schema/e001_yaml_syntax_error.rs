@@ -1,23 +1,16 @@
 use crate::diagnostic::{Diagnostic, Severity};
-use crate::rules::{Family, FixAvailability, Rule};
+use crate::rules::{Family, Rule};
 use crate::syntax::Span;
 
-pub(crate) static RULE: Rule = Rule {
-    code: "E001",
-    name: "yaml-syntax-error",
-    family: Family::Schema,
-    default_severity: Severity::Error,
-    default_enabled: true,
-    fix: FixAvailability::None,
-    needs: &[],
-    levels: &[],
-    points_at: "where the YAML stops parsing",
-    always_on: true,
-    suppressible: false,
-    summary: "The file is not valid YAML",
-    doc: include_str!("../../../../../rules/E001.md"),
-    check: None,
-};
+pub(crate) static RULE: Rule = rule!(
+    "E001",
+    "yaml-syntax-error",
+    Family::Schema,
+    Severity::Error,
+    "The file is not valid YAML",
+)
+.points_at("where the YAML stops parsing")
+.always_on();
 
 pub(crate) fn diagnostic(parser_message: &str, offset: usize, language: &str) -> Diagnostic {
     RULE.diagnostic(

@@ -1,23 +1,15 @@
 use crate::diagnostic::{Diagnostic, Severity};
-use crate::rules::{Family, FixAvailability, Rule};
+use crate::rules::{Family, Rule};
 use crate::syntax::Span;
 
-pub(crate) static RULE: Rule = Rule {
-    code: "E002",
-    name: "duplicate-key",
-    family: Family::Schema,
-    default_severity: Severity::Error,
-    default_enabled: true,
-    fix: FixAvailability::None,
-    needs: &[],
-    levels: &[],
-    points_at: "the second occurrence of the key",
-    always_on: false,
-    suppressible: true,
-    summary: "A mapping has the same key twice",
-    doc: include_str!("../../../../../rules/E002.md"),
-    check: None,
-};
+pub(crate) static RULE: Rule = rule!(
+    "E002",
+    "duplicate-key",
+    Family::Schema,
+    Severity::Error,
+    "A mapping has the same key twice",
+)
+.points_at("the second occurrence of the key");
 
 pub(crate) fn diagnostic(
     key: &str,

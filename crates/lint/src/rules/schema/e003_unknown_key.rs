@@ -2,22 +2,15 @@ use crate::diagnostic::{Applicability, Diagnostic, Severity};
 use crate::rules::{Family, FixAvailability, Rule};
 use crate::syntax::Span;
 
-pub(crate) static RULE: Rule = Rule {
-    code: "E003",
-    name: "unknown-key",
-    family: Family::Schema,
-    default_severity: Severity::Error,
-    default_enabled: true,
-    fix: FixAvailability::Unsafe,
-    needs: &[],
-    levels: &[],
-    points_at: "the unknown key",
-    always_on: false,
-    suppressible: true,
-    summary: "A key the contract format does not define at this level",
-    doc: include_str!("../../../../../rules/E003.md"),
-    check: None,
-};
+pub(crate) static RULE: Rule = rule!(
+    "E003",
+    "unknown-key",
+    Family::Schema,
+    Severity::Error,
+    "A key the contract format does not define at this level",
+)
+.fix(FixAvailability::Unsafe)
+.points_at("the unknown key");
 
 /// The help of an unknown key without a suggestion: the valid keys of the
 /// mapping. One text per mapping and key list for the whole process (a

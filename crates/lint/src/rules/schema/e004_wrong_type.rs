@@ -1,23 +1,15 @@
 use crate::diagnostic::{Diagnostic, Severity};
-use crate::rules::{Family, FixAvailability, Rule};
+use crate::rules::{Family, Rule};
 use crate::syntax::Span;
 
-pub(crate) static RULE: Rule = Rule {
-    code: "E004",
-    name: "wrong-type",
-    family: Family::Schema,
-    default_severity: Severity::Error,
-    default_enabled: true,
-    fix: FixAvailability::None,
-    needs: &[],
-    levels: &[],
-    points_at: "the value",
-    always_on: false,
-    suppressible: true,
-    summary: "A value has the wrong type",
-    doc: include_str!("../../../../../rules/E004.md"),
-    check: None,
-};
+pub(crate) static RULE: Rule = rule!(
+    "E004",
+    "wrong-type",
+    Family::Schema,
+    Severity::Error,
+    "A value has the wrong type",
+)
+.points_at("the value");
 
 pub(crate) fn diagnostic(
     span: Span,

@@ -3,22 +3,15 @@ use crate::rules::{Family, FixAvailability, Rule};
 use crate::suggest::closest;
 use crate::syntax::Span;
 
-pub(crate) static RULE: Rule = Rule {
-    code: "E006",
-    name: "invalid-enum-value",
-    family: Family::Schema,
-    default_severity: Severity::Error,
-    default_enabled: true,
-    fix: FixAvailability::Unsafe,
-    needs: &[],
-    levels: &[],
-    points_at: "the value",
-    always_on: false,
-    suppressible: true,
-    summary: "A value that is not one of the allowed values",
-    doc: include_str!("../../../../../rules/E006.md"),
-    check: None,
-};
+pub(crate) static RULE: Rule = rule!(
+    "E006",
+    "invalid-enum-value",
+    Family::Schema,
+    Severity::Error,
+    "A value that is not one of the allowed values",
+)
+.fix(FixAvailability::Unsafe)
+.points_at("the value");
 
 pub(crate) fn diagnostic(
     source: &str,

@@ -1,5 +1,5 @@
 //! Findings made while reading the document: YAML syntax, the shape of the
-//! contract (`format.rs`), enum spelling, and unused suppressions.
+//! contract (`format/`), enum spelling, and unused suppressions.
 
 pub(crate) mod e001_yaml_syntax_error;
 pub(crate) mod e002_duplicate_key;

@@ -2,22 +2,16 @@ use crate::diagnostic::{Applicability, Diagnostic, Fix, Severity};
 use crate::rules::{Family, FixAvailability, Rule};
 use crate::syntax::Span;
 
-pub(crate) static RULE: Rule = Rule {
-    code: "S001",
-    name: "unused-suppression",
-    family: Family::Schema,
-    default_severity: Severity::Info,
-    default_enabled: true,
-    fix: FixAvailability::Safe,
-    needs: &[],
-    levels: &[],
-    points_at: "the code inside the comment",
-    always_on: false,
-    suppressible: false,
-    summary: "A suppression comment that silenced nothing",
-    doc: include_str!("../../../../../rules/S001.md"),
-    check: None,
-};
+pub(crate) static RULE: Rule = rule!(
+    "S001",
+    "unused-suppression",
+    Family::Schema,
+    Severity::Info,
+    "A suppression comment that silenced nothing",
+)
+.fix(FixAvailability::Safe)
+.points_at("the code inside the comment")
+.not_suppressible();
 
 /// `code_span` covers the code in the comment; `removal` is what deleting it takes.
 pub(crate) fn diagnostic(

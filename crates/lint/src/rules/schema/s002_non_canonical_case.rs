@@ -2,22 +2,15 @@ use crate::diagnostic::{Applicability, Diagnostic, Severity};
 use crate::rules::{Family, FixAvailability, Rule};
 use crate::syntax::Span;
 
-pub(crate) static RULE: Rule = Rule {
-    code: "S002",
-    name: "non-canonical-case",
-    family: Family::Schema,
-    default_severity: Severity::Warning,
-    default_enabled: true,
-    fix: FixAvailability::Safe,
-    needs: &[],
-    levels: &[],
-    points_at: "the value",
-    always_on: false,
-    suppressible: true,
-    summary: "An enum value written in non-canonical case",
-    doc: include_str!("../../../../../rules/S002.md"),
-    check: None,
-};
+pub(crate) static RULE: Rule = rule!(
+    "S002",
+    "non-canonical-case",
+    Family::Schema,
+    Severity::Warning,
+    "An enum value written in non-canonical case",
+)
+.fix(FixAvailability::Safe)
+.points_at("the value");
 
 /// `value` is the scalar as it reads (escapes decoded); the fix writes
 /// `canonical` into the scalar in its own style, so a double-quoted

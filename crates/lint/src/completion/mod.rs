@@ -1,0 +1,421 @@
+//! What may be typed at a position: keys valid at the cursor, phase names,
+//! the exit fields of a checkpoint's phase, enum values. The cursor's place
+//! is read from the text's indentation, because the text being typed is
+//! rarely valid YAML; names come from the last contract that parsed.
+
+mod at;
+#[cfg(test)]
+mod tests;
+mod values;
+
+pub use at::{EnumValueAt, LONGEST_WORD, enum_value_at, key_at, may_be_enum_value, word_at};
+
+use crate::format::ValueType;
+use crate::model::Contract;
+use values::*;
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum CompletionKind {
+    Key,
+    Phase,
+    Field,
+    EnumValue,
+    Value,
+    /// A rule code in a suppression comment.
+    RuleCode,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Completion {
+    pub label: String,
+    pub kind: CompletionKind,
+    pub detail: Option<String>,
+    pub documentation: Option<String>,
+    /// What to insert, when it differs from the label (`key: `).
+    pub insert_text: Option<String>,
+    /// How the client orders the items, when not by label: the best first.
+    pub sort_text: Option<String>,
+}
+
+impl Completion {
+    fn new(label: impl Into<String>, kind: CompletionKind) -> Self {
+        Completion {
+            label: label.into(),
+            kind,
+            detail: None,
+            documentation: None,
+            insert_text: None,
+            sort_text: None,
+        }
+    }
+}
+
+/// One line's shape: where its content starts, whether it is a list item
+/// (`- `), and the key it defines, if any.
+#[derive(Debug)]
+struct LineShape<'a> {
+    first: usize,
+    item: bool,
+    key_col: usize,
+    key: Option<&'a str>,
+    /// Text after `key:`, trimmed; `None` when the line has no key.
+    value: Option<&'a str>,
+}
+
+fn shape(line: &str) -> LineShape<'_> {
+    let first = line.len() - line.trim_start_matches(' ').len();
+    let mut rest = &line[first..];
+    let mut key_col = first;
+    let item = rest == "-" || rest.starts_with("- ");
+    if item {
+        let after = rest[1..].trim_start_matches(' ');
+        key_col = line.len() - after.len();
+        rest = after;
+    }
+    let (key, value) = match split_key(rest) {
+        Some((k, v)) => (Some(k), Some(v)),
+        None => (None, None),
+    };
+    LineShape {
+        first,
+        item,
+        key_col,
+        key,
+        value,
+    }
+}
+
+/// `key: value` -> (`key`, `value`); quotes around the key are removed.
+fn split_key(text: &str) -> Option<(&str, &str)> {
+    if text.starts_with('#') || text.starts_with('{') || text.starts_with('[') {
+        return None;
+    }
+    let bytes = text.as_bytes();
+    let mut quote = None;
+    for (i, &b) in bytes.iter().enumerate() {
+        match (quote, b) {
+            (None, b'"' | b'\'') if i == 0 => quote = Some(b),
+            (Some(q), _) if b == q => quote = None,
+            (None, b':') if bytes.get(i + 1).is_none_or(|n| *n == b' ' || *n == b'\t') => {
+                let key = text[..i].trim().trim_matches(['"', '\'']);
+                let value = text[i + 1..].trim();
+                let value = value.split(" #").next().unwrap_or("").trim();
+                return Some((key, value));
+            }
+            (None, b'#') if i > 0 && bytes[i - 1] == b' ' => return None,
+            _ => {}
+        }
+    }
+    None
+}
+
+/// Where the cursor is, in terms of the contract's structure.
+#[derive(Debug, PartialEq, Eq)]
+pub struct CursorContext {
+    /// Keys from the root to the mapping the cursor is in; `-` is a list item.
+    pub path: Vec<String>,
+    pub position: CursorPosition,
+}
+
+#[derive(Debug, PartialEq, Eq)]
+pub enum CursorPosition {
+    /// Typing a key (the prefix typed so far).
+    Key { prefix: String },
+    /// Typing the value of `key`, or an item of the list under `key`.
+    Value { key: String, prefix: String },
+}
+
+pub fn cursor_context(source: &str, offset: usize) -> CursorContext {
+    let mut offset = offset.min(source.len());
+    while !source.is_char_boundary(offset) {
+        offset -= 1;
+    }
+    let line_start = source[..offset].rfind('\n').map_or(0, |i| i + 1);
+    let current = &source[line_start..offset];
+    let here = shape(current);
+
+    let mut path: Vec<String> = Vec::new();
+    let mut limit = here.first;
+    for line in source[..line_start].lines().rev() {
+        if limit == 0 {
+            break;
+        }
+        let trimmed = line.trim_start();
+        if trimmed.is_empty() || trimmed.starts_with('#') {
+            continue;
+        }
+        let s = shape(line);
+        if s.item && s.first < limit {
+            if s.key_col < limit
+                && let Some(key) = s.key
+            {
+                path.push(key.to_string());
+            }
+            path.push("-".to_string());
+            limit = s.first;
+        } else if !s.item && s.first < limit {
+            if let Some(key) = s.key {
+                path.push(key.to_string());
+            }
+            limit = s.first;
+        }
+    }
+    path.reverse();
+
+    let position = match (here.key, here.value) {
+        (Some(key), Some(value)) => {
+            if here.item {
+                path.push("-".to_string());
+            }
+            let value = value.trim_start_matches('[');
+            let prefix = value
+                .rsplit(',')
+                .next()
+                .unwrap_or("")
+                .trim()
+                .trim_matches(['"', '\'']);
+            CursorPosition::Value {
+                key: key.to_string(),
+                prefix: prefix.to_string(),
+            }
+        }
+        _ => {
+            let typed = current[here.key_col.min(current.len())..].trim();
+            if here.item {
+                // `- x` is a new mapping item where the list holds mappings,
+                // otherwise a scalar item of the list's key.
+                let mut item_path: Vec<&str> = path.iter().map(String::as_str).collect();
+                item_path.push("-");
+                if crate::format::mapping_at(&item_path).is_some() {
+                    path.push("-".to_string());
+                    CursorPosition::Key {
+                        prefix: typed.to_string(),
+                    }
+                } else {
+                    let key = path.pop().unwrap_or_default();
+                    CursorPosition::Value {
+                        key,
+                        prefix: typed.trim_matches(['"', '\'']).to_string(),
+                    }
+                }
+            } else {
+                CursorPosition::Key {
+                    prefix: typed.to_string(),
+                }
+            }
+        }
+    };
+    CursorContext { path, position }
+}
+
+/// What real contracts write as a field's `type`.
+const TYPES: &[&str] = &["str", "int", "float", "bool", "list", "dict", "any"];
+
+/// Completions at `offset`. `contract` supplies phase and field names; pass
+/// the last one that parsed when the current text does not.
+pub fn complete(source: &str, offset: usize, contract: Option<&Contract>) -> Vec<Completion> {
+    // A comment holds no contract value; suppression codes are
+    // `complete_suppression_code`'s.
+    if in_comment(source, offset) {
+        return Vec::new();
+    }
+    let context = cursor_context(source, offset);
+    let path: Vec<&str> = context.path.iter().map(String::as_str).collect();
+    let phase_names = || -> Vec<Completion> {
+        contract
+            .into_iter()
+            .flat_map(|c| &c.phases)
+            .map(|p| {
+                let mut item = Completion::new(p.name.clone(), CompletionKind::Phase);
+                item.detail = Some("phase".into());
+                item.documentation = p.description().map(|d| d.value.clone());
+                item
+            })
+            .collect()
+    };
+    match context.position {
+        CursorPosition::Key { .. } => {
+            if path == ["graph_topology", "nodes"] {
+                return phase_names()
+                    .into_iter()
+                    .map(|mut c| {
+                        c.insert_text = Some(format!("{}:", c.label));
+                        c
+                    })
+                    .collect();
+            }
+            let Some(mapping) = crate::format::mapping_at(&path) else {
+                return Vec::new();
+            };
+            // A key the mapping already has would be a duplicate (E002).
+            let present = sibling_keys(source, offset);
+            mapping
+                .keys
+                .iter()
+                .filter(|key| !present.contains(&key.name))
+                .map(|key| {
+                    let mut item = Completion::new(key.name, CompletionKind::Key);
+                    item.insert_text = Some(format!("{}: ", key.name));
+                    let mut detail = key.value.describe();
+                    if key.extension {
+                        detail.push_str(" (phaselint extension)");
+                    }
+                    item.detail = Some(detail);
+                    item.documentation = Some(key.description.to_string());
+                    item
+                })
+                .collect()
+        }
+        CursorPosition::Value { key, .. } => {
+            let key = key.as_str();
+            let value_type = crate::format::value_type_at(&path, key);
+            // A list item's value is of the list's item type.
+            let value_type: Option<&ValueType> = match value_type {
+                Some(ValueType::List(item)) => Some(item),
+                other => other,
+            };
+            if let Some(ValueType::Enum(kind)) = value_type {
+                let (what, values) = kind.values();
+                let staleness = path.ends_with(&["staleness_checks", "-"]);
+                return values
+                    .into_iter()
+                    .filter(|(value, _)| {
+                        !staleness || staleness_pair_holds(source, offset, key, value)
+                    })
+                    .map(|(value, doc)| {
+                        let mut item = Completion::new(value, CompletionKind::EnumValue);
+                        item.detail = Some(what.to_string());
+                        item.documentation = Some(doc.to_string());
+                        item
+                    })
+                    .collect();
+            }
+            if key == "source_phase" && path.first() == Some(&"phases") {
+                return source_phases(source, offset, contract, path.get(1).copied());
+            }
+            if key == "phase" && path.first() == Some(&"checkpoint_integrity") {
+                return checkpoint_phases(contract, offset);
+            }
+            if key == "phase" && path.first() == Some(&"propagation_chains") {
+                return chain_stop_phases(source, offset, contract);
+            }
+            if matches!(value_type, Some(ValueType::PhaseName)) {
+                return phase_names();
+            }
+            if key == "field" && path.starts_with(&["checkpoint_integrity"]) {
+                return checkpoint_exit_fields(contract, offset);
+            }
+            if key == "field" && path.starts_with(&["propagation_chains"]) {
+                let text = source;
+                // `propagation_chains`, `-`, then `source`, `waypoints` or `destination`.
+                let source = path.get(2) == Some(&"source");
+                return endpoint_fields(text, contract, offset, source);
+            }
+            if matches!(value_type, Some(ValueType::Bool)) {
+                return ["true", "false"]
+                    .into_iter()
+                    .map(|v| Completion::new(v, CompletionKind::Value))
+                    .collect();
+            }
+            if key == "type" && crate::format::mapping_at(&path).is_some_and(|m| m.name == "Field")
+            {
+                return TYPES
+                    .iter()
+                    .map(|t| Completion::new(*t, CompletionKind::Value))
+                    .collect();
+            }
+            Vec::new()
+        }
+    }
+}
+
+/// Whether `offset` is inside a comment: after a `#` that starts the line's
+/// content or follows a blank, outside a quoted scalar (a quote opens a
+/// scalar only where one begins: at the line's content start, or after
+/// `: `, `- `, `[`, `{` or `,`).
+fn in_comment(source: &str, offset: usize) -> bool {
+    let mut offset = offset.min(source.len());
+    while !source.is_char_boundary(offset) {
+        offset -= 1;
+    }
+    let line_start = source[..offset].rfind('\n').map_or(0, |i| i + 1);
+    let before = &source.as_bytes()[line_start..offset];
+    let mut quote: Option<u8> = None;
+    let mut previous = b' ';
+    for (i, &b) in before.iter().enumerate() {
+        match quote {
+            Some(q) if b == q => quote = None,
+            Some(_) => {}
+            None => match b {
+                b'#' if matches!(previous, b' ' | b'\t') => return true,
+                b'"' | b'\'' => {
+                    let opener = before[..i]
+                        .iter()
+                        .rev()
+                        .find(|c| !matches!(c, b' ' | b'\t'));
+                    if opener.is_none_or(|c| matches!(c, b':' | b'-' | b'[' | b'{' | b',')) {
+                        quote = Some(b);
+                    }
+                }
+                _ => {}
+            },
+        }
+        previous = b;
+    }
+    false
+}
+
+/// Rule codes for the suppression comment at `offset`, when the position
+/// is where a code of its list goes (`None` elsewhere): each code a comment
+/// can silence, not yet listed, labelled with the rule's name. The codes
+/// found where the comment applies come first (on its line and the next
+/// for `disable=`, anywhere for `disable-file=`), most findings first,
+/// then the rest in code order.
+pub fn complete_suppression_code(
+    analysis: &crate::Analysis,
+    offset: usize,
+) -> Option<Vec<Completion>> {
+    let at = crate::suppression::suppression_at(&analysis.source, &analysis.line_index, offset)?;
+    let typed = at.typed.trim().to_ascii_uppercase();
+    let mut found: std::collections::HashMap<&str, usize> = std::collections::HashMap::new();
+    for d in &analysis.diagnostics {
+        let line = analysis.line_index.line_of(d.span.start);
+        if at.file_level || line == at.line || line == at.line + 1 {
+            *found.entry(d.code.as_str()).or_default() += 1;
+        }
+    }
+    let already = |code: &str| {
+        at.listed
+            .iter()
+            .any(|listed| listed == code && !code.eq_ignore_ascii_case(at.code.trim()))
+    };
+    let mut rules: Vec<&crate::rules::Rule> = crate::rules::RULES
+        .iter()
+        .copied()
+        .filter(|r| r.suppressible && !r.always_on && r.family != crate::rules::Family::Diff)
+        .filter(|r| r.code.as_str().starts_with(typed.as_str()) && !already(r.code.as_str()))
+        .collect();
+    // Most findings first; `sort_by_key` is stable, so the rest keep code order.
+    rules.sort_by_key(|r| std::cmp::Reverse(found.get(r.code.as_str()).copied().unwrap_or(0)));
+    Some(
+        rules
+            .into_iter()
+            .enumerate()
+            .map(|(rank, rule)| {
+                let mut item = Completion::new(rule.code.as_str(), CompletionKind::RuleCode);
+                item.detail = Some(rule.name.to_string());
+                let count = found.get(rule.code.as_str()).copied().unwrap_or(0);
+                item.documentation = Some(match count {
+                    0 => rule.summary.to_string(),
+                    1 => format!("{}\n\n1 finding where this comment applies", rule.summary),
+                    n => format!(
+                        "{}\n\n{n} findings where this comment applies",
+                        rule.summary
+                    ),
+                });
+                item.sort_text = Some(format!("{rank:04}"));
+                item
+            })
+            .collect(),
+    )
+}
