@@ -187,10 +187,51 @@ fn watch_refuses_what_it_cannot_do_on_every_save() {
             "--output-file",
         ),
         (&["lint", "--watch", "-"][..], "standard input"),
+        (
+            &["lint", "--watch", "--write-baseline", "b.json", "."][..],
+            "--write-baseline or --add-suppressions",
+        ),
+        (
+            &["lint", "--watch", "--add-suppressions", "."][..],
+            "--write-baseline or --add-suppressions",
+        ),
     ] {
         let out = run(args);
         assert_eq!(out.status.code(), Some(3), "{args:?}");
         let stderr = String::from_utf8_lossy(&out.stderr);
         assert!(stderr.contains(expected), "{args:?}: {stderr}");
     }
+}
+
+/// A baseline applies under `--watch` as in a single run: what it records
+/// stays hidden, a new finding shows.
+#[test]
+fn a_watch_hides_what_the_baseline_records() {
+    let dir = tempfile::tempdir().unwrap();
+    let contract = dir.path().join("a.contract.yaml");
+    std::fs::write(&contract, corpus("artisan-pipeline.ed6cc63c.contract.yaml")).unwrap();
+    let written = Command::new(env!("CARGO_BIN_EXE_phaselint"))
+        .args(["lint", "--write-baseline", "baseline.json", "."])
+        .current_dir(dir.path())
+        .output()
+        .unwrap();
+    assert_eq!(written.status.code(), Some(0), "{written:?}");
+    let watching = Watching::start(dir.path(), &["--baseline", "baseline.json", "."]);
+    let (findings, status) = watching.next_run();
+    assert!(findings.is_empty(), "{findings:?}");
+    assert!(
+        status.contains("0 errors, 0 warnings in 1 file"),
+        "{status}"
+    );
+    let text = std::fs::read_to_string(&contract).unwrap();
+    std::fs::write(
+        &contract,
+        text.replacen("\n  plan:\n", "\n  plan:\n    long_running: true\n", 1),
+    )
+    .unwrap();
+    let (findings, _) = watching.run_showing("1 warning");
+    assert_eq!(findings.len(), 1, "{findings:?}");
+    assert!(findings[0].contains("C203"), "{findings:?}");
+    let (status, _) = watching.interrupt();
+    assert_eq!(status.code(), Some(0));
 }

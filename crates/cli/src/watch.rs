@@ -191,6 +191,12 @@ fn refused(args: &LintArgs) -> Option<String> {
                 .into(),
         );
     }
+    if args.adoption.write_baseline.is_some() || args.adoption.add_suppressions {
+        return Some(
+            "--watch cannot be used with --write-baseline or --add-suppressions: they write files once; run them without --watch"
+                .into(),
+        );
+    }
     if args.paths.iter().any(|p| p.as_os_str() == "-") {
         return Some("--watch watches files; standard input (`-`) cannot change".into());
     }
@@ -242,7 +248,18 @@ impl Session<'_> {
                 _ => stale.push(target),
             }
         }
-        let results = lint_all(&stale, None, false);
+        let mut results = lint_all(&stale, None, false);
+        // Read again on every run: a configuration or the baseline itself
+        // may have changed since the last one.
+        let mut baselines = crate::adoption::Baselines::load(
+            &self.args.adoption,
+            stale.iter().map(|t| &*t.config),
+        )?;
+        for (target, outcome) in stale.iter().zip(&mut results) {
+            if let Ok((analysis, _)) = outcome {
+                baselines.apply(&target.path, &target.config, analysis);
+            }
+        }
         for (target, outcome) in stale.into_iter().zip(results) {
             self.outcomes.insert(target.path.clone(), (target, outcome));
         }
