@@ -38,32 +38,6 @@ const NOT_YET_SPLIT: &[&str] = &[
 const CIRCLES_TO_BREAK: &[(&[&str], &str)] = &[
     (
         &[
-            "crates/lint/src/format/mod.rs",
-            "crates/lint/src/format/reference.rs",
-        ],
-        "`format/mod.rs` calls `reference.rs`, which imports the table's types back: move \
-         the types into a file of their own",
-    ),
-    (
-        &[
-            "crates/lint/src/completion/mod.rs",
-            "crates/lint/src/completion/values.rs",
-        ],
-        "`completion/mod.rs` calls `values.rs`, which imports its types back: move the types \
-         they share into a file of their own",
-    ),
-    (
-        &[
-            "crates/lint/src/config.rs",
-            "crates/lint/src/config/chain.rs",
-            "crates/lint/src/config/effective.rs",
-        ],
-        "`config.rs` calls its `chain` and `effective` files, which import its types back \
-         (`ConfigFile`, `ConfigError`, `Config`'s origins): move the types they share into a \
-         file of their own",
-    ),
-    (
-        &[
             "crates/lint/src/findings.rs",
             "crates/lint/src/rules/mod.rs",
             "crates/lint/src/rules/schema/e007_unloadable_document.rs",

@@ -2,12 +2,9 @@
 //! `pyproject.toml`, found by walking up from each file, resolved into the
 //! `Settings` that one analysis runs with.
 
-use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
 use globset::{Glob, GlobSet, GlobSetBuilder};
-use serde::Deserialize;
-use toml::Spanned;
 
 use crate::diagnostic::Severity;
 use crate::duration;
@@ -17,11 +14,15 @@ pub use crate::settings::{Dialect, Settings};
 
 mod chain;
 mod effective;
+mod file;
 mod merge;
+mod origin;
 
 pub use chain::MAX_EXTEND_CHAIN;
-use effective::list;
-pub use effective::{Origin, Setting};
+use file::text;
+pub use file::{ConfigError, ConfigReader};
+use origin::list;
+pub use origin::{Origin, Setting};
 
 /// The most a clock may be off: a larger `max_clock_skew` would let a
 /// timestamp from the future (a handoff dated 2125, a context stamped
@@ -57,44 +58,6 @@ pub struct Overrides {
     pub ignore: Vec<String>,
     pub severity: Vec<(String, String)>,
 }
-
-#[derive(Debug, thiserror::Error)]
-pub enum ConfigError {
-    #[error("{0}")]
-    Input(#[from] crate::input::InputError),
-    #[error("{path}: {message}")]
-    Invalid { path: PathBuf, message: String },
-}
-
-/// One configuration file as written. Each key keeps its span, so
-/// `phaselint config` can say on which line a value was set.
-#[derive(Debug, Default, Deserialize)]
-#[serde(deny_unknown_fields, rename_all = "kebab-case")]
-struct ConfigFile {
-    extend: Option<Spanned<String>>,
-    include: Option<Spanned<Vec<String>>>,
-    exclude: Option<Spanned<Vec<String>>>,
-    select: Option<Spanned<Vec<String>>>,
-    extend_select: Option<Spanned<Vec<String>>>,
-    ignore: Option<Spanned<Vec<String>>>,
-    extend_ignore: Option<Spanned<Vec<String>>>,
-    severity: Option<BTreeMap<String, Spanned<String>>>,
-    #[serde(alias = "long_running_threshold")]
-    long_running_threshold: Option<Spanned<toml::Value>>,
-    #[serde(alias = "max_clock_skew")]
-    max_clock_skew: Option<Spanned<toml::Value>>,
-    dialect: Option<Spanned<Dialect>>,
-    #[serde(alias = "trust_context_approvals")]
-    trust_context_approvals: Option<Spanned<bool>>,
-    #[serde(alias = "per_file_ignores")]
-    per_file_ignores: Option<BTreeMap<String, Spanned<Vec<String>>>>,
-    /// A baseline file (`lint --write-baseline`), relative to this file.
-    baseline: Option<Spanned<String>>,
-}
-
-/// How `Config::discover_with` reads a candidate: its bytes when a file is
-/// at that path, `None` when none is.
-pub type ConfigReader<'a> = dyn FnMut(&Path) -> Result<Option<Vec<u8>>, ConfigError> + 'a;
 
 /// A loaded configuration: the file found (or named) merged over every file
 /// it extends, or the built-in defaults when there is none.
@@ -341,67 +304,6 @@ pub fn read_from_disk(path: &Path) -> Result<Option<Vec<u8>>, ConfigError> {
         path,
         crate::input::Bound::Config,
     )?))
-}
-
-fn text(path: &Path, bytes: Vec<u8>) -> Result<String, ConfigError> {
-    String::from_utf8(bytes).map_err(|_| ConfigError::Invalid {
-        path: path.to_path_buf(),
-        message: "is not UTF-8".into(),
-    })
-}
-
-/// The keys a configuration file may have, as the docs spell them.
-const CONFIG_KEYS: &[&str] = &[
-    "include",
-    "exclude",
-    "select",
-    "ignore",
-    "severity",
-    "long_running_threshold",
-    "max_clock_skew",
-    "dialect",
-    "trust_context_approvals",
-    "per-file-ignores",
-    "baseline",
-    "extend",
-    "extend-select",
-    "extend-ignore",
-];
-
-fn invalid(path: &Path, text: &str, table: &str, error: toml::de::Error) -> ConfigError {
-    let mut message = error.message().trim().to_string();
-    // serde lists every field, both spellings; say what users need instead.
-    if let Some(key) = message
-        .strip_prefix("unknown field `")
-        .and_then(|rest| rest.split_once('`'))
-        .map(|(key, _)| key.to_string())
-    {
-        message = match crate::suggest::closest(&key, CONFIG_KEYS.iter().copied()) {
-            Some(close) => format!("unknown key `{key}`; did you mean `{close}`?"),
-            None => format!(
-                "unknown key `{key}`; the keys are {}",
-                CONFIG_KEYS.join(", ")
-            ),
-        };
-    }
-    let location = match error.span() {
-        Some(span) => {
-            let line = memchr::memchr_iter(b'\n', &text.as_bytes()[..span.start.min(text.len())])
-                .count()
-                + 1;
-            format!(" (line {line})")
-        }
-        None => String::new(),
-    };
-    let within = if table.is_empty() {
-        String::new()
-    } else {
-        format!(" in [{table}]")
-    };
-    ConfigError::Invalid {
-        path: path.to_path_buf(),
-        message: format!("{message}{within}{location}"),
-    }
 }
 
 fn globs<'a>(patterns: impl Iterator<Item = &'a str>) -> Result<GlobSet, String> {

@@ -4,110 +4,19 @@
 //! rarely valid YAML; names come from the last contract that parsed.
 
 mod at;
+mod item;
+mod line;
 #[cfg(test)]
 mod tests;
 mod values;
 
 pub use at::{EnumValueAt, LONGEST_WORD, enum_value_at, key_at, may_be_enum_value, word_at};
+pub use item::{Completion, CompletionKind};
 
 use crate::format::ValueType;
 use crate::model::Contract;
+use line::shape;
 use values::*;
-
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum CompletionKind {
-    Key,
-    Phase,
-    Field,
-    EnumValue,
-    Value,
-    /// A rule code in a suppression comment.
-    RuleCode,
-}
-
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Completion {
-    pub label: String,
-    pub kind: CompletionKind,
-    pub detail: Option<String>,
-    pub documentation: Option<String>,
-    /// What to insert, when it differs from the label (`key: `).
-    pub insert_text: Option<String>,
-    /// How the client orders the items, when not by label: the best first.
-    pub sort_text: Option<String>,
-}
-
-impl Completion {
-    fn new(label: impl Into<String>, kind: CompletionKind) -> Self {
-        Completion {
-            label: label.into(),
-            kind,
-            detail: None,
-            documentation: None,
-            insert_text: None,
-            sort_text: None,
-        }
-    }
-}
-
-/// One line's shape: where its content starts, whether it is a list item
-/// (`- `), and the key it defines, if any.
-#[derive(Debug)]
-struct LineShape<'a> {
-    first: usize,
-    item: bool,
-    key_col: usize,
-    key: Option<&'a str>,
-    /// Text after `key:`, trimmed; `None` when the line has no key.
-    value: Option<&'a str>,
-}
-
-fn shape(line: &str) -> LineShape<'_> {
-    let first = line.len() - line.trim_start_matches(' ').len();
-    let mut rest = &line[first..];
-    let mut key_col = first;
-    let item = rest == "-" || rest.starts_with("- ");
-    if item {
-        let after = rest[1..].trim_start_matches(' ');
-        key_col = line.len() - after.len();
-        rest = after;
-    }
-    let (key, value) = match split_key(rest) {
-        Some((k, v)) => (Some(k), Some(v)),
-        None => (None, None),
-    };
-    LineShape {
-        first,
-        item,
-        key_col,
-        key,
-        value,
-    }
-}
-
-/// `key: value` -> (`key`, `value`); quotes around the key are removed.
-fn split_key(text: &str) -> Option<(&str, &str)> {
-    if text.starts_with('#') || text.starts_with('{') || text.starts_with('[') {
-        return None;
-    }
-    let bytes = text.as_bytes();
-    let mut quote = None;
-    for (i, &b) in bytes.iter().enumerate() {
-        match (quote, b) {
-            (None, b'"' | b'\'') if i == 0 => quote = Some(b),
-            (Some(q), _) if b == q => quote = None,
-            (None, b':') if bytes.get(i + 1).is_none_or(|n| *n == b' ' || *n == b'\t') => {
-                let key = text[..i].trim().trim_matches(['"', '\'']);
-                let value = text[i + 1..].trim();
-                let value = value.split(" #").next().unwrap_or("").trim();
-                return Some((key, value));
-            }
-            (None, b'#') if i > 0 && bytes[i - 1] == b' ' => return None,
-            _ => {}
-        }
-    }
-    None
-}
 
 /// Where the cursor is, in terms of the contract's structure.
 #[derive(Debug, PartialEq, Eq)]

@@ -4,7 +4,8 @@
 
 use crate::model::{CheckpointSpec, Contract};
 
-use super::{Completion, CompletionKind, shape};
+use super::item::{Completion, CompletionKind};
+use super::line::shape;
 
 /// The keys already written in the mapping the line at `offset` belongs
 /// to, other than on that line: the lines at the same indentation above and

@@ -8,7 +8,8 @@ use std::path::{Component, Path, PathBuf};
 use serde::Deserialize;
 use toml::Spanned;
 
-use super::{ConfigError, ConfigFile, ConfigReader, Origin, invalid, text};
+use super::file::{ConfigError, ConfigFile, ConfigReader, invalid, text};
+use super::origin::Origin;
 
 /// The most files one chain may hold: far more than any real layering
 /// (repository, team, folder), and a bound on what a chain through links

@@ -1,48 +1,9 @@
 //! Where each value of a merged configuration came from: what `phaselint
 //! config` prints.
 
-use std::path::PathBuf;
-
+use super::origin::{Origin, Setting, list};
 use super::{Config, DEFAULT_INCLUDE, Settings};
 use crate::duration;
-
-/// Where a value was set.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub enum Origin {
-    /// Built in: no file sets it.
-    Default,
-    /// A file of the chain, at a line, under a key as written there.
-    File {
-        path: PathBuf,
-        line: usize,
-        key: String,
-    },
-    /// A command-line option, as given.
-    CommandLine(String),
-}
-
-/// One value of the effective configuration.
-#[derive(Clone, Debug)]
-pub struct Setting {
-    /// The key as the docs spell it (`select`, `severity.C204`,
-    /// `per-file-ignores."legacy/**"`).
-    pub key: String,
-    pub value: serde_json::Value,
-    /// Added to what the files below set (`extend-select`,
-    /// `extend-ignore`, `--ignore`, a `[per-file-ignores]` entry), rather
-    /// than replacing it.
-    pub added: bool,
-    pub origin: Origin,
-}
-
-pub(super) fn list(values: &[String]) -> serde_json::Value {
-    serde_json::Value::Array(
-        values
-            .iter()
-            .map(|v| serde_json::Value::from(v.as_str()))
-            .collect(),
-    )
-}
 
 /// The order keys are shown in.
 const ORDER: &[&str] = &[

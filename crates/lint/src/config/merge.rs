@@ -1,11 +1,11 @@
 //! How one file of an `extend` chain applies over the files it extends
 //! (docs/configuration.md has the table).
 
+use super::file::ConfigError;
+use super::origin::list;
 use super::{
-    Config, Globs, MAX_CLOCK_SKEW_LIMIT, check_code, check_selectors, duration_value, list,
-    parse_level,
+    Config, Globs, MAX_CLOCK_SKEW_LIMIT, check_code, check_selectors, duration_value, parse_level,
 };
-use crate::config::ConfigError;
 use crate::duration;
 
 impl Config {

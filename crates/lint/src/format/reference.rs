@@ -5,10 +5,6 @@ use std::fmt::Write;
 
 use super::{EnumKind, HARNESS_MAPPINGS, MAPPINGS, Mapping, mapping_at};
 
-pub(super) fn anchor(name: &str) -> String {
-    name.to_lowercase().replace(' ', "-")
-}
-
 /// `docs/contract-format.md`: the format reference, generated from the tables.
 pub fn reference() -> String {
     let mut out = String::from(
