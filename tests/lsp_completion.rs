@@ -84,10 +84,7 @@ fn erased(kind: &'static str, source: &str, span: Span) -> Place {
 /// and a new key line at the top of each phase's body.
 fn places(source: &str) -> Vec<Place> {
     let analysis = phaselint_lint::analyze(source, &Settings::default());
-    let contract = analysis
-        .contract
-        .as_deref()
-        .expect("a valid contract parses");
+    let contract = analysis.contract().expect("a valid contract parses");
     let mut places = Vec::new();
     for phase in &contract.phases {
         for field in phase.all_fields() {
@@ -164,7 +161,7 @@ fn accepting_any_completion_item_adds_no_finding() {
     let mut failures = Vec::new();
     for (path, source) in corpus() {
         let original = phaselint_lint::analyze(&source, &Settings::default());
-        let contract = original.contract.as_deref();
+        let contract = original.contract();
         for place in places(&source) {
             let items = complete(&place.text, place.cursor, contract);
             let counts = accepted_by_kind.entry(place.kind).or_default();
@@ -353,8 +350,7 @@ fn suppression_comments_answer_hover_and_completion_with_rule_codes() {
     let r104_rule = phaselint_lint::rules::rule("R104").unwrap();
     assert_eq!(first["labelDetails"]["description"], r104_rule.name);
     let phases: Vec<&str> = analysis
-        .contract
-        .as_deref()
+        .contract()
         .unwrap()
         .phases
         .iter()
@@ -433,7 +429,7 @@ fn published(diagnostics: &[Value]) -> BTreeMap<(String, String), usize> {
 fn items_accepted_through_the_server_add_no_finding() {
     let (path, source) = largest_contract();
     let analysis = phaselint_lint::analyze(&source, &Settings::default());
-    let contract = analysis.contract.as_deref().unwrap();
+    let contract = analysis.contract().unwrap();
     let r110_spans: Vec<Span> = analysis
         .diagnostics
         .iter()

@@ -49,16 +49,6 @@ const CIRCLES_TO_BREAK: &[(&[&str], &str)] = &[
          that metadata below both",
     ),
     (
-        &[
-            "crates/lint/src/lib.rs",
-            "crates/lint/src/resume/mod.rs",
-            "crates/lint/src/resume/target.rs",
-        ],
-        "a module's face that also holds code: `lib.rs` (`analyze`) and `resume/mod.rs` (the \
-         request and error types) call into files that import their types back; move those \
-         types (`Analysis`, `ResumeRequest`, `ResumeError`) into files of their own",
-    ),
-    (
         &["crates/bench/src/main.rs", "crates/bench/src/otel.rs"],
         "the benchmark's `main.rs` holds helpers `otel.rs` uses: move them into a file of \
          their own",

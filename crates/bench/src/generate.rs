@@ -818,7 +818,7 @@ mod tests {
             .map(|d| format!("{}: {}", d.code, d.message))
             .collect();
         assert!(errors.is_empty(), "{errors:#?}");
-        assert!(analysis.contract.is_some());
+        assert!(analysis.contract().is_some());
     }
 
     #[test]

@@ -1027,8 +1027,8 @@ fn stages(text: &str, runs: usize) -> Result<String, String> {
     let line_index = time_median(runs, || LineIndex::new(text));
     let parse = time_median(runs, || syntax::parse(text, Limits::default()));
     let contract = analysis
-        .contract
-        .clone()
+        .shared_contract()
+        .cloned()
         .ok_or("the generated contract did not load")?;
     // The field analyses run on first use; time them with the graph, so
     // the rules below are timed on answers already there.

@@ -434,8 +434,7 @@ fn git(
     }
     let pipeline = |analysis: &Analysis| {
         analysis
-            .contract
-            .as_deref()
+            .contract()
             .and_then(|c| c.pipeline_id.as_ref())
             .map(|p| p.value.clone())
     };
@@ -807,8 +806,7 @@ fn same_pipeline_at(
         }
         let analysis = analyze(&bytes);
         let matches = analysis
-            .contract
-            .as_deref()
+            .contract()
             .and_then(|c| c.pipeline_id.as_ref())
             .is_some_and(|p| p.value == id);
         if matches {

@@ -97,7 +97,7 @@ fn load_config(dir: &Path) -> Result<HarnessConfig, NoVerdict> {
             errors.join("\n")
         )));
     }
-    analysis.harness.ok_or_else(|| {
+    analysis.into_harness().ok_or_else(|| {
         NoVerdict(format!(
             "the harness config `{}` could not be read as one",
             path.display()

@@ -90,7 +90,7 @@ pub fn diff(data: &[u8]) {
     match deleted {
         Ok(findings) => {
             assert!(!old_refused, "diff refused OLD, contract_deleted did not");
-            let checkpoints = old.contract.as_deref().map_or(0, |c| c.checkpoints.len());
+            let checkpoints = old.contract().map_or(0, |c| c.checkpoints.len());
             assert!(findings.len() <= checkpoints);
             for finding in &findings {
                 assert_eq!(finding.code, "D601");

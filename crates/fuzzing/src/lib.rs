@@ -173,7 +173,7 @@ fn check_fixes(analysis: &Analysis, settings: &Settings) {
 
 fn check_editor(analysis: &Analysis) {
     let source = &analysis.source;
-    let contract = analysis.contract.as_deref();
+    let contract = analysis.contract();
     let index = contract.map(SymbolIndex::build).unwrap_or_default();
     let document = parse(source, Limits::default()).ok().flatten();
     for offset in sample_offsets(source) {
@@ -291,7 +291,7 @@ fn check_structure(source: &str) {
 }
 
 fn check_digests(analysis: &Analysis) {
-    let Some(contract) = analysis.contract.as_deref() else {
+    let Some(contract) = analysis.contract() else {
         return;
     };
     // Each digest parses the text again: two are enough to cover it.
@@ -318,7 +318,7 @@ pub fn resume_readers(data: &[u8]) {
             let _ = resume::parse_records(&value);
             let _ = resume::canonical_json(&value);
             // The context binding of an approval over any value.
-            if let Some(contract) = binding_contract().contract.as_deref() {
+            if let Some(contract) = binding_contract().contract() {
                 let next: Vec<_> = contract.phases.iter().collect();
                 let one = resume::ContextBinding::of(&next, &value);
                 assert_eq!(one, resume::ContextBinding::of(&next, &value));
@@ -474,7 +474,7 @@ fn harness_readers(data: &[u8]) {
         phaselint_lint::DocumentKind::Harness,
         &Settings::default(),
     );
-    if let Some(config) = &config.harness {
+    if let Some(config) = config.harness() {
         match resume::check_harness(config, &files, std::path::Path::new("/h"), "k", &input) {
             Ok(report) => assert_eq!(
                 report.decision == resume::Decision::Resume,
@@ -493,7 +493,7 @@ fn harness_readers(data: &[u8]) {
             phaselint_lint::DocumentKind::Harness,
             &Settings::default(),
         );
-        if let Some(config) = &analysis.harness {
+        if let Some(config) = analysis.harness() {
             let status = resume::harness_status(config, &files, std::path::Path::new("/h"), &input);
             assert!(status.checkpoints.len() <= config.checkpoints.len());
         }
@@ -560,7 +560,7 @@ pub fn resume_check(data: &[u8]) {
     let Ok(context) = resume::parse_document(context, DocumentFormat::Detect) else {
         return;
     };
-    let Some(model) = analysis.contract.as_deref() else {
+    let Some(model) = analysis.contract() else {
         return;
     };
     let now: Timestamp = "2026-01-01T00:00:00Z".parse().expect("a valid instant");
@@ -658,7 +658,7 @@ fn library_inputs(contract: &str, context: Option<&str>, now: Timestamp) {
     let Ok(loaded) = request::load_contract_text(contract.to_string(), "<fuzz>", None) else {
         return;
     };
-    let Some(model) = loaded.analysis.contract.as_deref() else {
+    let Some(model) = loaded.analysis.contract() else {
         return;
     };
     for id in model

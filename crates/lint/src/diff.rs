@@ -109,10 +109,12 @@ pub fn diff_from(
     };
     refuse_errors(old, "OLD")?;
     refuse_errors(new, "NEW")?;
-    let (Some(old_contract), Some(new_contract)) =
-        (old.contract.as_deref(), new.contract.as_deref())
-    else {
-        let side = if old.contract.is_none() { "OLD" } else { "NEW" };
+    let (Some(old_contract), Some(new_contract)) = (old.contract(), new.contract()) else {
+        let side = if old.contract().is_none() {
+            "OLD"
+        } else {
+            "NEW"
+        };
         return Err(DiffError::NotAContract { side });
     };
     let mut out = Vec::new();
@@ -710,7 +712,7 @@ fn checks_dropped(old: &Old<'_>, anchor: Span) -> Diagnostic {
             ),
         )
         .with_help("nothing to do for paused runs; make sure dropping every checkpoint check is intended");
-    if let Some(first) = old.contract.as_deref().and_then(|c| c.checkpoints.first()) {
+    if let Some(first) = old.contract().and_then(|c| c.checkpoints.first()) {
         let span = first.checkpoint_id.as_ref().map_or(first.span, |i| i.span);
         finding =
             finding.with_related_location(old.note(span, "OLD's checkpoint specs begin here"));
@@ -852,7 +854,7 @@ struct Kept<'a> {
 /// once; a phase is credited to the first checkpoint (in OLD's order)
 /// whose search reaches it.
 fn added_phases(new: &Analysis, kept: &[Kept<'_>], out: &mut Vec<Diagnostic>) {
-    let (Some(new_contract), Some(graph)) = (new.contract.as_deref(), new.graph.as_ref()) else {
+    let (Some(new_contract), Some(graph)) = (new.contract(), new.graph()) else {
         return;
     };
     let old_contract = kept.first().map(|k| k.old.contract);
@@ -967,12 +969,12 @@ fn is_child(child: &str, parent: &str) -> bool {
 /// Per OLD phase (by index), whether it is at or upstream of `phase`
 /// through OLD's edges.
 fn upstream_of(old: &Analysis, phase: usize) -> Vec<bool> {
-    let count = old.contract.as_deref().map_or(0, |c| c.phases.len());
+    let count = old.contract().map_or(0, |c| c.phases.len());
     let mut seen = vec![false; count.max(phase + 1)];
     if let Some(slot) = seen.get_mut(phase) {
         *slot = true;
     }
-    let Some(graph) = old.graph.as_ref() else {
+    let Some(graph) = old.graph() else {
         return seen;
     };
     let mut queue = std::collections::VecDeque::from([phase]);
@@ -999,7 +1001,7 @@ fn upstream_of(old: &Analysis, phase: usize) -> Vec<bool> {
 /// warning field's default applies and an advisory field is only listed,
 /// so neither refuses a run, nor is either sure to be there.
 fn entry_requirements(old: &Old<'_>, kept: &[Kept<'_>], out: &mut Vec<Diagnostic>) {
-    let Some(old_graph) = old.graph.as_ref() else {
+    let Some(old_graph) = old.graph() else {
         return;
     };
     // First every question to OLD's graph, answered by one solve.
@@ -1268,10 +1270,7 @@ fn unresumable(
     let id = &old_target.checkpoint_id;
     let span = new_spec.map_or(anchor, |s| s.phase.as_ref().map_or(s.span, |p| p.span));
     let old_phase = &old_target.phase.name;
-    let phase_gone = new
-        .contract
-        .as_deref()
-        .is_some_and(|c| c.phase(old_phase).is_none());
+    let phase_gone = new.contract().is_some_and(|c| c.phase(old_phase).is_none());
     if phase_gone {
         return D602_CHECKPOINT_PHASE_CHANGED
             .at(
@@ -1309,8 +1308,7 @@ fn refuse_errors(analysis: &Analysis, side: &'static str) -> Result<(), DiffErro
 
 fn ids(analysis: &Analysis) -> impl Iterator<Item = &str> {
     analysis
-        .contract
-        .as_deref()
+        .contract()
         .into_iter()
         .flat_map(|c| &c.checkpoints)
         .filter_map(|c| c.checkpoint_id.as_ref().map(|i| i.value.as_str()))

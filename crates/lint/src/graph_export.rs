@@ -125,8 +125,8 @@ pub fn export<'a>(
     settings: &Settings,
     findings: bool,
 ) -> Option<GraphExport<'a>> {
-    let contract = analysis.contract.as_deref()?;
-    let graph = analysis.graph.as_ref()?;
+    let contract = analysis.contract()?;
+    let graph = analysis.graph()?;
     let line = |offset: usize| {
         analysis
             .line_index
@@ -441,8 +441,7 @@ mod tests {
         for path in files {
             let text = std::fs::read_to_string(&path).unwrap();
             let analysis = crate::analyze(&text, &Settings::default());
-            let (Some(contract), Some(graph)) = (analysis.contract.as_deref(), &analysis.graph)
-            else {
+            let (Some(contract), Some(graph)) = (analysis.contract(), analysis.graph()) else {
                 continue;
             };
             let topology_edges: Vec<Option<usize>> = graph

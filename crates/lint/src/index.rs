@@ -285,7 +285,7 @@ checkpoint_integrity:
     #[test]
     fn phases_and_fields_are_indexed_with_their_roles() {
         let analysis = crate::analyze(SOURCE, &Settings::default());
-        let index = SymbolIndex::build(analysis.contract.as_deref().unwrap());
+        let index = SymbolIndex::build(analysis.contract().unwrap());
         let retrieve: Vec<PhaseRole> = index
             .phase_occurrences("retrieve")
             .map(|o| match o.symbol {

@@ -3,6 +3,7 @@
 //! CLI, the language server and the resume check all call it.
 
 pub mod add_suppressions;
+mod analysis;
 pub mod baseline;
 pub mod completion;
 pub mod config;
@@ -38,7 +39,6 @@ pub mod walk;
 use std::sync::Arc;
 
 use config::Settings;
-use diagnostic::Diagnostic;
 use findings::Findings;
 use graph::PhaseGraph;
 use line_index::LineIndex;
@@ -46,117 +46,9 @@ use model::Contract;
 use rules::schema::{e001_yaml_syntax_error, e007_unloadable_document};
 use syntax::{Limits, Span, SyntaxError};
 
+pub use analysis::{Analysis, DocumentKind, Model};
 pub use input::oversized;
 pub use schema::looks_like_context_contract;
-
-/// What a document is, which decides the tables and rules it is read by.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
-pub enum DocumentKind {
-    /// A context contract (docs/contract-format.md).
-    #[default]
-    Contract,
-    /// A harness config with named checkpoints (`.harness/config.json`).
-    Harness,
-}
-
-impl DocumentKind {
-    /// The kind a file's path names: `.harness/config.json` is a harness
-    /// config; anything else is read as a contract.
-    pub fn of_path(path: &std::path::Path) -> DocumentKind {
-        let mut components = path.components().rev();
-        let file = components.next().map(|c| c.as_os_str());
-        let folder = components.next().map(|c| c.as_os_str());
-        if file == Some("config.json".as_ref()) && folder == Some(".harness".as_ref()) {
-            DocumentKind::Harness
-        } else {
-            DocumentKind::Contract
-        }
-    }
-
-    pub fn as_str(self) -> &'static str {
-        match self {
-            DocumentKind::Contract => "contract",
-            DocumentKind::Harness => "harness",
-        }
-    }
-
-    /// What a file of this kind is, in a message ("cannot load this file as …").
-    pub fn noun(self) -> &'static str {
-        match self {
-            DocumentKind::Contract => "a contract",
-            DocumentKind::Harness => "a harness config",
-        }
-    }
-
-    /// Whether `source`, of this kind, is written as JSON: a harness
-    /// config whose text opens an object. JSON is held to JSON's syntax,
-    /// its helps speak JSON, and it takes no `#` comment.
-    pub fn is_json(self, source: &str) -> bool {
-        self == DocumentKind::Harness && source.trim_start().starts_with('{')
-    }
-}
-
-/// Everything known about one document: the text, its line index, the
-/// model and graph when the text got that far, and the findings. The YAML
-/// tree is dropped once the model is built: it is most of the memory, and
-/// what needs it later (the resume digest, enum hover) parses again.
-pub struct Analysis {
-    pub kind: DocumentKind,
-    pub source: String,
-    pub line_index: LineIndex,
-    is_context_contract: bool,
-    /// Shared, so an editor can keep the last contract that parsed while
-    /// dropping the rest of a stale analysis.
-    pub contract: Option<Arc<Contract>>,
-    pub graph: Option<PhaseGraph>,
-    /// The model of a harness config, when the document is one.
-    pub harness: Option<model::HarnessConfig>,
-    /// Sorted by position, then code; filtered by the settings and by
-    /// suppression comments.
-    pub diagnostics: Vec<Diagnostic>,
-    /// E-code findings that the configuration or a suppression comment
-    /// removed from `diagnostics`. A linter may hide them on request; the
-    /// resume check must not, so it reads them here.
-    pub hidden_errors: Vec<Diagnostic>,
-    /// What the resume check reads from the YAML tree (target digests,
-    /// entry defaults), from one parse on first use and kept: a caller
-    /// that checks the same analysis again (the Python API's guard) does
-    /// not parse the contract again for each check.
-    resume_facts: std::sync::OnceLock<resume::ResumeFacts>,
-}
-
-impl Analysis {
-    /// Whether the root looks like a context contract: it has one of
-    /// `schema_version`, `pipeline_id`, `phases`, `checkpoint_integrity`.
-    pub fn is_context_contract(&self) -> bool {
-        self.is_context_contract
-    }
-
-    /// The resume check's facts from the YAML tree, parsed on first use.
-    pub(crate) fn resume_facts(&self) -> &resume::ResumeFacts {
-        self.resume_facts
-            .get_or_init(|| resume::ResumeFacts::read(self))
-    }
-
-    /// Drops the model and graph, keeping what a report needs (the source,
-    /// its line index and the diagnostics). A linter holding thousands of
-    /// analyses until it prints would otherwise hold every file's model.
-    pub fn keep_only_findings(&mut self) {
-        self.contract = None;
-        self.graph = None;
-    }
-
-    /// Whether a `# phaselint: disable=` comment can be written in it (not
-    /// in JSON).
-    pub fn takes_comments(&self) -> bool {
-        !self.kind.is_json(&self.source)
-    }
-
-    /// Whether the YAML itself could not be read (E001 or E007).
-    pub fn is_unreadable(&self) -> bool {
-        self.diagnostics.iter().any(|d| d.code.is_load_error())
-    }
-}
 
 /// Analyzes raw bytes the caller hands over: the text is not copied (at
 /// the 32 MiB bound a copy is 32 MiB more at the peak of the analysis).
@@ -173,27 +65,17 @@ pub fn analyze_bytes(bytes: &[u8], kind: DocumentKind, settings: &Settings) -> A
         Ok(text) => analyze_kind(text, kind, settings),
         Err(error) => {
             let source = String::from_utf8_lossy(bytes).into_owned();
-            let line_index = LineIndex::new(&source);
             let offset = String::from_utf8_lossy(&bytes[..error.valid_up_to()]).len();
-            Analysis {
-                diagnostics: vec![e007_unloadable_document::diagnostic(
-                    Span::empty(offset),
-                    &format!(
-                        "the file is not valid UTF-8 (invalid byte at offset {})",
-                        error.valid_up_to()
-                    ),
-                    kind.noun(),
-                )],
-                kind,
-                source,
-                line_index,
-                is_context_contract: false,
-                contract: None,
-                graph: None,
-                harness: None,
-                hidden_errors: Vec::new(),
-                resume_facts: std::sync::OnceLock::new(),
-            }
+            let mut analysis = Analysis::empty(kind, source);
+            analysis.diagnostics = vec![e007_unloadable_document::diagnostic(
+                Span::empty(offset),
+                &format!(
+                    "the file is not valid UTF-8 (invalid byte at offset {})",
+                    error.valid_up_to()
+                ),
+                kind.noun(),
+            )];
+            analysis
         }
     }
 }
@@ -201,22 +83,13 @@ pub fn analyze_bytes(bytes: &[u8], kind: DocumentKind, settings: &Settings) -> A
 /// The analysis of a file that was not read at all because it is over a
 /// bound: one E007 with `message`.
 pub fn unloadable(message: &str, kind: DocumentKind) -> Analysis {
-    Analysis {
-        diagnostics: vec![e007_unloadable_document::diagnostic(
-            Span::empty(0),
-            message,
-            kind.noun(),
-        )],
-        kind,
-        source: String::new(),
-        line_index: LineIndex::new(""),
-        is_context_contract: false,
-        contract: None,
-        graph: None,
-        harness: None,
-        hidden_errors: Vec::new(),
-        resume_facts: std::sync::OnceLock::new(),
-    }
+    let mut analysis = Analysis::empty(kind, String::new());
+    analysis.diagnostics = vec![e007_unloadable_document::diagnostic(
+        Span::empty(0),
+        message,
+        kind.noun(),
+    )];
+    analysis
 }
 
 /// Reads and analyzes a contract file: a file over the size bound gets
@@ -364,19 +237,7 @@ fn analyze_document_with(
     settings: &Settings,
     read_resume_facts: bool,
 ) -> Analysis {
-    let line_index = LineIndex::new(&source);
-    let mut analysis = Analysis {
-        kind,
-        harness: None,
-        source,
-        line_index,
-        is_context_contract: false,
-        contract: None,
-        graph: None,
-        diagnostics: Vec::new(),
-        hidden_errors: Vec::new(),
-        resume_facts: std::sync::OnceLock::new(),
-    };
+    let mut analysis = Analysis::empty(kind, source);
     let source = analysis.source.as_str();
     let mut findings = Findings::new(source, &analysis.line_index, settings);
     // YAML reads JSON, but forgives what JSON parsers do not (a trailing
@@ -385,8 +246,7 @@ fn analyze_document_with(
         Some((message, offset)) => Err(SyntaxError::Yaml { message, offset }),
         None => syntax::parse(source, Limits::default()),
     };
-    let mut contract = None;
-    let mut graph = None;
+    let mut model = Model::Unbuilt;
     let mut resume_facts = None;
     match parsed {
         Err(SyntaxError::Yaml { message, offset }) => {
@@ -438,7 +298,7 @@ fn analyze_document_with(
                     config: &config,
                 };
                 rules::run_harness(&context, settings, &mut findings);
-                analysis.harness = Some(config);
+                model = Model::Harness(config);
             } else {
                 let (built, within_budget) =
                     schema::build(root, source, settings.dialect, &mut findings);
@@ -450,6 +310,7 @@ fn analyze_document_with(
                     None
                 };
                 let built = Arc::new(built);
+                let mut graph = None;
                 if !within_budget {
                     // E007 says so; the model is partial, and its graph
                     // would not be the contract's.
@@ -477,13 +338,15 @@ fn analyze_document_with(
                         &tree,
                     ));
                 }
-                contract = Some(built);
+                model = Model::Contract {
+                    contract: built,
+                    graph,
+                };
             }
         }
     }
     let (diagnostics, hidden) = findings.finish();
-    analysis.contract = contract;
-    analysis.graph = graph;
+    analysis.model = model;
     analysis.diagnostics = diagnostics;
     analysis.hidden_errors = hidden;
     if let Some(facts) = resume_facts {

@@ -144,8 +144,7 @@ pub fn rename_field(source: &str, offset: usize, new_name: &str) -> Result<Vec<E
     let settings = Settings::default();
     let analysis = crate::analyze(source, &settings);
     let contract = analysis
-        .contract
-        .as_deref()
+        .contract()
         .ok_or("the contract does not parse; fix its syntax errors first")?;
     let index = SymbolIndex::build(contract);
     let target =
@@ -644,7 +643,7 @@ fn verify(source: &str, edits: &[Edit], planned: &[FieldPath]) -> Result<(), Str
     let failed = || {
         "the renamed text would not read as planned (a name written in a way phaselint cannot rewrite exactly); rename by hand".to_string()
     };
-    let contract = analysis.contract.as_deref().ok_or_else(failed)?;
+    let contract = analysis.contract().ok_or_else(failed)?;
     let index = SymbolIndex::build(contract);
     let now: Vec<FieldPath> = places(&text, contract, &index)
         .into_iter()

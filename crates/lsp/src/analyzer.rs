@@ -124,8 +124,7 @@ impl Analyzed {
     ) -> Self {
         let analysis = analyze_document(text, kind, settings);
         let index = analysis
-            .contract
-            .as_deref()
+            .contract()
             .map(SymbolIndex::build)
             .unwrap_or_default();
         Analyzed {

@@ -170,7 +170,7 @@ pub fn index_file(path: &Path, config: &Config, unit: ColumnUnit, uri: &Uri) -> 
 /// A document's phases, checkpoints and chains, at most
 /// `MAX_SYMBOLS_PER_FILE`.
 pub fn symbols_of(analyzed: &Analyzed, positions: &Positions<'_>, path: &Path) -> Vec<SymbolEntry> {
-    let Some(contract) = analyzed.analysis.contract.as_deref() else {
+    let Some(contract) = analyzed.analysis.contract() else {
         return Vec::new();
     };
     let container = contract

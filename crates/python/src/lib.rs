@@ -192,8 +192,7 @@ fn outline(
         )?;
         let contract = loaded
             .analysis
-            .contract
-            .as_deref()
+            .contract()
             .ok_or_else(|| "the contract could not be loaded".to_string())?;
         let text = |s: &Option<phaselint_lint::model::Spanned<String>>| {
             s.as_ref().map(|s| s.value.clone())

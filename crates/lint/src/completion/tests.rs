@@ -74,7 +74,7 @@ fn labels(items: &[Completion]) -> Vec<&str> {
 #[test]
 fn completes_keys_phases_fields_and_enums() {
     let analysis = crate::analyze(CONTRACT, &Settings::default());
-    let contract = analysis.contract.as_deref();
+    let contract = analysis.contract();
     let complete_at = |text: &str| {
         let (text, offset) = at_cursor(text);
         complete(&text, offset, contract)
@@ -178,7 +178,7 @@ propagation_chains:
       field: answer
 ";
     let analysis = crate::analyze(text, &Settings::default());
-    let contract = analysis.contract.as_deref();
+    let contract = analysis.contract();
     let at = |needle: &str| {
         let offset = text.find(needle).unwrap() + needle.len();
         labels(&complete(text, offset, contract))
@@ -224,7 +224,7 @@ graph_topology:
 ";
     let analysis = crate::analyze(text, &Settings::default());
     let offset = text.find("source_phase: ").unwrap() + "source_phase: ".len();
-    let items = complete(text, offset, analysis.contract.as_deref());
+    let items = complete(text, offset, analysis.contract());
     assert_eq!(labels(&items), ["a", "b"]);
     assert_eq!(
         items[0].detail.as_deref(),
@@ -274,7 +274,7 @@ propagation_chains:
     let complete_at = |text: &str| {
         let (text, offset) = at_cursor(text);
         let analysis = crate::analyze(&text, &Settings::default());
-        labels(&complete(&text, offset, analysis.contract.as_deref()))
+        labels(&complete(&text, offset, analysis.contract()))
             .into_iter()
             .map(str::to_string)
             .collect::<Vec<_>>()
@@ -312,12 +312,12 @@ checkpoint_integrity:
 ";
     let analysis = crate::analyze(text, &Settings::default());
     let offset = text.find("phase: retrieve").unwrap() + "phase: ".len();
-    let items = complete(text, offset, analysis.contract.as_deref());
+    let items = complete(text, offset, analysis.contract());
     assert_eq!(labels(&items), ["retrieve", "index"]);
     // Without staleness checks, every phase, those with exit fields first.
     let bare = text.split("    on_resume").next().unwrap();
     let analysis = crate::analyze(bare, &Settings::default());
-    let items = complete(bare, offset, analysis.contract.as_deref());
+    let items = complete(bare, offset, analysis.contract());
     let mut ranked = items.clone();
     ranked.sort_by(|a, b| a.sort_text.cmp(&b.sort_text));
     assert_eq!(labels(&ranked), ["retrieve", "index", "plan", "generate"]);
@@ -353,7 +353,7 @@ fn staleness_enums_agree_with_each_other() {
 #[test]
 fn comments_get_no_contract_completion() {
     let analysis = crate::analyze(CONTRACT, &Settings::default());
-    let contract = analysis.contract.as_deref();
+    let contract = analysis.contract();
     let text = format!("{CONTRACT}  - checkpoint_id: j\n    phase: retrieve  # after ");
     assert!(complete(&text, text.len(), contract).is_empty());
     let text = format!("{CONTRACT}# phases:\n#   ");

@@ -90,7 +90,7 @@ pub fn diff_in_mode(
 /// the message ("the file is deleted in the work tree").
 pub fn contract_deleted(old: &Analysis, what: &str) -> Result<Vec<Diagnostic>, DiffError> {
     refuse_errors(old, "OLD")?;
-    if old.contract.is_none() {
+    if old.contract().is_none() {
         return Err(DiffError::NotAContract { side: "OLD" });
     }
     let mut out = Vec::new();

@@ -70,7 +70,7 @@ fn a_membership_test_on_context_is_a_key_read() {
 #[test]
 fn the_segment_under_the_cursor_chooses_the_path() {
     let analysis = crate::analyze(SOURCE, &Settings::default());
-    let contract = analysis.contract.as_deref().unwrap();
+    let contract = analysis.contract().unwrap();
     let index = SymbolIndex::build(contract);
     let on_items = at("docs.items, source_phase") + "docs.it".len();
     let target = target(SOURCE, contract, &index, on_items).unwrap().unwrap();

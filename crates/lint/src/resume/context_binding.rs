@@ -127,7 +127,7 @@ mod tests {
             "schema_version: '1'\npipeline_id: p\nphases:\n  plan: {}\n  deploy:\n    entry:\n      required:\n        - name: plan.target_paths\n        - name: _cc_propagation\n      enrichment:\n        - name: docs.*.id\n",
             &Settings::default(),
         );
-        let contract = analysis.contract.as_deref().unwrap();
+        let contract = analysis.contract().unwrap();
         ContextBinding::of(&[&contract.phases[1]], &context)
     }
 

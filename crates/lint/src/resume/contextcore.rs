@@ -108,7 +108,7 @@ pub struct ApprovalRecord {
 /// staleness check without `recovery`, which ContextCore's
 /// `StalenessCheck` requires (REQ-10-002) and its result carries.
 pub fn unrepresentable(analysis: &Analysis, checkpoint_id: &str) -> Option<String> {
-    let spec = analysis.contract.as_deref()?.checkpoints.iter().find(|c| {
+    let spec = analysis.contract()?.checkpoints.iter().find(|c| {
         c.checkpoint_id
             .as_ref()
             .is_some_and(|id| id.value == checkpoint_id)

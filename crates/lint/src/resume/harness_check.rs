@@ -507,7 +507,7 @@ mod tests {
             crate::DocumentKind::Harness,
             &crate::config::Settings::default(),
         );
-        analysis.harness.unwrap()
+        analysis.into_harness().unwrap()
     }
 
     fn two_types() -> HarnessConfig {

@@ -464,7 +464,7 @@ mod tests {
             crate::DocumentKind::Harness,
             &crate::config::Settings::default(),
         );
-        analysis.harness.unwrap().checkpoints.remove(0)
+        analysis.harness().unwrap().checkpoints[0].clone()
     }
 
     #[test]

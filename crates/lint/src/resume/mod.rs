@@ -16,10 +16,13 @@ pub mod contextcore;
 mod decision;
 mod document;
 mod entry;
+mod error;
+mod facts;
 mod handoff;
 mod harness;
 mod harness_check;
 mod harness_write;
+mod inputs;
 mod manifest;
 mod manifest_files;
 mod next;
@@ -47,6 +50,8 @@ pub use document::{
 };
 pub(crate) use entry::TypeKind;
 pub use entry::{FieldResult, FieldStatus};
+pub use error::{ResumeError, first_findings};
+pub(crate) use facts::ResumeFacts;
 pub use handoff::{
     HandoffInput, HandoffReport, MAX_MARKDOWN_ELEMENTS, MAX_TASKS, Problem as HandoffProblem,
     Task as HandoffTask, check_handoff, markdown_elements, row_cells, tina_phase_of,
@@ -65,6 +70,11 @@ pub use harness_check::{
 pub use harness_write::{
     FireRefusal, FireReport, HookRun, JournalRecovery, SentinelStore, consume, fire,
     recover_consume, request_text, trigger_of,
+};
+pub(crate) use inputs::require_mapping;
+pub use inputs::{
+    MAX_ENTRY_FIELDS, Recoverer, RecoveryOutcome, RecoveryRequest, ResumeRequest,
+    check_entry_field_count,
 };
 pub use jiff::Timestamp;
 pub use manifest::{
@@ -96,173 +106,7 @@ pub use stash::{
     GitCommit, GitRepository, NoRepository, Revision, StashInfo, TreeEntry, carries_checkpoint,
 };
 pub use state::{StateKey, parse_state_within, state_hash, state_value};
-pub(crate) use target::ResumeFacts;
 pub(crate) use target::irreversible_phases;
 pub use target::{
     ContractError, SUPPRESSED_ERROR_NOTE, Target, contract_errors, target_digest, target_digests,
 };
-
-use serde_json::Value;
-
-use crate::model::Recovery;
-
-/// Everything one resume check needs besides the contract.
-#[derive(Clone, Debug)]
-pub struct ResumeRequest {
-    pub checkpoint_id: String,
-    /// The context the run would resume with (must be a mapping).
-    pub context: Value,
-    pub now: Timestamp,
-    pub mode: Mode,
-    /// The phase the run resumes into; `None` means the graph successors
-    /// of the checkpoint's phase.
-    pub next_phase: Option<String>,
-    /// Approvals from outside the context (files, harness sentinels).
-    pub approvals: Vec<ApprovalSource>,
-    /// Seconds a `set_at` may lie in the future and still count as fresh.
-    pub max_clock_skew: u64,
-    /// Only the orchestrator writes the context store, so an approval read
-    /// from it may satisfy a `human` policy (never an irreversible resume).
-    pub trust_context_approvals: bool,
-}
-
-/// "Recover field F with strategy S", asked of whoever can.
-#[derive(Clone, Debug)]
-pub struct RecoveryRequest<'a> {
-    pub checkpoint_id: &'a str,
-    pub phase: &'a str,
-    pub field: &'a str,
-    pub strategy: Recovery,
-}
-
-/// How one recovery attempt ended.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub enum RecoveryOutcome {
-    Recovered {
-        detail: String,
-    },
-    Failed {
-        exit_code: Option<i32>,
-        detail: String,
-    },
-    TimedOut {
-        detail: String,
-    },
-    NotStarted {
-        detail: String,
-    },
-}
-
-/// Runs recovery (`--recover-with`) and re-reads the context afterwards.
-pub trait Recoverer {
-    /// What runs, for the attempt record (e.g. the hook command).
-    fn describe(&self) -> String;
-    fn recover(&mut self, request: &RecoveryRequest<'_>) -> RecoveryOutcome;
-    /// The context as it is now, after recovery changed it.
-    fn reread_context(&mut self) -> Result<Value, String>;
-}
-
-/// Why no verdict could be given. Every one of these must stop a resume.
-#[derive(Clone, Debug, thiserror::Error)]
-pub enum ResumeError {
-    #[error("the contract has errors, so no resume verdict can be given: {}", findings.join("; "))]
-    ContractHasErrors { findings: Vec<String> },
-    #[error("unknown checkpoint `{id}`; {}", list("checkpoints", known))]
-    UnknownCheckpoint { id: String, known: Vec<String> },
-    #[error("checkpoint `{id}` cannot be checked: {problem}")]
-    InvalidCheckpoint { id: String, problem: String },
-    #[error(
-        "next phase `{name}` is not a declared phase; {}",
-        list("phases", known)
-    )]
-    UnknownPhase { name: String, known: Vec<String> },
-    #[error(
-        "`{name}` is not a phase the run can resume into from phase `{phase}`: {}",
-        if successors.is_empty() {
-            format!("`{phase}` has no successor, so nothing follows the checkpoint")
-        } else {
-            format!("its successors are {}; name one of them, or leave --next-phase out to check them all", crate::diagnostic::code_list(successors.iter()))
-        }
-    )]
-    NotASuccessor {
-        name: String,
-        phase: String,
-        successors: Vec<String>,
-    },
-    #[error("the context must be a mapping, found {found}")]
-    ContextNotMapping { found: &'static str },
-    #[error("malformed context: {message}")]
-    MalformedContext { message: String },
-    #[error("malformed approval in {location}: {message}")]
-    MalformedApproval { location: String, message: String },
-    #[error(
-        "more than {limit} approval records were presented for one checkpoint (the context's and every --approvals file's together); a resume is approved by one valid record, so keep the ones that apply"
-    )]
-    TooManyApprovals { limit: usize },
-    #[error("cannot re-read the context after recovery: {0}")]
-    Reread(String),
-    #[error("cannot ask the operator for approval: {0}")]
-    Operator(String),
-    #[error(
-        "the entry check would visit more than {visits} values of the context (wildcard entry fields over a large context); no verdict is given rather than run on"
-    )]
-    TooMuchWork { visits: u64 },
-    #[error(
-        "the phases the run resumes into have {count} entry fields; the resume check reads at most {limit}, and gives no verdict rather than run on"
-    )]
-    TooManyEntryFields { count: usize, limit: usize },
-}
-
-/// How many names a message lists before "and N more".
-const LISTED: usize = 50;
-
-fn list(what: &str, items: &[String]) -> String {
-    if items.is_empty() {
-        return format!("the contract declares no {what}");
-    }
-    let listed = crate::diagnostic::code_list(items.iter().take(LISTED));
-    match items.len().saturating_sub(LISTED) {
-        0 => format!("{what}: {listed}"),
-        more => format!("{what}: {listed} and {more} more"),
-    }
-}
-
-/// Lists findings for a message: the first `LISTED`, then how many more.
-pub fn first_findings(findings: impl ExactSizeIterator<Item = String>) -> Vec<String> {
-    let total = findings.len();
-    let mut listed: Vec<String> = findings.take(LISTED).collect();
-    if total > LISTED {
-        listed.push(format!("and {} more", total - LISTED));
-    }
-    listed
-}
-
-/// Refuses phases to resume into with more entry fields (required and
-/// enrichment) than the resume check and `approve` read: each is looked
-/// up, reported and bound to the approval, and a phase with a million
-/// would take gigabytes.
-pub fn check_entry_field_count(next: &[&crate::model::Phase]) -> Result<(), ResumeError> {
-    let count: usize = next.iter().map(|p| p.entry_fields().count()).sum();
-    if count > MAX_ENTRY_FIELDS {
-        return Err(ResumeError::TooManyEntryFields {
-            count,
-            limit: MAX_ENTRY_FIELDS,
-        });
-    }
-    Ok(())
-}
-
-/// The most entry fields the phases a run resumes into may have for the
-/// resume check and `approve` (real phases have a few dozen at most).
-pub const MAX_ENTRY_FIELDS: usize = 10_000;
-
-/// The context a resume is checked against must be a mapping.
-pub(crate) fn require_mapping(context: &Value) -> Result<(), ResumeError> {
-    if context.is_object() {
-        Ok(())
-    } else {
-        Err(ResumeError::ContextNotMapping {
-            found: document::type_name(context),
-        })
-    }
-}

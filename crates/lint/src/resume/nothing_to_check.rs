@@ -27,8 +27,7 @@ pub const NOTHING_TO_CHECK: &str = "no checkpoint specs: nothing to check";
 /// Whether the contract loaded and declares no checkpoint spec at all.
 pub(crate) fn declares_no_checkpoints(analysis: &Analysis) -> bool {
     analysis
-        .contract
-        .as_deref()
+        .contract()
         .is_some_and(|contract| contract.checkpoints.is_empty())
 }
 
@@ -40,7 +39,7 @@ pub(crate) fn report(
     recovery_hook: bool,
     interactive: bool,
 ) -> Result<ResumeReport, ResumeError> {
-    super::require_mapping(&request.context)?;
+    super::inputs::require_mapping(&request.context)?;
     let next: Vec<&Phase> = match request.next_phase.as_deref() {
         None => Vec::new(),
         Some(name) => vec![

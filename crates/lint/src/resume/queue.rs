@@ -156,7 +156,7 @@ pub fn queue(
             findings: super::first_findings(errors.iter().map(ToString::to_string)),
         });
     }
-    let Some(contract) = analysis.contract.as_deref() else {
+    let Some(contract) = analysis.contract() else {
         return Err(ResumeError::ContractHasErrors {
             findings: vec!["the contract could not be loaded".into()],
         });
@@ -169,7 +169,7 @@ pub fn queue(
     // Graph order of the checkpoints' phases; a checkpoint on an unknown
     // phase (no verdict) goes last; ties keep declaration order.
     let mut rank = vec![usize::MAX; contract.phases.len()];
-    if let Some(graph) = analysis.graph.as_ref() {
+    if let Some(graph) = analysis.graph() {
         for (position, phase) in graph.order().into_iter().enumerate() {
             if let Some(slot) = rank.get_mut(phase) {
                 *slot = position;

@@ -250,7 +250,7 @@ mod tests {
             "schema_version: '1'\npipeline_id: p\nphases:\n  a: {{}}\ncheckpoint_integrity:\n  - checkpoint_id: k\n    phase: a\n    on_resume:\n      staleness_checks:\n{entries}"
         );
         let analysis = crate::analyze(&text, &crate::config::Settings::default());
-        analysis.contract.unwrap().checkpoints[0]
+        analysis.contract().unwrap().checkpoints[0]
             .on_resume
             .staleness_checks
             .clone()

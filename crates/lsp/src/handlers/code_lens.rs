@@ -22,7 +22,7 @@ fn title(analyzed: &Analyzed, exit: &ExitReaders<'_>) -> String {
     let names: Vec<&str> = exit
         .readers
         .iter()
-        .filter_map(|&i| analyzed.analysis.contract.as_ref()?.phases.get(i))
+        .filter_map(|&i| analyzed.analysis.contract()?.phases.get(i))
         .map(|p| p.name.as_str())
         .collect();
     let count = names.len();

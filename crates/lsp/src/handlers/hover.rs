@@ -120,7 +120,7 @@ fn field_list(fields: impl Iterator<Item = String>) -> String {
 }
 
 fn phase_summary(analyzed: &Analyzed, name: &str) -> Option<String> {
-    let contract = analyzed.analysis.contract.as_deref()?;
+    let contract = analyzed.analysis.contract()?;
     let phase = contract.phase(name)?;
     let mut text = format!("**phase `{name}`**\n\n");
     if let Some(description) = &phase.description() {
@@ -159,8 +159,7 @@ fn field_summary(analyzed: &Analyzed, name: &phaselint_lint::field_path::FieldPa
     let phase_name = |i: usize| {
         analyzed
             .analysis
-            .contract
-            .as_ref()
+            .shared_contract()
             .and_then(|c| c.phases.get(i))
             .map_or_else(String::new, |p| format!("`{}`", p.name))
     };

@@ -32,7 +32,7 @@ pub fn prepare(
             }
         }));
     }
-    let Some(contract) = analyzed.analysis.contract.as_deref() else {
+    let Some(contract) = analyzed.analysis.contract() else {
         return Ok(None);
     };
     let source = &analyzed.analysis.source;

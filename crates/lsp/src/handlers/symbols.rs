@@ -42,7 +42,7 @@ fn symbol(
 /// Phases with their fields, checkpoints with their watched fields, chains
 /// with their stops: nested as the YAML nests them, in document order.
 pub fn document_symbols(analyzed: &Analyzed, positions: &Positions<'_>) -> Vec<DocumentSymbol> {
-    let Some(contract) = analyzed.analysis.contract.as_deref() else {
+    let Some(contract) = analyzed.analysis.contract() else {
         return Vec::new();
     };
     // An outline of a generated contract with 100,000 fields is of no use

@@ -334,7 +334,7 @@ impl LanguageServer for Server {
             {
                 return Ok(Some(CompletionResponse::Array(codes)));
             }
-            let contract = analysis.contract.as_deref().or(s.last_contract.as_deref());
+            let contract = analysis.contract().or(s.last_contract.as_deref());
             let items = handlers::completion::completion(
                 &analysis.source,
                 offset,

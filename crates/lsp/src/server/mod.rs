@@ -128,7 +128,7 @@ async fn analyzed(
         match guard.documents.get_mut(uri) {
             Some(document) if document.version == version => {
                 document.analysis_time = Some(took);
-                let last_contract = match &analyzed.analysis.contract {
+                let last_contract = match analyzed.analysis.shared_contract() {
                     Some(contract) => document.last_contract.replace(contract.clone()),
                     None => None,
                 };

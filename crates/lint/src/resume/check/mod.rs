@@ -54,7 +54,7 @@ pub fn check(
         // clean gets this far; an unknown id among declared specs stays
         // no verdict.
         Err(ResumeError::UnknownCheckpoint { .. })
-            if let Some(contract) = analysis.contract.as_deref()
+            if let Some(contract) = analysis.contract()
                 && super::nothing_to_check::declares_no_checkpoints(analysis) =>
         {
             return super::nothing_to_check::report(
