@@ -24,7 +24,6 @@ const NOT_YET_SPLIT: &[&str] = &[
     "crates/lint/src/resume/handoff.rs",
     "crates/lint/src/resume/manifest.rs",
     "crates/lint/src/syntax.rs",
-    "crates/bench/src/generate.rs",
     "crates/fuzzing/src/lib.rs",
 ];
 
