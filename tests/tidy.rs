@@ -79,11 +79,6 @@ const CIRCLES_TO_BREAK: &[(&[&str], &str)] = &[
          types (`Analysis`, `ResumeRequest`, `ResumeError`) into files of their own",
     ),
     (
-        &["crates/render/src/lib.rs", "crates/render/src/full.rs"],
-        "render's `lib.rs` both dispatches to each format and defines what the formats share: \
-         move the shared part into a file of its own",
-    ),
-    (
         &[
             "crates/cli/src/harness.rs",
             "crates/cli/src/resume.rs",
