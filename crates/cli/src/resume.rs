@@ -3,138 +3,30 @@
 //! and render the verdict of `phaselint_lint::resume::check`. The checks
 //! themselves live in the lint crate; this file does the I/O.
 
-use std::io::{IsTerminal, Write};
+use std::io::IsTerminal;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
-use clap::ValueEnum;
 use phaselint_lint::config::Settings;
 use phaselint_lint::input::{self, Bound};
-use phaselint_lint::resume::{
-    self, ApprovalQuestion, Mode, Operator, Recoverer, ResumeReport, request,
-};
+use phaselint_lint::resume::{self, ApprovalQuestion, Operator, Recoverer, ResumeReport, request};
 
-use crate::exit;
-
+mod answer;
+mod args;
 mod hook;
 mod inputs;
 mod manifest_hash;
 
-use crate::{ClockArgs, ConfigArgs};
+use crate::ConfigArgs;
+pub(crate) use answer::{Verdict, answer, no_verdict};
+pub(crate) use args::mode;
+pub use args::{QuestionArg, ResumeCheckArgs, ResumeFormat};
 use hook::Hook;
 pub(crate) use hook::{last_line, stop_hook};
 pub use inputs::NoVerdict;
 use inputs::read_state;
 pub(crate) use inputs::{load_contract, parse_now, read_approvals, read_document};
 pub use manifest_hash::{ManifestHashArgs, manifest_hash};
-
-#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
-pub enum ModeArg {
-    /// A blocking failure blocks (exit 1); a missing approval denies (exit 2).
-    Strict,
-    /// Blocking failures are reported and the run may resume; a missing approval still denies.
-    Permissive,
-    /// Everything is reported; nothing blocks, approval included.
-    Audit,
-}
-
-#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
-pub enum QuestionArg {
-    /// May the mutation proceed? The checkpoint is in place and nothing changed since.
-    Mutate,
-    /// Is the checkpoint still a valid rollback point? Its stash or backups are intact.
-    Rollback,
-}
-
-#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
-pub enum ResumeFormat {
-    /// What was checked, what failed and what to do next.
-    Human,
-    /// The same report as versioned JSON, for tools.
-    Json,
-    /// A contract checkpoint's result exactly as ContextCore's CheckpointResumeResult
-    /// (REQ-10-012) serializes it, nothing else; the decision is the exit code.
-    Contextcore,
-}
-
-#[derive(clap::Args)]
-pub struct ResumeCheckArgs {
-    /// The contract the run follows.
-    #[arg(long, value_name = "FILE", required_unless_present_any = ["handoff", "manifest", "harness_dir"])]
-    pub contract: Option<PathBuf>,
-    /// The checkpoint the run paused at.
-    #[arg(long, value_name = "ID", required_unless_present_any = ["handoff", "manifest"])]
-    pub checkpoint: Option<String>,
-    /// The context to resume with, JSON or YAML; `-` reads standard input.
-    #[arg(long, value_name = "FILE|-", required_unless_present_any = ["handoff", "manifest", "harness_dir"])]
-    pub context: Option<PathBuf>,
-    /// Check a team handoff (Markdown) instead of a contract's checkpoint.
-    #[arg(long, value_name = "FILE",
-          conflicts_with_all = ["contract", "checkpoint", "context", "next_phase", "approvals",
-                                "harness_dir", "recover_with", "interactive",
-                                "trust_context_approvals", "manifest"])]
-    pub handoff: Option<PathBuf>,
-    /// Check a checkpoint manifest (JSON or YAML): may the mutation proceed, or
-    /// is it still a valid rollback point (--for)?
-    #[arg(long, value_name = "FILE",
-          conflicts_with_all = ["contract", "checkpoint", "context", "next_phase", "approvals",
-                                "harness_dir", "recover_with", "interactive",
-                                "trust_context_approvals"])]
-    pub manifest: Option<PathBuf>,
-    /// The directory a manifest's scope paths are relative to, in the git
-    /// repository a `git_stash` was taken in [default: .].
-    #[arg(long, value_name = "DIR")]
-    pub root: Option<PathBuf>,
-    /// The manifest's question: `mutate`, may the mutation proceed (the checkpoint is in
-    /// place and the live state is the checkpointed one), or `rollback`, is the checkpoint
-    /// still a valid rollback point (whatever the live files are now) [default: mutate].
-    #[arg(long = "for", value_name = "QUESTION", value_enum)]
-    pub question: Option<QuestionArg>,
-    /// The state (JSON or YAML) a `state_snapshot` or `database_savepoint` manifest's
-    /// hash is recomputed over: the live state for `--for mutate`, the snapshot to
-    /// restore for `--for rollback`.
-    #[arg(long, value_name = "FILE")]
-    pub state: Option<PathBuf>,
-    /// A handoff older than this is stale (`90s`, `15m`, `2h`, `1d` or seconds).
-    #[arg(long, value_name = "DURATION", requires = "handoff")]
-    pub max_handoff_age: Option<String>,
-    #[command(flatten)]
-    pub clock: ClockArgs,
-    #[arg(long, value_enum, default_value = "strict")]
-    pub mode: ModeArg,
-    /// The phase the run resumes into [default: the graph successors of the checkpoint's phase].
-    #[arg(long, value_name = "NAME")]
-    pub next_phase: Option<String>,
-    /// A file with one ApprovalRecord or a list of them (JSON or YAML). Repeatable.
-    #[arg(long, value_name = "FILE")]
-    pub approvals: Vec<PathBuf>,
-    /// A harness directory holding `checkpoint-<id>.md` requests and `.md.granted` grants;
-    /// without --contract, the harness's own start-up check from its `config.json`.
-    #[arg(long, value_name = "DIR")]
-    pub harness_dir: Option<PathBuf>,
-    /// With --harness-dir and no --contract: once granted, remove the request and its
-    /// grant as the harness's start-up does (both or neither, even across a crash).
-    #[arg(long, requires = "harness_dir")]
-    pub consume: bool,
-    /// Run CMD (with `sh -c`) to recover each stale blocking/warning field, then re-read the context.
-    #[arg(long, value_name = "CMD")]
-    pub recover_with: Option<String>,
-    /// Seconds one recovery attempt may take before it is killed.
-    #[arg(long, value_name = "SECONDS", default_value_t = 120,
-          value_parser = clap::value_parser!(u64).range(1..))]
-    pub recover_timeout: u64,
-    /// Ask the operator for a missing human approval (only on a terminal).
-    #[arg(long)]
-    pub interactive: bool,
-    /// Only the orchestrator writes the context store: let an approval read from the
-    /// context satisfy a `human` policy (never a resume into an irreversible phase).
-    #[arg(long)]
-    pub trust_context_approvals: bool,
-    #[arg(long, value_enum, default_value = "human")]
-    pub format: ResumeFormat,
-    #[command(flatten)]
-    pub configuration: ConfigArgs,
-}
 
 /// Runs the check; with an OTLP endpoint configured, exports its span
 /// once the answer is printed (`telemetry.rs`). Without one, no
@@ -239,64 +131,6 @@ fn check_and_answer(args: &ResumeCheckArgs) -> u8 {
     })
 }
 
-/// No verdict: the reason on stderr (and as JSON on stdout with
-/// `--format json`), exit 3.
-pub(crate) fn no_verdict(args: &ResumeCheckArgs, message: &str) -> u8 {
-    crate::telemetry::record_no_verdict(message);
-    eprintln!(
-        "phaselint: error: {}",
-        phaselint_render::terminal::block(message)
-    );
-    eprintln!("phaselint: no resume verdict (exit 3): the run must not resume");
-    if args.format == ResumeFormat::Json {
-        /// The no-verdict answer, its keys in the documented order.
-        #[derive(serde::Serialize)]
-        struct NoVerdictJson<'a> {
-            version: u32,
-            decision: Option<&'a str>,
-            error: &'a str,
-        }
-        let answer = NoVerdictJson {
-            version: 1,
-            decision: None,
-            error: message,
-        };
-        let mut out = std::io::stdout().lock();
-        let _ = phaselint_render::write_json_pretty(&mut out, &answer).and_then(|()| writeln!(out));
-    }
-    exit::NO_VERDICT
-}
-
-/// Prints a verdict (JSON or human) and returns its exit code; a failure
-/// to reach one is exit 3 with the reason, in JSON too.
-pub(crate) fn answer<R: serde::Serialize + Verdict>(
-    args: &ResumeCheckArgs,
-    report: Result<R, NoVerdict>,
-    human: impl FnOnce(&R, &mut std::io::StdoutLock<'_>) -> std::io::Result<()>,
-) -> u8 {
-    match report {
-        Ok(report) => {
-            crate::telemetry::record_report(|| report.telemetry());
-            let mut out = std::io::stdout().lock();
-            let printed = match args.format {
-                ResumeFormat::Json | ResumeFormat::Contextcore => {
-                    phaselint_render::write_json_pretty(&mut out, &report)
-                        .and_then(|()| writeln!(out))
-                }
-                ResumeFormat::Human => human(&report, &mut out),
-            };
-            if let Err(e) = printed
-                && e.kind() != std::io::ErrorKind::BrokenPipe
-            {
-                eprintln!("phaselint: error: cannot write output: {e}");
-                return exit::NO_VERDICT;
-            }
-            report.decision().exit_code()
-        }
-        Err(NoVerdict(message)) => no_verdict(args, &message),
-    }
-}
-
 /// `--format contextcore`: ContextCore's model of the result, which has no
 /// decision, with the report it came from (its decision gives the exit
 /// code, its events the telemetry).
@@ -315,19 +149,6 @@ impl Verdict for ContextCoreResult {
 
     fn telemetry(&self) -> Option<serde_json::Value> {
         serde_json::to_value(&self.1).ok()
-    }
-}
-
-/// What every resume check's report says: its decision.
-pub(crate) trait Verdict {
-    fn decision(&self) -> resume::Decision;
-
-    /// The report as `--format json` prints it, for the exported span.
-    fn telemetry(&self) -> Option<serde_json::Value>
-    where
-        Self: serde::Serialize + Sized,
-    {
-        serde_json::to_value(self).ok()
     }
 }
 
@@ -456,14 +277,6 @@ fn check_manifest(
             document.shown
         )),
     })
-}
-
-pub(crate) fn mode(mode: ModeArg) -> Mode {
-    match mode {
-        ModeArg::Strict => Mode::Strict,
-        ModeArg::Permissive => Mode::Permissive,
-        ModeArg::Audit => Mode::Audit,
-    }
 }
 
 fn check(args: &ResumeCheckArgs) -> Result<ResumeReport, NoVerdict> {
