@@ -12,7 +12,8 @@ use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
-use crate::{median, ms, ratio, value};
+use crate::figures::{median, ms, ratio};
+use crate::flags::value;
 
 const ARGS: &[&str] = &[
     "resume-check",

@@ -3,141 +3,30 @@
 //! and render the verdict of `phaselint_lint::resume::check`. The checks
 //! themselves live in the lint crate; this file does the I/O.
 
-use std::io::{IsTerminal, Read, Write};
+use std::io::IsTerminal;
 use std::path::{Path, PathBuf};
-use std::process::{Command, Stdio};
-use std::sync::mpsc;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
-use clap::ValueEnum;
-use phaselint_lint::Analysis;
 use phaselint_lint::config::Settings;
 use phaselint_lint::input::{self, Bound};
-use phaselint_lint::model::EnumValue;
-use phaselint_lint::resume::{
-    self, ApprovalQuestion, ApprovalSource, Mode, Operator, Recoverer, RecoveryOutcome,
-    RecoveryRequest, ResumeReport, Timestamp, request,
-};
+use phaselint_lint::resume::{self, ApprovalQuestion, Operator, Recoverer, ResumeReport, request};
 
-use crate::exit;
-use crate::{ClockArgs, ConfigArgs};
+mod answer;
+mod args;
+mod hook;
+mod inputs;
+mod manifest_hash;
 
-#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
-pub enum ModeArg {
-    /// A blocking failure blocks (exit 1); a missing approval denies (exit 2).
-    Strict,
-    /// Blocking failures are reported and the run may resume; a missing approval still denies.
-    Permissive,
-    /// Everything is reported; nothing blocks, approval included.
-    Audit,
-}
-
-#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
-pub enum QuestionArg {
-    /// May the mutation proceed? The checkpoint is in place and nothing changed since.
-    Mutate,
-    /// Is the checkpoint still a valid rollback point? Its stash or backups are intact.
-    Rollback,
-}
-
-#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
-pub enum ResumeFormat {
-    /// What was checked, what failed and what to do next.
-    Human,
-    /// The same report as versioned JSON, for tools.
-    Json,
-    /// A contract checkpoint's result exactly as ContextCore's CheckpointResumeResult
-    /// (REQ-10-012) serializes it, nothing else; the decision is the exit code.
-    Contextcore,
-}
-
-#[derive(clap::Args)]
-pub struct ResumeCheckArgs {
-    /// The contract the run follows.
-    #[arg(long, value_name = "FILE", required_unless_present_any = ["handoff", "manifest", "harness_dir"])]
-    pub contract: Option<PathBuf>,
-    /// The checkpoint the run paused at.
-    #[arg(long, value_name = "ID", required_unless_present_any = ["handoff", "manifest"])]
-    pub checkpoint: Option<String>,
-    /// The context to resume with, JSON or YAML; `-` reads standard input.
-    #[arg(long, value_name = "FILE|-", required_unless_present_any = ["handoff", "manifest", "harness_dir"])]
-    pub context: Option<PathBuf>,
-    /// Check a team handoff (Markdown) instead of a contract's checkpoint.
-    #[arg(long, value_name = "FILE",
-          conflicts_with_all = ["contract", "checkpoint", "context", "next_phase", "approvals",
-                                "harness_dir", "recover_with", "interactive",
-                                "trust_context_approvals", "manifest"])]
-    pub handoff: Option<PathBuf>,
-    /// Check a checkpoint manifest (JSON or YAML): may the mutation proceed, or
-    /// is it still a valid rollback point (--for)?
-    #[arg(long, value_name = "FILE",
-          conflicts_with_all = ["contract", "checkpoint", "context", "next_phase", "approvals",
-                                "harness_dir", "recover_with", "interactive",
-                                "trust_context_approvals"])]
-    pub manifest: Option<PathBuf>,
-    /// The directory a manifest's scope paths are relative to, in the git
-    /// repository a `git_stash` was taken in [default: .].
-    #[arg(long, value_name = "DIR")]
-    pub root: Option<PathBuf>,
-    /// The manifest's question: `mutate`, may the mutation proceed (the checkpoint is in
-    /// place and the live state is the checkpointed one), or `rollback`, is the checkpoint
-    /// still a valid rollback point (whatever the live files are now) [default: mutate].
-    #[arg(long = "for", value_name = "QUESTION", value_enum)]
-    pub question: Option<QuestionArg>,
-    /// The state (JSON or YAML) a `state_snapshot` or `database_savepoint` manifest's
-    /// hash is recomputed over: the live state for `--for mutate`, the snapshot to
-    /// restore for `--for rollback`.
-    #[arg(long, value_name = "FILE")]
-    pub state: Option<PathBuf>,
-    /// A handoff older than this is stale (`90s`, `15m`, `2h`, `1d` or seconds).
-    #[arg(long, value_name = "DURATION", requires = "handoff")]
-    pub max_handoff_age: Option<String>,
-    #[command(flatten)]
-    pub clock: ClockArgs,
-    #[arg(long, value_enum, default_value = "strict")]
-    pub mode: ModeArg,
-    /// The phase the run resumes into [default: the graph successors of the checkpoint's phase].
-    #[arg(long, value_name = "NAME")]
-    pub next_phase: Option<String>,
-    /// A file with one ApprovalRecord or a list of them (JSON or YAML). Repeatable.
-    #[arg(long, value_name = "FILE")]
-    pub approvals: Vec<PathBuf>,
-    /// A harness directory holding `checkpoint-<id>.md` requests and `.md.granted` grants;
-    /// without --contract, the harness's own start-up check from its `config.json`.
-    #[arg(long, value_name = "DIR")]
-    pub harness_dir: Option<PathBuf>,
-    /// With --harness-dir and no --contract: once granted, remove the request and its
-    /// grant as the harness's start-up does (both or neither, even across a crash).
-    #[arg(long, requires = "harness_dir")]
-    pub consume: bool,
-    /// Run CMD (with `sh -c`) to recover each stale blocking/warning field, then re-read the context.
-    #[arg(long, value_name = "CMD")]
-    pub recover_with: Option<String>,
-    /// Seconds one recovery attempt may take before it is killed.
-    #[arg(long, value_name = "SECONDS", default_value_t = 120,
-          value_parser = clap::value_parser!(u64).range(1..))]
-    pub recover_timeout: u64,
-    /// Ask the operator for a missing human approval (only on a terminal).
-    #[arg(long)]
-    pub interactive: bool,
-    /// Only the orchestrator writes the context store: let an approval read from the
-    /// context satisfy a `human` policy (never a resume into an irreversible phase).
-    #[arg(long)]
-    pub trust_context_approvals: bool,
-    #[arg(long, value_enum, default_value = "human")]
-    pub format: ResumeFormat,
-    #[command(flatten)]
-    pub configuration: ConfigArgs,
-}
-
-/// A failure that leaves no verdict (exit 3), with what to tell the user.
-pub struct NoVerdict(pub String);
-
-impl From<String> for NoVerdict {
-    fn from(message: String) -> Self {
-        NoVerdict(message)
-    }
-}
+use crate::ConfigArgs;
+pub(crate) use answer::{Verdict, answer, no_verdict};
+pub(crate) use args::mode;
+pub use args::{QuestionArg, ResumeCheckArgs, ResumeFormat};
+use hook::Hook;
+pub(crate) use hook::{last_line, stop_hook};
+pub use inputs::NoVerdict;
+use inputs::read_state;
+pub(crate) use inputs::{load_contract, parse_now, read_approvals, read_document};
+pub use manifest_hash::{ManifestHashArgs, manifest_hash};
 
 /// Runs the check; with an OTLP endpoint configured, exports its span
 /// once the answer is printed (`telemetry.rs`). Without one, no
@@ -242,64 +131,6 @@ fn check_and_answer(args: &ResumeCheckArgs) -> u8 {
     })
 }
 
-/// No verdict: the reason on stderr (and as JSON on stdout with
-/// `--format json`), exit 3.
-pub(crate) fn no_verdict(args: &ResumeCheckArgs, message: &str) -> u8 {
-    crate::telemetry::record_no_verdict(message);
-    eprintln!(
-        "phaselint: error: {}",
-        phaselint_render::terminal::block(message)
-    );
-    eprintln!("phaselint: no resume verdict (exit 3): the run must not resume");
-    if args.format == ResumeFormat::Json {
-        /// The no-verdict answer, its keys in the documented order.
-        #[derive(serde::Serialize)]
-        struct NoVerdictJson<'a> {
-            version: u32,
-            decision: Option<&'a str>,
-            error: &'a str,
-        }
-        let answer = NoVerdictJson {
-            version: 1,
-            decision: None,
-            error: message,
-        };
-        let mut out = std::io::stdout().lock();
-        let _ = phaselint_render::write_json_pretty(&mut out, &answer).and_then(|()| writeln!(out));
-    }
-    exit::NO_VERDICT
-}
-
-/// Prints a verdict (JSON or human) and returns its exit code; a failure
-/// to reach one is exit 3 with the reason, in JSON too.
-pub(crate) fn answer<R: serde::Serialize + Verdict>(
-    args: &ResumeCheckArgs,
-    report: Result<R, NoVerdict>,
-    human: impl FnOnce(&R, &mut std::io::StdoutLock<'_>) -> std::io::Result<()>,
-) -> u8 {
-    match report {
-        Ok(report) => {
-            crate::telemetry::record_report(|| report.telemetry());
-            let mut out = std::io::stdout().lock();
-            let printed = match args.format {
-                ResumeFormat::Json | ResumeFormat::Contextcore => {
-                    phaselint_render::write_json_pretty(&mut out, &report)
-                        .and_then(|()| writeln!(out))
-                }
-                ResumeFormat::Human => human(&report, &mut out),
-            };
-            if let Err(e) = printed
-                && e.kind() != std::io::ErrorKind::BrokenPipe
-            {
-                eprintln!("phaselint: error: cannot write output: {e}");
-                return exit::NO_VERDICT;
-            }
-            report.decision().exit_code()
-        }
-        Err(NoVerdict(message)) => no_verdict(args, &message),
-    }
-}
-
 /// `--format contextcore`: ContextCore's model of the result, which has no
 /// decision, with the report it came from (its decision gives the exit
 /// code, its events the telemetry).
@@ -318,19 +149,6 @@ impl Verdict for ContextCoreResult {
 
     fn telemetry(&self) -> Option<serde_json::Value> {
         serde_json::to_value(&self.1).ok()
-    }
-}
-
-/// What every resume check's report says: its decision.
-pub(crate) trait Verdict {
-    fn decision(&self) -> resume::Decision;
-
-    /// The report as `--format json` prints it, for the exported span.
-    fn telemetry(&self) -> Option<serde_json::Value>
-    where
-        Self: serde::Serialize + Sized,
-    {
-        serde_json::to_value(self).ok()
     }
 }
 
@@ -461,79 +279,6 @@ fn check_manifest(
     })
 }
 
-#[derive(clap::Args)]
-pub struct ManifestHashArgs {
-    /// The directory the paths are relative to.
-    #[arg(long, value_name = "DIR", default_value = ".")]
-    pub root: PathBuf,
-    /// The scope files, in the order the manifest lists them.
-    #[arg(
-        required_unless_present = "state",
-        conflicts_with = "state",
-        value_name = "FILE"
-    )]
-    pub files: Vec<String>,
-    /// A state (JSON or YAML): hash the values of its --key keys instead of files,
-    /// as a `state_snapshot` or `database_savepoint` manifest records them.
-    #[arg(long, value_name = "FILE", requires = "keys")]
-    pub state: Option<PathBuf>,
-    /// A state key, in the order the manifest lists them (a top-level key, or a
-    /// dotted path). Repeatable.
-    #[arg(long = "key", value_name = "KEY", requires = "state")]
-    pub keys: Vec<String>,
-}
-
-/// `phaselint manifest-hash`: the combined hash a skill writes into
-/// `pre_mutation_state.hash`.
-pub fn manifest_hash(args: &ManifestHashArgs) -> u8 {
-    let hash = match &args.state {
-        Some(state) => state_hash(state, &args.keys),
-        None => resume::DiskFiles::open(&args.root)
-            .and_then(|files| resume::manifest_hash(&files, &args.root, &args.files)),
-    };
-    match hash {
-        Ok(hash) => {
-            println!("{hash}");
-            exit::SUCCESS
-        }
-        Err(message) => {
-            eprintln!(
-                "phaselint: error: {}",
-                phaselint_render::terminal::block(&message)
-            );
-            exit::NO_VERDICT
-        }
-    }
-}
-
-/// The hash of `keys` in the state at `path`.
-fn state_hash(path: &Path, keys: &[String]) -> Result<String, String> {
-    if keys.len() > resume::MAX_SCOPE_FILES {
-        return Err(format!(
-            "{} keys are more than the limit of {} for one checkpoint's scope",
-            keys.len(),
-            resume::MAX_SCOPE_FILES
-        ));
-    }
-    let state = read_state(path).map_err(|NoVerdict(m)| m)?;
-    let keys: Vec<&str> = keys.iter().map(String::as_str).collect();
-    resume::state_hash(&state, &keys).1.map_err(|problems| {
-        format!(
-            "cannot hash the state `{}`: {}",
-            path.display(),
-            problems.join("; ")
-        )
-    })
-}
-
-pub(crate) fn mode(mode: ModeArg) -> Mode {
-    match mode {
-        ModeArg::Strict => Mode::Strict,
-        ModeArg::Permissive => Mode::Permissive,
-        ModeArg::Audit => Mode::Audit,
-    }
-}
-
 fn check(args: &ResumeCheckArgs) -> Result<ResumeReport, NoVerdict> {
     let now = parse_now(args.clock.now.as_deref())?;
     let (Some(contract), Some(checkpoint), Some(context_path)) =
@@ -617,15 +362,6 @@ fn check(args: &ResumeCheckArgs) -> Result<ResumeReport, NoVerdict> {
     Ok(report)
 }
 
-/// Reads every `--approvals` file (`resume::request::read_approvals`).
-pub(crate) fn read_approvals(paths: &[PathBuf]) -> Result<Vec<ApprovalSource>, NoVerdict> {
-    Ok(request::read_approvals(paths)?)
-}
-
-pub(crate) fn parse_now(now: Option<&str>) -> Result<Timestamp, NoVerdict> {
-    Ok(request::parse_now(now)?)
-}
-
 /// The settings of a handoff or manifest check: the configuration given,
 /// none, or the one found from the current directory, never from the
 /// folder of the handoff or manifest: the run being checked writes those
@@ -643,177 +379,6 @@ fn settings_here(configuration: &ConfigArgs) -> Result<Settings, NoVerdict> {
     }
     .map_err(|e| NoVerdict(e.to_string()))?;
     Ok(request::resume_settings(config.settings()))
-}
-
-/// Reads and analyzes the contract (`resume::request::load_contract`):
-/// any E-code finding, and any config problem, is a no-verdict error.
-pub(crate) fn load_contract(
-    path: &Path,
-    config: Option<&Path>,
-    no_config: bool,
-) -> Result<(Analysis, Settings), NoVerdict> {
-    let loaded = request::load_contract(path, config, no_config)?;
-    Ok((loaded.analysis, loaded.settings))
-}
-
-/// Reads a JSON or YAML document from a file or, for `-`, standard input.
-pub(crate) fn read_document(
-    path: &Path,
-    what: &str,
-    bound: Bound,
-) -> Result<serde_json::Value, NoVerdict> {
-    Ok(request::read_document(path, what, bound)?)
-}
-
-/// Reads a state (`--state FILE`): a document whose numbers must be exact.
-fn read_state(path: &Path) -> Result<serde_json::Value, NoVerdict> {
-    let document = request::read_text(path, "state", Bound::Document)?;
-    let budget = resume::MEMORY_PER_INPUT_BYTE * Bound::Document.bytes();
-    resume::parse_state_within(&document.text, document.format, budget)
-        .map_err(|e| NoVerdict(format!("cannot read the state {}: {e}", document.shown)))
-}
-
-/// The `--recover-with` hook.
-struct Hook {
-    command: String,
-    context: PathBuf,
-    timeout: Duration,
-}
-
-fn shell(command: &str) -> Command {
-    if cfg!(windows) {
-        let mut c = Command::new("cmd");
-        c.args(["/C", command]);
-        c
-    } else {
-        let mut c = Command::new("sh");
-        c.args(["-c", command]);
-        c
-    }
-}
-
-/// Kills the hook and every process in its group (a shell script's `sleep`,
-/// a background job), then reaps it.
-pub(crate) fn stop_hook(child: &mut std::process::Child) {
-    #[cfg(unix)]
-    if let Some(group) = i32::try_from(child.id())
-        .ok()
-        .and_then(rustix::process::Pid::from_raw)
-    {
-        // Fails only when the group is already gone, which is the goal.
-        let _ = rustix::process::kill_process_group(group, rustix::process::Signal::KILL);
-    }
-    let _ = child.kill();
-    let _ = child.wait();
-}
-
-/// The last non-empty line a hook wrote, for the attempt record.
-pub(crate) fn last_line(bytes: &[u8]) -> Option<String> {
-    String::from_utf8_lossy(bytes)
-        .lines()
-        .rev()
-        .map(str::trim)
-        .find(|l| !l.is_empty())
-        .map(|l| l.chars().take(200).collect())
-}
-
-impl Recoverer for Hook {
-    fn describe(&self) -> String {
-        self.command.clone()
-    }
-
-    fn recover(&mut self, request: &RecoveryRequest<'_>) -> RecoveryOutcome {
-        let mut command = shell(&self.command);
-        command
-            .env("PHASELINT_CHECKPOINT", request.checkpoint_id)
-            .env("PHASELINT_PHASE", request.phase)
-            .env("PHASELINT_FIELD", request.field)
-            .env("PHASELINT_STRATEGY", request.strategy.as_str())
-            .env("PHASELINT_CONTEXT", &self.context)
-            .stdin(Stdio::null())
-            .stdout(Stdio::null())
-            .stderr(Stdio::piped());
-        // Its own process group, so what the hook starts can be stopped with it.
-        #[cfg(unix)]
-        std::os::unix::process::CommandExt::process_group(&mut command, 0);
-        let mut child = match command.spawn() {
-            Ok(child) => child,
-            Err(e) => {
-                return RecoveryOutcome::NotStarted {
-                    detail: format!("cannot start the hook: {e}"),
-                };
-            }
-        };
-        // Read stderr on a thread so a chatty hook cannot fill the pipe and
-        // stall; a hook's leftover background process may keep the pipe open,
-        // so the reader is never waited for past the deadline.
-        let (sender, receiver) = mpsc::channel();
-        if let Some(mut stderr) = child.stderr.take() {
-            std::thread::spawn(move || {
-                let mut buffer = Vec::new();
-                let _ = (&mut stderr).take(64 * 1024).read_to_end(&mut buffer);
-                let _ = sender.send(buffer);
-            });
-        }
-        let deadline = Instant::now() + self.timeout;
-        let status = loop {
-            match child.try_wait() {
-                Ok(Some(status)) => break status,
-                Ok(None) if Instant::now() >= deadline => {
-                    stop_hook(&mut child);
-                    return RecoveryOutcome::TimedOut {
-                        detail: format!(
-                            "did not finish within {} s and was killed",
-                            self.timeout.as_secs()
-                        ),
-                    };
-                }
-                Ok(None) => std::thread::sleep(Duration::from_millis(10)),
-                Err(e) => {
-                    stop_hook(&mut child);
-                    return RecoveryOutcome::Failed {
-                        exit_code: None,
-                        detail: format!("cannot wait for the hook: {e}"),
-                    };
-                }
-            }
-        };
-        // Whatever the hook left running in the background could change the
-        // context after it is re-read and judged: stop it too.
-        stop_hook(&mut child);
-        let said = receiver
-            .recv_timeout(Duration::from_millis(500))
-            .ok()
-            .and_then(|b| last_line(&b));
-        let said = said.map_or(String::new(), |s| format!(": {s}"));
-        match status.code() {
-            Some(0) => RecoveryOutcome::Recovered {
-                detail: format!("exited 0{said}"),
-            },
-            Some(code @ (126 | 127)) => RecoveryOutcome::NotStarted {
-                detail: format!(
-                    "the shell could not run the command (exit {code}: {}){said}",
-                    if code == 127 {
-                        "command not found"
-                    } else {
-                        "not executable"
-                    }
-                ),
-            },
-            Some(code) => RecoveryOutcome::Failed {
-                exit_code: Some(code),
-                detail: format!("exited {code}{said}"),
-            },
-            None => RecoveryOutcome::Failed {
-                exit_code: None,
-                detail: format!("killed by a signal{said}"),
-            },
-        }
-    }
-
-    fn reread_context(&mut self) -> Result<serde_json::Value, String> {
-        read_document(&self.context, "context", Bound::Document).map_err(|NoVerdict(m)| m)
-    }
 }
 
 /// Asks on the terminal (standard error for prompts, standard input for

@@ -1,0 +1,96 @@
+//! How the benchmark measures and shows its figures: medians of timed
+//! runs, milliseconds, ratios, throughput, the machine's load.
+
+use std::time::{Duration, Instant};
+
+use phaselint_lint::config::Settings;
+use phaselint_lint::diagnostic::Severity;
+use phaselint_lint::syntax::{self, Limits};
+
+pub(crate) fn median(mut samples: Vec<Duration>) -> Duration {
+    samples.sort_unstable();
+    samples.get(samples.len() / 2).copied().unwrap_or_default()
+}
+
+/// Runs `f` `runs` times and returns the median.
+pub(crate) fn time_median<T>(runs: usize, mut f: impl FnMut() -> T) -> Duration {
+    let samples = (0..runs)
+        .map(|_| {
+            let start = Instant::now();
+            std::hint::black_box(f());
+            start.elapsed()
+        })
+        .collect();
+    median(samples)
+}
+
+/// Parse and analyze medians, interleaved so both see the same conditions.
+pub(crate) fn parse_and_analyze(text: &str, runs: usize) -> (Duration, Duration) {
+    let settings = Settings::default();
+    let mut parse = Vec::with_capacity(runs);
+    let mut analyze = Vec::with_capacity(runs);
+    for _ in 0..runs {
+        let start = Instant::now();
+        let tree = syntax::parse(text, Limits::default());
+        parse.push(start.elapsed());
+        drop(std::hint::black_box(tree));
+        let start = Instant::now();
+        let analysis = phaselint_lint::analyze(text, &settings);
+        analyze.push(start.elapsed());
+        drop(std::hint::black_box(analysis));
+    }
+    (median(parse), median(analyze))
+}
+
+/// Runs for an input: at least `runs`, more for small inputs (noisier).
+pub(crate) fn runs_for(bytes: usize, runs: usize) -> usize {
+    match bytes {
+        0..=100_000 => runs.max(200),
+        100_001..=1_000_000 => runs.max(30),
+        _ => runs,
+    }
+}
+
+pub(crate) fn ms(d: Duration) -> String {
+    let ms = d.as_secs_f64() * 1000.0;
+    if ms < 10.0 {
+        format!("{ms:.2} ms")
+    } else if ms < 1000.0 {
+        format!("{ms:.1} ms")
+    } else {
+        format!("{:.2} s", d.as_secs_f64())
+    }
+}
+
+pub(crate) fn ratio(a: Duration, b: Duration) -> f64 {
+    a.as_secs_f64() / b.as_secs_f64().max(1e-12)
+}
+
+pub(crate) fn mb_per_s(bytes: usize, d: Duration) -> f64 {
+    bytes as f64 / 1e6 / d.as_secs_f64().max(1e-12)
+}
+
+pub(crate) fn findings(text: &str) -> String {
+    let analysis = phaselint_lint::analyze(text, &Settings::default());
+    let count = |s: Severity| {
+        analysis
+            .diagnostics
+            .iter()
+            .filter(|d| d.severity == s)
+            .count()
+    };
+    format!(
+        "{} / {} / {}",
+        count(Severity::Error),
+        count(Severity::Warning),
+        count(Severity::Info)
+    )
+}
+
+/// The 1, 5 and 15 minute load averages, to show whether something else ran.
+pub(crate) fn load_average() -> String {
+    std::fs::read_to_string("/proc/loadavg")
+        .ok()
+        .map(|s| s.split_whitespace().take(3).collect::<Vec<_>>().join(" "))
+        .unwrap_or_else(|| "unknown".to_string())
+}
