@@ -20,7 +20,6 @@ const MAX_LINES: usize = 700;
 /// language server's `server.rs` first). Temporary: each entry leaves this
 /// list when its file is split; the test fails when one is already short.
 const NOT_YET_SPLIT: &[&str] = &[
-    "crates/lint/src/resume/handoff.rs",
     "crates/lint/src/resume/manifest.rs",
     "crates/cli/src/diff_git.rs",
     "crates/cli/src/git.rs",
