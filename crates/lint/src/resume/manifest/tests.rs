@@ -4,7 +4,8 @@ use sha2::Digest;
 
 use super::*;
 use crate::input;
-use crate::resume::scope::{Entry, Resolved, Tree, resolve};
+use crate::resume::decision::{Decision, Mode};
+use crate::resume::scope::{Entry, FileId, Links, Resolved, Tree, resolve};
 use crate::resume::stash::NoRepository;
 use std::collections::HashMap;
 
