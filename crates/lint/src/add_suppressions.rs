@@ -100,7 +100,7 @@ pub fn add_suppressions(analysis: &Analysis, settings: &Settings) -> Result<Supp
     let mut silenced = Vec::new();
     let mut skipped = Vec::new();
     for (i, d) in analysis.diagnostics.iter().enumerate() {
-        if !can_be_suppressed(d.code.as_str()) || d.code.is_load_error() {
+        if !can_be_suppressed(d.code.as_str()) {
             continue;
         }
         let line = index.line_of(d.span.start);
