@@ -16,7 +16,7 @@ use phaselint_lint::{Analysis, baseline};
 use phaselint_render::BaselineCounts;
 use phaselint_render::terminal::inline;
 
-use crate::atomic_write::write_atomically;
+use crate::atomic_write::{write_atomically, write_shared_atomically};
 use crate::lint::absolute;
 
 /// The adoption options of `phaselint lint`.
@@ -191,14 +191,13 @@ impl Baselines {
                 });
                 kept = writing.recorded.findings() - recorded_before;
             }
-            write_atomically(&writing.shown, writing.recorded.to_json().as_bytes()).map_err(
-                |e| {
+            write_shared_atomically(&writing.shown, writing.recorded.to_json().as_bytes())
+                .map_err(|e| {
                     format!(
                         "cannot write the baseline to {}: {e}",
                         shown(&writing.shown)
                     )
-                },
-            )?;
+                })?;
             if !quiet {
                 let files = writing.recorded.paths().len();
                 let was = writing

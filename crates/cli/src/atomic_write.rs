@@ -42,10 +42,26 @@ pub fn create_output(path: &Path) -> io::Result<std::fs::File> {
 /// place. The temporary file is created with the target's permissions
 /// (so a 0600 contract is never readable by others, not even while it is
 /// written) and set to exactly them before a byte is written; a new file
-/// is 0600 (only its owner reads what phaselint wrote until they widen it).
+/// is 0600 (only its owner reads what phaselint wrote until they widen it:
+/// approvals and fixed contracts may hold what others should not read).
 pub fn write_atomically(path: &Path, bytes: &[u8]) -> io::Result<()> {
+    write_atomically_with(path, bytes, OWNER_ONLY)
+}
+
+/// As [`write_atomically`], for a file meant to be shared (a baseline,
+/// committed beside the contracts): a new one gets the mode any editor
+/// would give it, 0666 less the umask; an existing one keeps its own.
+pub fn write_shared_atomically(path: &Path, bytes: &[u8]) -> io::Result<()> {
+    write_atomically_with(path, bytes, AS_THE_UMASK_ALLOWS)
+}
+
+/// The mode a new file is created with; the umask still applies.
+const OWNER_ONLY: u32 = 0o600;
+const AS_THE_UMASK_ALLOWS: u32 = 0o666;
+
+fn write_atomically_with(path: &Path, bytes: &[u8], new_file_mode: u32) -> io::Result<()> {
     let permissions = check_target(path)?;
-    let (temporary, mut file) = create_temporary(path, permissions.as_ref())?;
+    let (temporary, mut file) = create_temporary(path, permissions.as_ref(), new_file_mode)?;
     let written = file
         .write_all(bytes)
         .and_then(|()| file.sync_all())
@@ -70,7 +86,7 @@ pub fn write_new(path: &Path, bytes: &[u8]) -> io::Result<bool> {
     };
     #[cfg(not(unix))]
     let readable: Option<std::fs::Permissions> = None;
-    let (temporary, mut file) = create_temporary(path, readable.as_ref())?;
+    let (temporary, mut file) = create_temporary(path, readable.as_ref(), OWNER_ONLY)?;
     let linked = file
         .write_all(bytes)
         .and_then(|()| file.sync_all())
@@ -85,10 +101,12 @@ pub fn write_new(path: &Path, bytes: &[u8]) -> io::Result<bool> {
 
 /// Creates the temporary file beside `path` with `O_EXCL`, which neither
 /// follows nor reuses anything already at its name (a link planted there
-/// cannot redirect the write), with the mode of the file it will replace.
+/// cannot redirect the write), with the mode of the file it will replace,
+/// or `new_file_mode` (less the umask) when there is none.
 fn create_temporary(
     path: &Path,
     permissions: Option<&std::fs::Permissions>,
+    new_file_mode: u32,
 ) -> io::Result<(std::path::PathBuf, std::fs::File)> {
     let dir = path
         .parent()
@@ -109,7 +127,7 @@ fn create_temporary(
         {
             use std::os::unix::fs::{OpenOptionsExt, PermissionsExt};
             // The umask can only take bits away: never more open than the target.
-            options.mode(permissions.map_or(0o600, |p| p.mode() & 0o777));
+            options.mode(permissions.map_or(new_file_mode, |p| p.mode() & 0o777));
         }
         match options.open(&temporary) {
             Ok(file) => {
@@ -148,7 +166,8 @@ mod tests {
             std::fs::set_permissions(&target, std::fs::Permissions::from_mode(target_mode))
                 .unwrap();
             let permissions = check_target(&target).unwrap();
-            let (temporary, file) = create_temporary(&target, permissions.as_ref()).unwrap();
+            let (temporary, file) =
+                create_temporary(&target, permissions.as_ref(), OWNER_ONLY).unwrap();
             assert_eq!(file.metadata().unwrap().len(), 0);
             assert_eq!(mode(&temporary), target_mode, "{}", temporary.display());
             drop(file);
@@ -159,7 +178,7 @@ mod tests {
         }
         // A new file (an approval written with --output) is its owner's only.
         let new = dir.path().join("approval.json");
-        let (temporary, file) = create_temporary(&new, None).unwrap();
+        let (temporary, file) = create_temporary(&new, None, OWNER_ONLY).unwrap();
         assert_eq!(mode(&temporary), 0o600);
         drop(file);
         std::fs::remove_file(&temporary).unwrap();
@@ -172,5 +191,22 @@ mod tests {
             .filter(|n| n.to_string_lossy().contains(".phaselint-"))
             .collect();
         assert!(left.is_empty(), "{left:?}");
+    }
+
+    /// A new shared file (a baseline) is as readable as the umask allows.
+    #[test]
+    #[cfg(target_os = "linux")]
+    fn a_new_shared_file_is_as_readable_as_the_umask_allows() {
+        let dir = tempfile::tempdir().unwrap();
+        // (Read, not set: setting it would race with the other tests.)
+        let status = std::fs::read_to_string("/proc/self/status").unwrap();
+        let umask = status
+            .lines()
+            .find_map(|l| l.strip_prefix("Umask:"))
+            .map(|m| u32::from_str_radix(m.trim(), 8).unwrap())
+            .unwrap();
+        let shared = dir.path().join("phaselint-baseline.json");
+        write_shared_atomically(&shared, b"{}\n").unwrap();
+        assert_eq!(mode(&shared), 0o666 & !umask);
     }
 }
