@@ -4,7 +4,10 @@
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output, Stdio};
+
+#[path = "support/binary.rs"]
+mod binary;
+use binary::{Run, phaselint};
 
 fn repo() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
@@ -12,28 +15,6 @@ fn repo() -> PathBuf {
 
 fn corpus() -> PathBuf {
     repo().join("../shared/corpus")
-}
-
-fn phaselint(dir: &Path, args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_phaselint"))
-        .args(args)
-        .current_dir(dir)
-        .env_remove("NO_COLOR")
-        .stdin(Stdio::null())
-        .output()
-        .unwrap()
-}
-
-fn stdout(output: &Output) -> String {
-    String::from_utf8_lossy(&output.stdout).into_owned()
-}
-
-fn stderr(output: &Output) -> String {
-    String::from_utf8_lossy(&output.stderr).into_owned()
-}
-
-fn code(output: &Output) -> i32 {
-    output.status.code().unwrap()
 }
 
 /// A temporary copy of `corpus/<folder>` under `<temp>/<folder>`.
@@ -49,8 +30,8 @@ fn copy_corpus(temp: &Path, folder: &str) {
 }
 
 /// The findings of a concise report: its lines that name a code.
-fn findings(out: &Output) -> Vec<String> {
-    stdout(out)
+fn findings(out: &Run) -> Vec<String> {
+    out.stdout
         .lines()
         .filter(|l| l.contains(".contract.yaml:") || l.contains("config.json:"))
         .map(str::to_string)
@@ -85,7 +66,7 @@ fn a_baseline_reports_only_what_is_new_and_counts_what_was_fixed() {
     copy_corpus(dir, "valid");
     let all = phaselint(dir, &["lint", "--format", "concise", "valid"]);
     let today = findings(&all).len();
-    assert!(today > 100, "the corpus has warnings: {}", stdout(&all));
+    assert!(today > 100, "the corpus has warnings: {}", all.stdout);
 
     let written = phaselint(
         dir,
@@ -98,12 +79,16 @@ fn a_baseline_reports_only_what_is_new_and_counts_what_was_fixed() {
             "valid",
         ],
     );
-    assert_eq!(code(&written), 0, "{}", stderr(&written));
+    assert_eq!(written.code, 0, "{}", written.stderr);
     assert_eq!(
-        stdout(&written),
+        written.stdout,
         format!("All checks passed (24 files).\n{today} findings hidden by the baseline.\n")
     );
-    assert!(stderr(&written).contains(&format!("wrote {today} findings in ")));
+    assert!(
+        written
+            .stderr
+            .contains(&format!("wrote {today} findings in "))
+    );
     assert_eq!(recorded(&dir.join("baseline.json")) as usize, today);
 
     let baselined = [
@@ -115,7 +100,7 @@ fn a_baseline_reports_only_what_is_new_and_counts_what_was_fixed() {
         "valid",
     ];
     let out = phaselint(dir, &baselined);
-    assert_eq!(code(&out), 0);
+    assert_eq!(out.code, 0);
     assert_eq!(findings(&out), Vec::<String>::new());
 
     // Unrelated edits: lines added above everything, another phase's
@@ -139,9 +124,9 @@ fn a_baseline_reports_only_what_is_new_and_counts_what_was_fixed() {
     );
     edit(&file, "phases:\n", "phases:\n\n  # the phases, in order\n");
     let out = phaselint(dir, &baselined);
-    assert_eq!(findings(&out), Vec::<String>::new(), "{}", stdout(&out));
+    assert_eq!(findings(&out), Vec::<String>::new(), "{}", out.stdout);
     assert_eq!(
-        stdout(&out),
+        out.stdout,
         format!("All checks passed (24 files).\n{today} findings hidden by the baseline.\n")
     );
 
@@ -153,13 +138,13 @@ fn a_baseline_reports_only_what_is_new_and_counts_what_was_fixed() {
     );
     let out = phaselint(dir, &baselined);
     let new = findings(&out);
-    assert_eq!(new.len(), 1, "{}", stdout(&out));
+    assert_eq!(new.len(), 1, "{}", out.stdout);
     assert!(
         new[0].contains("C203") && new[0].contains("`plan`"),
         "{}",
         new[0]
     );
-    assert_eq!(code(&out), 0, "a warning alone does not fail");
+    assert_eq!(out.code, 0, "a warning alone does not fail");
     let strict = phaselint(
         dir,
         &[
@@ -171,7 +156,7 @@ fn a_baseline_reports_only_what_is_new_and_counts_what_was_fixed() {
             "valid",
         ],
     );
-    assert_eq!(code(&strict), 1, "the exit code follows what is reported");
+    assert_eq!(strict.code, 1, "the exit code follows what is reported");
     type Count = fn(&serde_json::Value) -> usize;
     let counts: [(&str, Count); 3] = [
         ("json", |v| v["diagnostics"].as_array().unwrap().len()),
@@ -192,12 +177,13 @@ fn a_baseline_reports_only_what_is_new_and_counts_what_was_fixed() {
                 "valid",
             ],
         );
-        let value: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
-        assert_eq!(count(&value), 1, "{format}: {}", stdout(&out));
+        let value: serde_json::Value = serde_json::from_str(&out.stdout).unwrap();
+        assert_eq!(count(&value), 1, "{format}: {}", out.stdout);
         assert!(
-            stderr(&out).contains(&format!("{} findings hidden by the baseline", today)),
+            out.stderr
+                .contains(&format!("{} findings hidden by the baseline", today)),
             "{format}: {}",
-            stderr(&out)
+            out.stderr
         );
     }
     let github = phaselint(
@@ -211,7 +197,7 @@ fn a_baseline_reports_only_what_is_new_and_counts_what_was_fixed() {
             "valid",
         ],
     );
-    assert_eq!(stdout(&github).lines().count(), 1, "{}", stdout(&github));
+    assert_eq!(github.stdout.lines().count(), 1, "{}", github.stdout);
     let junit = phaselint(
         dir,
         &[
@@ -225,9 +211,9 @@ fn a_baseline_reports_only_what_is_new_and_counts_what_was_fixed() {
     );
     let junit_findings = ["[error]", "[warning]", "[info]"]
         .iter()
-        .map(|level| stdout(&junit).matches(level).count())
+        .map(|level| junit.stdout.matches(level).count())
         .sum::<usize>();
-    assert_eq!(junit_findings, 1, "{}", stdout(&junit));
+    assert_eq!(junit_findings, 1, "{}", junit.stdout);
 
     // A baselined finding fixed: counted, and named under --verbose.
     edit(&file, "  # the phases, in order\n", "");
@@ -246,23 +232,19 @@ fn a_baseline_reports_only_what_is_new_and_counts_what_was_fixed() {
     let removed = before.lines().nth(line).unwrap();
     std::fs::write(&file, text).unwrap();
     let out = phaselint(dir, &baselined);
-    assert_eq!(findings(&out).len(), 1, "only the C203: {}", stdout(&out));
+    assert_eq!(findings(&out).len(), 1, "only the C203: {}", out.stdout);
     let gone_line = "1 finding in the baseline no longer occurs: run `phaselint lint --write-baseline baseline.json` to shrink it.\n";
-    assert!(
-        stdout(&out).ends_with(gone_line),
-        "{removed}: {}",
-        stdout(&out)
-    );
+    assert!(out.stdout.ends_with(gone_line), "{removed}: {}", out.stdout);
     let verbose = phaselint(
         dir,
         &["lint", "--verbose", "--baseline", "baseline.json", "valid"],
     );
     assert!(
-        stderr(&verbose).contains(&format!(
+        verbose.stderr.contains(&format!(
             "fixed since baseline.json: 1 finding R110 in {EDITED} (`implement`)"
         )),
         "{}",
-        stderr(&verbose)
+        verbose.stderr
     );
 
     // Writing it again: the fixed one drops out, the new one comes in.
@@ -275,21 +257,23 @@ fn a_baseline_reports_only_what_is_new_and_counts_what_was_fixed() {
         "valid",
     ];
     let rewritten = phaselint(dir, &write_again);
-    assert_eq!(code(&rewritten), 0);
-    assert!(stderr(&rewritten).contains(&format!("(it held {today})")));
+    assert_eq!(rewritten.code, 0);
+    assert!(rewritten.stderr.contains(&format!("(it held {today})")));
     assert_eq!(recorded(&dir.join("baseline.json")) as usize, today);
     let out = phaselint(dir, &baselined);
     assert_eq!(
-        stdout(&out),
+        out.stdout,
         format!("All checks passed (24 files).\n{today} findings hidden by the baseline.\n")
     );
     // The new defect fixed too: the rewritten baseline is one smaller.
     edit(&file, "\n    long_running: true", "");
     let shrunk = phaselint(dir, &write_again);
     assert!(
-        stderr(&shrunk).contains(&format!("wrote {} findings", today - 1)),
+        shrunk
+            .stderr
+            .contains(&format!("wrote {} findings", today - 1)),
         "{}",
-        stderr(&shrunk)
+        shrunk.stderr
     );
     assert_eq!(recorded(&dir.join("baseline.json")) as usize, today - 1);
 }
@@ -300,12 +284,15 @@ fn a_baseline_written_for_some_files_keeps_the_others() {
     let dir = temp.path();
     copy_corpus(dir, "valid");
     let all = phaselint(dir, &["lint", "--write-baseline", "b.json", "valid"]);
-    assert_eq!(code(&all), 0);
+    assert_eq!(all.code, 0);
     let total = recorded(&dir.join("b.json"));
     let one = phaselint(dir, &["lint", "--write-baseline", "b.json", EDITED]);
-    assert_eq!(code(&one), 0);
+    assert_eq!(one.code, 0);
     assert_eq!(recorded(&dir.join("b.json")), total);
-    assert!(stderr(&one).contains("of them kept from files not linted in this run"));
+    assert!(
+        one.stderr
+            .contains("of them kept from files not linted in this run")
+    );
     // The same baseline from another working directory.
     let out = phaselint(
         &dir.join("valid"),
@@ -318,7 +305,7 @@ fn a_baseline_written_for_some_files_keeps_the_others() {
             ".",
         ],
     );
-    assert_eq!(findings(&out), Vec::<String>::new(), "{}", stdout(&out));
+    assert_eq!(findings(&out), Vec::<String>::new(), "{}", out.stdout);
 }
 
 #[test]
@@ -333,28 +320,28 @@ fn the_configuration_names_a_baseline_relative_to_itself() {
     )
     .unwrap();
     let missing = phaselint(dir, &["lint", "valid"]);
-    assert_eq!(code(&missing), 3);
+    assert_eq!(missing.code, 3);
     assert!(
-        stderr(&missing).contains("cannot read the baseline `")
-            && stderr(&missing).contains("ci/baseline.json`: there is no such file; write it with `phaselint lint --write-baseline"),
+        missing.stderr.contains("cannot read the baseline `")
+            && missing.stderr.contains("ci/baseline.json`: there is no such file; write it with `phaselint lint --write-baseline"),
         "{}",
-        stderr(&missing)
+        missing.stderr
     );
     let written = phaselint(
         dir,
         &["lint", "--write-baseline", "ci/baseline.json", "valid"],
     );
-    assert_eq!(code(&written), 0, "{}", stderr(&written));
+    assert_eq!(written.code, 0, "{}", written.stderr);
     // From inside the folder: the configuration is found, its baseline
     // read relative to it.
     let inside = phaselint(&dir.join("valid"), &["lint", "--format", "concise", "."]);
-    assert_eq!(code(&inside), 0);
+    assert_eq!(inside.code, 0);
     assert!(
-        stdout(&inside).starts_with("All checks passed (24 files).\n"),
+        inside.stdout.starts_with("All checks passed (24 files).\n"),
         "{}",
-        stdout(&inside)
+        inside.stdout
     );
-    assert!(stdout(&inside).contains("findings hidden by the baseline."));
+    assert!(inside.stdout.contains("findings hidden by the baseline."));
     let everything = phaselint(
         dir,
         &["lint", "--format", "concise", "--no-baseline", "valid"],
@@ -368,7 +355,7 @@ fn the_configuration_names_a_baseline_relative_to_itself() {
     )
     .unwrap();
     let out = phaselint(dir, &["lint", "--format", "concise", "valid"]);
-    assert_eq!(findings(&out), Vec::<String>::new(), "{}", stdout(&out));
+    assert_eq!(findings(&out), Vec::<String>::new(), "{}", out.stdout);
 }
 
 #[test]
@@ -395,16 +382,16 @@ fn a_baseline_that_cannot_be_used_is_exit_3_naming_it() {
     ] {
         std::fs::write(dir.join(name), text).unwrap();
         let out = phaselint(dir, &["lint", "--baseline", name, "valid"]);
-        assert_eq!(code(&out), 3, "{name}");
-        assert!(stderr(&out).contains(says), "{name}: {}", stderr(&out));
-        assert_eq!(stdout(&out), "", "{name}: nothing is reported");
+        assert_eq!(out.code, 3, "{name}");
+        assert!(out.stderr.contains(says), "{name}: {}", out.stderr);
+        assert_eq!(out.stdout, "", "{name}: nothing is reported");
     }
     let out = phaselint(dir, &["lint", "--baseline", "valid", "valid"]);
-    assert_eq!(code(&out), 3);
+    assert_eq!(out.code, 3);
     assert!(
-        stderr(&out).contains("cannot read the baseline `valid`"),
+        out.stderr.contains("cannot read the baseline `valid`"),
         "{}",
-        stderr(&out)
+        out.stderr
     );
     let out = phaselint(
         dir,
@@ -416,7 +403,7 @@ fn a_baseline_that_cannot_be_used_is_exit_3_naming_it() {
             "valid",
         ],
     );
-    assert_eq!(code(&out), 3, "{}", stderr(&out));
+    assert_eq!(out.code, 3, "{}", out.stderr);
 }
 
 #[test]
@@ -447,15 +434,15 @@ fn suppressions_silence_every_suppressible_finding_and_change_nothing_else() {
         .collect();
     let graph = |path: &Path| {
         let out = phaselint(dir, &["graph", path.to_str().unwrap(), "--format", "json"]);
-        (code(&out), stdout(&out))
+        (out.code, out.stdout)
     };
     let graphs: Vec<_> = contracts.iter().map(|p| graph(p)).collect();
     let before = phaselint(
         dir,
         &["lint", "--format", "json", "valid", "invalid", "fixtures"],
     );
-    let count = |out: &Output, suppressible: bool| {
-        let value: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let count = |out: &Run, suppressible: bool| {
+        let value: serde_json::Value = serde_json::from_str(&out.stdout).unwrap();
         value["diagnostics"]
             .as_array()
             .unwrap()
@@ -479,7 +466,7 @@ fn suppressions_silence_every_suppressible_finding_and_change_nothing_else() {
             "fixtures",
         ],
     );
-    let said = stderr(&added);
+    let said = &added.stderr;
     assert!(
         said.contains("phaselint: note: skipped fixtures/.harness/config.json: it is JSON, which has no comments"),
         "{said}"
@@ -489,14 +476,14 @@ fn suppressions_silence_every_suppressible_finding_and_change_nothing_else() {
         "{said}"
     );
     // What is left is the harness config's finding, which JSON cannot silence.
-    assert_eq!(count(&added, true), 1, "{}", stdout(&added));
-    assert_eq!(code(&added), 1);
+    assert_eq!(count(&added, true), 1, "{}", added.stdout);
+    assert_eq!(added.code, 1);
 
     let after = phaselint(
         dir,
         &["lint", "--format", "json", "valid", "invalid", "fixtures"],
     );
-    assert_eq!(count(&after, true), 1, "{}", stdout(&after));
+    assert_eq!(count(&after, true), 1, "{}", after.stdout);
     assert_eq!(count(&after, false), count(&before, false), "no new S001");
     let graphs_after: Vec<_> = contracts.iter().map(|p| graph(p)).collect();
     assert_eq!(graphs_after, graphs, "every file reads as the same YAML");
@@ -511,9 +498,11 @@ fn suppressions_silence_every_suppressible_finding_and_change_nothing_else() {
         &["lint", "--add-suppressions", "valid", "invalid", "fixtures"],
     );
     assert!(
-        stderr(&again).contains("phaselint: no suppression comments to add"),
+        again
+            .stderr
+            .contains("phaselint: no suppression comments to add"),
         "{}",
-        stderr(&again)
+        again.stderr
     );
     let texts_after: Vec<String> = contracts
         .iter()
@@ -550,16 +539,16 @@ fn suppressions_go_where_yaml_keeps_them_a_comment() {
         "schema_version: '1'\npipeline_id: p\nphases:\n  a: {}\ncheckpoint_integrity:  # phaselint: disable=C204\n  - {checkpoint_id: k,\n     phase: nope,\n     on_resume: {}}\nnotes: |  # phaselint: disable=E003\n  # text, not a comment\nextra: 1  # phaselint: disable=C204,E003\n"
     );
     assert!(
-        stderr(&out).contains("phaselint: note: x.contract.yaml:7: R101 not suppressed: its line ends inside a flow collection"),
+        out.stderr.contains("phaselint: note: x.contract.yaml:7: R101 not suppressed: its line ends inside a flow collection"),
         "{}",
-        stderr(&out)
+        out.stderr
     );
     // The R101 is still reported, and the C204 on the last line is the
     // S001 it was before.
-    let report = stdout(&out);
+    let report = &out.stdout;
     let codes: Vec<&str> = report
         .lines()
         .filter_map(|l| l.split(": ").nth(1).map(|rest| &rest[..4]))
         .collect();
-    assert_eq!(codes, ["R101", "S001"], "{}", stdout(&out));
+    assert_eq!(codes, ["R101", "S001"], "{}", out.stdout);
 }

@@ -3,7 +3,7 @@
 #![allow(dead_code)]
 
 use std::path::Path;
-use std::process::Command;
+use std::process::{Command, Stdio};
 
 pub struct Run {
     pub code: i32,
@@ -15,6 +15,7 @@ pub fn phaselint(dir: &Path, args: &[&str]) -> Run {
     let output = Command::new(env!("CARGO_BIN_EXE_phaselint"))
         .args(args)
         .current_dir(dir)
+        .stdin(Stdio::null())
         .output()
         .unwrap();
     Run {
