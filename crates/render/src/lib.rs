@@ -21,6 +21,7 @@ mod xml;
 use std::collections::BTreeMap;
 use std::io::{self, Write};
 
+use phaselint_lint::DocumentKind;
 use phaselint_lint::diagnostic::{Applicability, Severity};
 use phaselint_lint::rules::rule;
 
@@ -109,9 +110,18 @@ fn summary(report: &Report<'_>, out: &mut impl Write) -> io::Result<()> {
         .filter(|(n, _, _)| *n > 0)
         .map(|&(n, one, many)| plural(n, one, many))
         .collect();
-    let files = plural(report.files.len(), "file", "files");
+    let files = checked_files(report);
     let unread = plural(report.unreadable.len(), "file", "files");
     match (parts.as_slice(), report.unreadable.len()) {
+        // "All checks passed (0 files)" would claim a check that never ran.
+        ([], 0) if report.files.is_empty() => match report.skipped {
+            0 => writeln!(out, "No files checked."),
+            skipped => writeln!(
+                out,
+                "No files checked: {} skipped (not phaselint documents); run with --verbose to see why.",
+                plural(skipped, "file was", "files were")
+            ),
+        },
         ([], 0) => writeln!(out, "All checks passed ({files})."),
         ([], _) => writeln!(
             out,
@@ -131,6 +141,27 @@ fn summary(report: &Report<'_>, out: &mut impl Write) -> io::Result<()> {
             writeln!(out, "Found {found} in {files}{unread}.")?;
             fixable(report, out)
         }
+    }
+}
+
+/// The files a summary counts: `3 files` when all are contracts, else
+/// by kind (`2 contracts and 1 harness config`), so a harness config
+/// checked is never taken for a contract.
+fn checked_files(report: &Report<'_>) -> String {
+    let harness = report
+        .files
+        .iter()
+        .filter(|f| f.analysis.kind == DocumentKind::Harness)
+        .count();
+    let contracts = report.files.len() - harness;
+    match (contracts, harness) {
+        (all, 0) => plural(all, "file", "files"),
+        (0, harness) => plural(harness, "harness config", "harness configs"),
+        (contracts, harness) => format!(
+            "{} and {}",
+            plural(contracts, "contract", "contracts"),
+            plural(harness, "harness config", "harness configs")
+        ),
     }
 }
 
