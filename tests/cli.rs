@@ -406,7 +406,7 @@ fn a_walk_whose_every_file_is_skipped_says_so_without_verbose() {
     let out = phaselint(root, &["lint", "--format", "json", "gates"]);
     assert_eq!(code(&out), 0);
     assert!(
-        stderr(&out).contains("phaselint: note: no files checked: 2 files were skipped (not phaselint documents); run with --verbose to see why"),
+        stderr(&out).contains("phaselint: note: No files checked: 2 files were skipped (not phaselint documents); run with --verbose to see why"),
         "{}",
         stderr(&out)
     );

@@ -203,11 +203,8 @@ pub fn run(args: &LintArgs) -> u8 {
         for line in report.baseline.iter().flat_map(|b| b.lines()) {
             eprintln!("phaselint: {}", inline(&line));
         }
-        if linted.is_empty() && unreadable.is_empty() && skipped > 0 {
-            eprintln!(
-                "phaselint: note: no files checked: {} skipped (not phaselint documents); run with --verbose to see why",
-                plural(skipped, "file was", "files were")
-            );
+        if let Some(note) = output::nothing_checked(&report).filter(|_| skipped > 0) {
+            eprintln!("phaselint: note: {note}");
         }
     }
     // The rules enabled for any file linted: only SARIF lists them, and

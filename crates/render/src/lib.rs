@@ -113,15 +113,9 @@ fn summary(report: &Report<'_>, out: &mut impl Write) -> io::Result<()> {
     let files = checked_files(report);
     let unread = plural(report.unreadable.len(), "file", "files");
     match (parts.as_slice(), report.unreadable.len()) {
-        // "All checks passed (0 files)" would claim a check that never ran.
-        ([], 0) if report.files.is_empty() => match report.skipped {
-            0 => writeln!(out, "No files checked."),
-            skipped => writeln!(
-                out,
-                "No files checked: {} skipped (not phaselint documents); run with --verbose to see why.",
-                plural(skipped, "file was", "files were")
-            ),
-        },
+        ([], 0) if report.files.is_empty() => {
+            writeln!(out, "{}.", nothing_checked(report).unwrap_or_default())
+        }
         ([], 0) => writeln!(out, "All checks passed ({files})."),
         ([], _) => writeln!(
             out,
@@ -142,6 +136,22 @@ fn summary(report: &Report<'_>, out: &mut impl Write) -> io::Result<()> {
             fixable(report, out)
         }
     }
+}
+
+/// What the summary says of a run that checked no file, rather than
+/// "All checks passed (0 files)", which would claim a check that never
+/// ran; `None` when some file was checked or could not be read.
+pub fn nothing_checked(report: &Report<'_>) -> Option<String> {
+    if !report.files.is_empty() || !report.unreadable.is_empty() {
+        return None;
+    }
+    Some(match report.skipped {
+        0 => "No files checked".to_string(),
+        skipped => format!(
+            "No files checked: {} skipped (not phaselint documents); run with --verbose to see why",
+            plural(skipped, "file was", "files were")
+        ),
+    })
 }
 
 /// The files a summary counts: `3 files` when all are contracts, else
