@@ -10,7 +10,7 @@
 
 use std::io::{self, Write};
 
-use phaselint_lint::duration::format_age;
+use phaselint_lint::duration::{format_age, format_seconds};
 use phaselint_lint::model::EnumValue;
 use phaselint_lint::resume::{
     AttemptOutcome, Decision, FieldState, FieldStatus, HandoffReport, ManifestReport, Mode,
@@ -66,14 +66,14 @@ pub fn resume_human(
     } else {
         writeln!(
             out,
-            "Staleness ({} check{}, max clock skew {} s):",
+            "Staleness ({} check{}, max clock skew {}):",
             report.staleness_checks.len(),
             if report.staleness_checks.len() == 1 {
                 ""
             } else {
                 "s"
             },
-            report.max_clock_skew_seconds
+            format_seconds(report.max_clock_skew_seconds)
         )?;
         for c in &report.staleness_checks {
             let stale = report.stale_fields.iter().find(|s| s.field == c.field);
