@@ -388,6 +388,55 @@ fn directories_are_walked_honouring_gitignore_and_include_globs() {
 }
 
 #[test]
+fn a_walk_whose_every_file_is_skipped_says_so_without_verbose() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    let other_kind = "contract_metadata: {}\ninput_schema: {}\n";
+    write(root, "gates/a.contract.yaml", other_kind);
+    write(root, "gates/b.contract.yaml", other_kind);
+    let out = phaselint(root, &["lint", "gates"]);
+    // SPEC §5 has no code for "nothing to lint": the skipped files were
+    // read and are not in error, so the exit code stays 0.
+    assert_eq!(code(&out), 0, "{}", stderr(&out));
+    assert_eq!(
+        stdout(&out),
+        "No files checked: 2 files were skipped (not phaselint documents); run with --verbose to see why.\n"
+    );
+    // The machine formats keep stdout to the report: the note goes to stderr.
+    let out = phaselint(root, &["lint", "--format", "json", "gates"]);
+    assert_eq!(code(&out), 0);
+    assert!(
+        stderr(&out).contains("phaselint: note: No files checked: 2 files were skipped (not phaselint documents); run with --verbose to see why"),
+        "{}",
+        stderr(&out)
+    );
+    // A folder with nothing to lint does not claim that checks passed.
+    std::fs::create_dir(root.join("empty")).unwrap();
+    let out = phaselint(root, &["lint", "empty"]);
+    assert_eq!(stdout(&out), "No files checked.\n");
+}
+
+#[test]
+fn the_summary_names_harness_configs_beside_contracts() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    write(root, "a.contract.yaml", UNKNOWN_KEY);
+    write(
+        root,
+        ".harness/config.json",
+        r#"{"checkpoints": {"types": [{"name": "plan-review", "triggerOn": "post-planner"}]}}"#,
+    );
+    let out = phaselint(root, &["lint", "--format", "concise", "."]);
+    assert!(
+        stdout(&out).ends_with("Found 1 error in 1 contract and 1 harness config.\n"),
+        "{}",
+        stdout(&out)
+    );
+    let out = phaselint(root, &["lint", ".harness/config.json"]);
+    assert_eq!(stdout(&out), "All checks passed (1 harness config).\n");
+}
+
+#[test]
 fn configuration_is_discovered_upwards_and_can_be_overridden() {
     let dir = tempfile::tempdir().unwrap();
     let root = dir.path();
@@ -866,7 +915,7 @@ fn a_walk_enters_the_harness_folder_and_no_other_hidden_one() {
     assert_eq!(code(&out), 1, "{}", stderr(&out));
     insta::assert_snapshot!(stdout(&out), @r"
     .harness/config.json:8:16: H501 [error] checkpoint name `plan-review` is declared twice; both would be `.harness/checkpoint-plan-review.md`, so one checkpoint's approval would count for the other; help: rename one of them, or remove the duplicate entry
-    Found 1 error in 2 files.
+    Found 1 error in 1 contract and 1 harness config.
     ");
 }
 
@@ -891,7 +940,7 @@ fn any_json_or_yaml_file_is_a_harness_config_with_kind_harness() {
     insta::assert_snapshot!(stdout(&out), @r"
     harness.yaml:3:13: H503 [error] checkpoint name `plan review` cannot be a file name: the harness writes `.harness/checkpoint-<name>.md`, and a space is not a letter, digit, `.`, `_` or `-`; help: use only letters, digits, `.`, `_` and `-`, not starting with `.`, at most 100 characters, for example `plan-review`
     harness.yaml:4:18: H502 [error] unknown triggerOn `pre_done`: the harness knows `post-planner`, `pre-done` and `feature-claim:<area>`; help: did you mean `pre-done`?
-    Found 2 errors in 1 file.
+    Found 2 errors in 1 harness config.
     [*] 1 fixable with `--fix --unsafe-fixes` (did-you-mean guesses: preview them with `--diff --unsafe-fixes`).
     ");
     // Without --kind, the same file is read as a contract.

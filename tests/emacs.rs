@@ -10,6 +10,8 @@ use std::process::{Command, Stdio};
 
 #[path = "support/editor.rs"]
 mod editor;
+#[path = "support/tools.rs"]
+mod tools;
 
 fn repo() -> PathBuf {
     std::path::absolute(Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")).unwrap()
@@ -31,13 +33,7 @@ fn eglot_present() -> bool {
         .status()
         .is_ok_and(|s| s.success());
     if !present {
-        assert!(
-            std::env::var_os("CI").is_none(),
-            "Emacs with eglot is missing in CI: .ci/run must install Debian's emacs-nox and elpa-eglot"
-        );
-        println!(
-            "skipped: Emacs with eglot is not installed (apt-get install emacs-nox elpa-eglot)"
-        );
+        tools::missing("Emacs with eglot is not installed (apt-get install emacs-nox elpa-eglot)");
     }
     present
 }

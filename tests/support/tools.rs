@@ -1,5 +1,7 @@
 //! What the tests that run an outside checker (Graphviz, Mermaid, an XSD
-//! validator) share: feeding it text, and the rule for when it is missing.
+//! validator) share: feeding it text, and the rule for when it, or the
+//! corpus beside the repository, is missing: every skipping test says why
+//! through `missing`.
 #![allow(dead_code)]
 
 use std::io::Write;
@@ -34,12 +36,22 @@ pub fn pipe(program: &mut Command, input: &str) -> Option<Piped> {
     })
 }
 
-/// A checker is missing: the test fails in CI, where `.ci/run` installs
-/// every one, and otherwise says why it is skipped.
+/// A checker is missing: the test fails in CI (`CI` set), where `.ci/run`
+/// installs every one, and otherwise says on stderr why it is skipped.
 pub fn missing(reason: &str) {
     assert!(
         std::env::var_os("CI").is_none(),
         "{reason}, in CI: .ci/run must provide it"
     );
-    println!("skipped: {reason}");
+    // libtest captures `print!` and `eprint!` in a test's thread and shows
+    // them only when the test fails, so a skip would pass in silence; a
+    // write to the stderr handle itself is not captured, and `cargo test`
+    // shows it among the results. libtest names the thread after the test.
+    let thread = std::thread::current();
+    let test = thread.name().filter(|name| *name != "main");
+    let line = match test {
+        Some(test) => format!("skipped {test}: {reason}\n"),
+        None => format!("skipped: {reason}\n"),
+    };
+    let _ = std::io::stderr().lock().write_all(line.as_bytes());
 }

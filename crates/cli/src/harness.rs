@@ -36,6 +36,7 @@ pub enum HarnessCommand {
         /// The harness directory, holding `config.json`.
         #[arg(value_name = "DIR", default_value = DEFAULT_DIR)]
         dir: PathBuf,
+        /// The list's form: a table for a person, or versioned JSON for a harness UI.
         #[arg(long, value_enum, default_value = "table")]
         format: StatusFormat,
         /// The time grants are judged at, RFC 3339 [default: the clock].
@@ -56,6 +57,7 @@ pub enum HarnessCommand {
         #[arg(long, value_name = "SECONDS", default_value_t = 120,
               value_parser = clap::value_parser!(u64).range(1..))]
         hook_timeout: u64,
+        /// The report's form, as for `resume-check --format`.
         #[arg(long, value_enum, default_value = "human")]
         format: ResumeFormat,
     },

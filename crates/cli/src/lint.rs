@@ -135,6 +135,7 @@ pub fn run(args: &LintArgs) -> u8 {
         }
     }
     let mut unreadable = Vec::new();
+    let mut skipped = 0;
     let mut linted = Vec::with_capacity(results.len());
     for (target, result) in targets.iter().zip(results) {
         match result {
@@ -151,6 +152,7 @@ pub fn run(args: &LintArgs) -> u8 {
             }
             Ok((mut analysis, other_kind)) => {
                 if target.skips(other_kind) {
+                    skipped += 1;
                     if args.verbose {
                         eprintln!(
                             "phaselint: note: skipped {}: not a context contract (its root has none of schema_version, pipeline_id, phases, checkpoint_integrity)",
@@ -193,11 +195,16 @@ pub fn run(args: &LintArgs) -> u8 {
 
     let mut report = Report::new(&linted, &unreadable);
     report.baseline = baselined.counts;
+    report.skipped = skipped;
     // The machine formats keep stdout to themselves: the baseline's lines
-    // go to stderr.
+    // go to stderr, and so does what the summary would say of a walk
+    // whose every file was skipped.
     if !args.quiet && !matches!(args.format, Format::Full | Format::Concise) {
         for line in report.baseline.iter().flat_map(|b| b.lines()) {
             eprintln!("phaselint: {}", inline(&line));
+        }
+        if let Some(note) = output::nothing_checked(&report).filter(|_| skipped > 0) {
+            eprintln!("phaselint: note: {note}");
         }
     }
     // The rules enabled for any file linted: only SARIF lists them, and

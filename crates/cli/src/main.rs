@@ -11,6 +11,8 @@ mod diff_git;
 mod git;
 mod graph;
 mod harness;
+#[cfg(test)]
+mod help_texts;
 mod lint;
 mod operator;
 mod queue;

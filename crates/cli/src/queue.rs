@@ -44,6 +44,7 @@ pub struct CheckpointsArgs {
     pub trust_context_approvals: bool,
     #[command(flatten)]
     pub clock: ClockArgs,
+    /// The queue's form: a table for the operator, or versioned JSON for tools.
     #[arg(long, value_enum, default_value = "human")]
     pub format: QueueFormat,
     #[command(flatten)]

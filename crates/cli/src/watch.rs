@@ -356,6 +356,7 @@ impl Session<'_> {
         let mut report = Report::new(&files, &unreadable);
         report.working_dir = std::env::current_dir().ok();
         report.max_warnings = self.args.max_warnings;
+        report.skipped = rest.len() - unreadable.len();
         let output = Output {
             format: self.args.format,
             statistics: self.args.statistics,

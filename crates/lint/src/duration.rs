@@ -32,9 +32,73 @@ pub fn format_seconds(seconds: u64) -> String {
     }
 }
 
+/// An age as every resume report writes it: its two largest units, the
+/// smaller one even when it is zero, so ages line up and read alike
+/// (`45s old`, `59m 59s old`, `3h 5m old`, `269d 0h old`); a negative age
+/// is `… in the future`. The smaller unit is cut, not rounded: an age is
+/// at least what it says.
+pub fn format_age(seconds: i64) -> String {
+    let magnitude = two_units(seconds.unsigned_abs());
+    if seconds < 0 {
+        format!("{magnitude} in the future")
+    } else {
+        format!("{magnitude} old")
+    }
+}
+
+/// [`format_age`] for an age compared with `limit` seconds in the same
+/// sentence: where the cut would make the two read alike ("1h 0m old,
+/// older than 1h"), the age is written in whole seconds instead.
+pub fn format_age_beside(seconds: i64, limit: u64) -> String {
+    let magnitude = seconds.unsigned_abs();
+    if magnitude != limit && two_units(magnitude) == two_units(limit) {
+        let direction = if seconds < 0 { "in the future" } else { "old" };
+        format!("{magnitude}s {direction}")
+    } else {
+        format_age(seconds)
+    }
+}
+
+fn two_units(seconds: u64) -> String {
+    const MINUTE: u64 = 60;
+    const HOUR: u64 = 3_600;
+    const DAY: u64 = 86_400;
+    match seconds {
+        s if s >= DAY => format!("{}d {}h", s / DAY, s % DAY / HOUR),
+        s if s >= HOUR => format!("{}h {}m", s / HOUR, s % HOUR / MINUTE),
+        s if s >= MINUTE => format!("{}m {}s", s / MINUTE, s % MINUTE),
+        s => format!("{s}s"),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn ages_at_each_unit_boundary() {
+        assert_eq!(format_age(0), "0s old");
+        assert_eq!(format_age(59), "59s old");
+        assert_eq!(format_age(60), "1m 0s old");
+        assert_eq!(format_age(3_599), "59m 59s old");
+        assert_eq!(format_age(3_600), "1h 0m old");
+        assert_eq!(format_age(3_600 * 3 + 5 * 60 + 59), "3h 5m old");
+        assert_eq!(format_age(86_399), "23h 59m old");
+        assert_eq!(format_age(86_400), "1d 0h old");
+        assert_eq!(format_age(269 * 86_400 + 3_599), "269d 0h old");
+        assert_eq!(format_age(-45), "45s in the future");
+        assert_eq!(format_age(-3_600), "1h 0m in the future");
+        assert_eq!(format_age(i64::MIN), "106751991167300d 15h in the future");
+    }
+
+    #[test]
+    fn an_age_beside_its_limit_never_reads_as_the_limit() {
+        assert_eq!(format_age_beside(3_601, 3_600), "3601s old");
+        assert_eq!(format_age_beside(3_600, 3_600), "1h 0m old");
+        assert_eq!(format_age_beside(7_200, 3_600), "2h 0m old");
+        assert_eq!(format_age_beside(-90, 60), "1m 30s in the future");
+        assert_eq!(format_age_beside(-3_630, 3_600), "3630s in the future");
+    }
 
     #[test]
     fn units() {

@@ -21,6 +21,7 @@ mod xml;
 use std::collections::BTreeMap;
 use std::io::{self, Write};
 
+use phaselint_lint::DocumentKind;
 use phaselint_lint::diagnostic::{Applicability, Severity};
 use phaselint_lint::rules::rule;
 
@@ -109,9 +110,12 @@ fn summary(report: &Report<'_>, out: &mut impl Write) -> io::Result<()> {
         .filter(|(n, _, _)| *n > 0)
         .map(|&(n, one, many)| plural(n, one, many))
         .collect();
-    let files = plural(report.files.len(), "file", "files");
+    let files = checked_files(report);
     let unread = plural(report.unreadable.len(), "file", "files");
     match (parts.as_slice(), report.unreadable.len()) {
+        ([], 0) if report.files.is_empty() => {
+            writeln!(out, "{}.", nothing_checked(report).unwrap_or_default())
+        }
         ([], 0) => writeln!(out, "All checks passed ({files})."),
         ([], _) => writeln!(
             out,
@@ -131,6 +135,43 @@ fn summary(report: &Report<'_>, out: &mut impl Write) -> io::Result<()> {
             writeln!(out, "Found {found} in {files}{unread}.")?;
             fixable(report, out)
         }
+    }
+}
+
+/// What the summary says of a run that checked no file, rather than
+/// "All checks passed (0 files)", which would claim a check that never
+/// ran; `None` when some file was checked or could not be read.
+pub fn nothing_checked(report: &Report<'_>) -> Option<String> {
+    if !report.files.is_empty() || !report.unreadable.is_empty() {
+        return None;
+    }
+    Some(match report.skipped {
+        0 => "No files checked".to_string(),
+        skipped => format!(
+            "No files checked: {} skipped (not phaselint documents); run with --verbose to see why",
+            plural(skipped, "file was", "files were")
+        ),
+    })
+}
+
+/// The files a summary counts: `3 files` when all are contracts, else
+/// by kind (`2 contracts and 1 harness config`), so a harness config
+/// checked is never taken for a contract.
+fn checked_files(report: &Report<'_>) -> String {
+    let harness = report
+        .files
+        .iter()
+        .filter(|f| f.analysis.kind == DocumentKind::Harness)
+        .count();
+    let contracts = report.files.len() - harness;
+    match (contracts, harness) {
+        (all, 0) => plural(all, "file", "files"),
+        (0, harness) => plural(harness, "harness config", "harness configs"),
+        (contracts, harness) => format!(
+            "{} and {}",
+            plural(contracts, "contract", "contracts"),
+            plural(harness, "harness config", "harness configs")
+        ),
     }
 }
 

@@ -42,6 +42,10 @@ pub struct Report<'a> {
     pub max_warnings: Option<usize>,
     /// What a baseline hid, for the summary; `None` without one.
     pub baseline: Option<BaselineCounts>,
+    /// Walked files left out as other documents that share the suffix:
+    /// when nothing else was checked, the summary says so rather than
+    /// that all checks passed.
+    pub skipped: usize,
 }
 
 /// What a baseline did to a report (`lint --baseline`).
@@ -87,6 +91,7 @@ impl<'a> Report<'a> {
             working_dir: None,
             max_warnings: None,
             baseline: None,
+            skipped: 0,
         }
     }
 

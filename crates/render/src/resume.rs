@@ -10,7 +10,7 @@
 
 use std::io::{self, Write};
 
-use phaselint_lint::duration::format_seconds;
+use phaselint_lint::duration::{format_age, format_seconds};
 use phaselint_lint::model::EnumValue;
 use phaselint_lint::resume::{
     AttemptOutcome, Decision, FieldState, FieldStatus, HandoffReport, ManifestReport, Mode,
@@ -66,14 +66,14 @@ pub fn resume_human(
     } else {
         writeln!(
             out,
-            "Staleness ({} check{}, max clock skew {} s):",
+            "Staleness ({} check{}, max clock skew {}):",
             report.staleness_checks.len(),
             if report.staleness_checks.len() == 1 {
                 ""
             } else {
                 "s"
             },
-            report.max_clock_skew_seconds
+            format_seconds(report.max_clock_skew_seconds)
         )?;
         for c in &report.staleness_checks {
             let stale = report.stale_fields.iter().find(|s| s.field == c.field);
@@ -352,13 +352,9 @@ fn despite(mode: Mode, strict: Decision, allowed: &str) -> String {
 /// timestamp and tasks, every problem at its line, and the verdict.
 pub fn handoff_human(report: &HandoffReport, path: &str, out: &mut impl Write) -> io::Result<()> {
     writeln!(out, "Handoff check: {}", shown(path))?;
-    let age = report.age_seconds.map_or(String::new(), |age| {
-        if age >= 0 {
-            format!(" ({} old)", format_seconds(age as u64))
-        } else {
-            format!(" ({} in the future)", format_seconds(age.unsigned_abs()))
-        }
-    });
+    let age = report
+        .age_seconds
+        .map_or(String::new(), |age| format!(" ({})", format_age(age)));
     writeln!(
         out,
         "mode: {}   timestamp: {}{age}",
@@ -541,7 +537,7 @@ mod tests {
             "{text}"
         );
         assert!(
-            text.contains("  STALE     x [blocking, recovery re_retrieve]: 3600 s old, older than max_age_seconds 60"),
+            text.contains("  STALE     x [blocking, recovery re_retrieve]: 1h 0m old, older than max_age_seconds 60"),
             "{text}"
         );
         assert!(

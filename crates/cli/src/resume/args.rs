@@ -38,6 +38,11 @@ pub enum ResumeFormat {
 }
 
 #[derive(clap::Args)]
+#[command(override_usage = "\
+phaselint resume-check --contract <FILE> --checkpoint <ID> --context <FILE|-> [OPTIONS]   # a contract's checkpoint
+       phaselint resume-check --handoff <FILE> [--max-handoff-age <DURATION>] [OPTIONS]          # a team handoff
+       phaselint resume-check --manifest <FILE> [--root <DIR>] [--for <QUESTION>] [OPTIONS]      # a checkpoint manifest
+       phaselint resume-check --harness-dir <DIR> --checkpoint <NAME> [--consume] [OPTIONS]      # a harness's start-up check")]
 pub struct ResumeCheckArgs {
     /// The contract the run follows.
     #[arg(long, value_name = "FILE", required_unless_present_any = ["handoff", "manifest", "harness_dir"])]
@@ -80,6 +85,8 @@ pub struct ResumeCheckArgs {
     pub max_handoff_age: Option<String>,
     #[command(flatten)]
     pub clock: ClockArgs,
+    /// How failures count: `strict` blocks on them, `permissive` reports them and
+    /// resumes, `audit` reports everything and blocks nothing.
     #[arg(long, value_enum, default_value = "strict")]
     pub mode: ModeArg,
     /// The phase the run resumes into [default: the graph successors of the checkpoint's phase].
@@ -110,6 +117,7 @@ pub struct ResumeCheckArgs {
     /// context satisfy a `human` policy (never a resume into an irreversible phase).
     #[arg(long)]
     pub trust_context_approvals: bool,
+    /// The report's form: for a person, versioned JSON, or ContextCore's own result.
     #[arg(long, value_enum, default_value = "human")]
     pub format: ResumeFormat,
     #[command(flatten)]

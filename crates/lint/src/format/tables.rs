@@ -13,7 +13,7 @@ pub static ROOT: Mapping = Mapping {
     open: false,
     description: "A context contract: the phases of a pipeline, what each needs and produces, how fields propagate, and where the run pauses and resumes.",
     keys: &[
-        Key::new("schema_version", T::NonEmptyString, "The version of the contract format the file is written for.").required(),
+        Key::new("schema_version", T::NonEmptyString, "The version of the contract format the file is written for. Any non-empty string is accepted and none is compared with a list (ContextCore's contracts write `\"0.1.0\"` to `\"0.4.0\"`); quote it, since unquoted `1` or `0.4` is a number to YAML (E004).").required(),
         Key::new("pipeline_id", T::NonEmptyString, "The pipeline's identifier; part of every checkpoint's target digest.").required(),
         Key::new("description", T::String, "What the pipeline does."),
         Key::new("phases", T::MapOf { keys: "phase names", value: &T::Mapping(&PHASE) }, "The phases, by name. Declaration order is the default execution order; `graph_topology` replaces it.").required(),

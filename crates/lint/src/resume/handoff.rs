@@ -12,7 +12,7 @@ use serde::Serialize;
 
 use super::report::{Decision, Mode, decide};
 use super::staleness::parse_timestamp;
-use crate::duration::format_seconds;
+use crate::duration::{format_age_beside, format_seconds};
 use crate::line_index::LineIndex;
 use jiff::Timestamp;
 
@@ -233,8 +233,8 @@ pub fn check_handoff(text: &str, input: &HandoffInput) -> Result<HandoffReport, 
                             text_line,
                             Some("Timestamp"),
                             format!(
-                                "`{value}` is {} in the future, more than max_clock_skew {}: the handoff cannot have been written yet",
-                                format_seconds(age.unsigned_abs()),
+                                "`{value}` is {}, more than max_clock_skew {}: the handoff cannot have been written yet",
+                                format_age_beside(age, input.max_clock_skew),
                                 format_seconds(input.max_clock_skew)
                             ),
                         );
@@ -245,8 +245,8 @@ pub fn check_handoff(text: &str, input: &HandoffInput) -> Result<HandoffReport, 
                             text_line,
                             Some("Timestamp"),
                             format!(
-                                "the handoff is {} old, older than --max-handoff-age {}: it is stale",
-                                format_seconds(age as u64),
+                                "the handoff is {}, older than --max-handoff-age {}: it is stale",
+                                format_age_beside(age, limit),
                                 format_seconds(limit)
                             ),
                         );

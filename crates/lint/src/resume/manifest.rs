@@ -19,7 +19,7 @@ use super::report::decide;
 use super::staleness::parse_timestamp;
 use super::stash::GitRepository;
 use super::state::state_hash;
-use crate::duration::format_seconds;
+use crate::duration::{format_age_beside, format_seconds};
 use files::*;
 use record::*;
 use types::captures_state;
@@ -99,9 +99,9 @@ pub fn check_manifest(
             let ahead = created_at.as_second() - input.now.as_second();
             if ahead > input.max_clock_skew as i64 {
                 record.push(format!(
-                    "`checkpoint.created_at` {} is {} in the future, more than max_clock_skew {}",
+                    "`checkpoint.created_at` {} is {}, more than max_clock_skew {}",
                     m.created_at,
-                    format_seconds(ahead as u64),
+                    format_age_beside(-ahead, input.max_clock_skew),
                     format_seconds(input.max_clock_skew)
                 ));
             }

@@ -6,6 +6,7 @@ use std::collections::HashMap;
 use jiff::Timestamp;
 use serde_json::Value;
 
+use crate::duration::{format_age_beside, format_seconds};
 use crate::model::{FieldSeverity, Recovery, StalenessCheck};
 use crate::resume::ResumeError;
 use crate::resume::document::type_name;
@@ -181,7 +182,7 @@ fn judge(e: &mut Evaluation, provenance: &Provenance, now: Timestamp, max_clock_
     let elapsed_ns = now.as_nanosecond() - set_at.as_nanosecond();
     // Whole seconds rounded away from zero: the limits are whole seconds,
     // so the rounded figure is over a limit exactly when the exact one is,
-    // and a report never says "600 s old, older than 600".
+    // and a report never says "10m 0s old, older than max_age_seconds 600".
     let whole = elapsed_ns.unsigned_abs().div_ceil(NANOS.unsigned_abs());
     e.elapsed_seconds = i64::try_from(whole)
         .ok()
@@ -191,8 +192,9 @@ fn judge(e: &mut Evaluation, provenance: &Provenance, now: Timestamp, max_clock_
     if elapsed_ns < 0 && -elapsed_ns > skew_ns {
         e.state = State::Stale;
         e.reason = format!(
-            "set_at {text} is {} s in the future, beyond max_clock_skew {max_clock_skew} s: clock skew, treated as stale",
-            -elapsed
+            "set_at {text} is {}, beyond max_clock_skew {}: clock skew, treated as stale",
+            format_age_beside(elapsed, max_clock_skew),
+            format_seconds(max_clock_skew)
         );
         return;
     }
@@ -207,19 +209,22 @@ fn judge(e: &mut Evaluation, provenance: &Provenance, now: Timestamp, max_clock_
     if elapsed_ns < 0 {
         e.state = State::Fresh;
         e.reason = format!(
-            "set_at {text} is {} s in the future, within max_clock_skew {max_clock_skew} s: fresh",
-            -elapsed
+            "set_at {text} is {}, within max_clock_skew {}: fresh",
+            format_age_beside(elapsed, max_clock_skew),
+            format_seconds(max_clock_skew)
         );
     } else if elapsed_ns > i128::from(e.max_age_seconds) * NANOS {
         e.state = State::Stale;
         e.reason = format!(
-            "{elapsed} s old, older than max_age_seconds {}",
+            "{}, older than max_age_seconds {}",
+            format_age_beside(elapsed, e.max_age_seconds.unsigned_abs()),
             e.max_age_seconds
         );
     } else {
         e.state = State::Fresh;
         e.reason = format!(
-            "{elapsed} s old, within max_age_seconds {}",
+            "{}, within max_age_seconds {}",
+            format_age_beside(elapsed, e.max_age_seconds.unsigned_abs()),
             e.max_age_seconds
         );
     }

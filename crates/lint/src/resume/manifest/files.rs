@@ -371,9 +371,14 @@ pub(super) fn backups(
                 copies[i] = Some(candidate.clone());
             }
             None if refused => {}
-            None => problems.push(format!(
-                "the backup of `{listed}` is missing: neither `{folder}/{listed}` nor `{folder}/{base}` exists"
-            )),
+            None => problems.push(match candidates.as_slice() {
+                [by_path, by_name] => format!(
+                    "the backup of `{listed}` is missing: neither `{by_path}` nor `{by_name}` exists"
+                ),
+                _ => format!(
+                    "the backup of `{listed}` is missing: `{folder}/{listed}` does not exist"
+                ),
+            }),
         }
     }
     if stored.iter().all(Option::is_some) && hash_shape {

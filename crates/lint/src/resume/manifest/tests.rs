@@ -215,6 +215,38 @@ fn backups_are_copies_not_links_nor_the_live_files() {
 }
 
 #[test]
+fn a_missing_backup_names_each_place_it_was_looked_for_once() {
+    let hash = combined_hash([
+        ("src/a.txt", sha("v1").as_str()),
+        ("b.txt", sha("v1").as_str()),
+    ]);
+    let files = memory(&[
+        ("src", Node::Dir),
+        ("src/a.txt", Node::File("v1", 1)),
+        ("b.txt", Node::File("v1", 2)),
+        (".checkpoints", Node::Dir),
+        (".checkpoints/c1", Node::Dir),
+    ]);
+    let problems = report(
+        &files,
+        &manifest("file_backup", "c1", &["src/a.txt", "b.txt"], &hash),
+    )
+    .problems;
+    let missing: Vec<&String> = problems
+        .iter()
+        .filter(|p| p.contains("is missing"))
+        .collect();
+    assert_eq!(
+        missing,
+        [
+            "the backup of `src/a.txt` is missing: neither `.checkpoints/c1/src/a.txt` nor `.checkpoints/c1/a.txt` exists",
+            "the backup of `b.txt` is missing: `.checkpoints/c1/b.txt` does not exist",
+        ],
+        "{problems:?}"
+    );
+}
+
+#[test]
 fn an_id_that_is_not_one_name_is_malformed() {
     for id in ["../src", "a/b", "a\\b", "..", ".", "a\0b"] {
         let manifest = manifest(
