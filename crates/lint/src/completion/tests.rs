@@ -158,6 +158,45 @@ fn completes_keys_phases_fields_and_enums() {
 }
 
 #[test]
+fn a_value_completes_from_its_declared_type_whatever_its_key_is_called() {
+    // `values_of_type` is handed no key name: a key added to the format
+    // with one of these types offers what the existing keys of it offer.
+    let analysis = crate::analyze(CONTRACT, &Settings::default());
+    let contract = analysis.contract();
+    let staleness = [
+        "checkpoint_integrity",
+        "-",
+        "on_resume",
+        "staleness_checks",
+        "-",
+    ];
+    let text = format!("{CONTRACT}          watched_too: ");
+    let offered = |value_type: &ValueType, path: &[&str]| -> Vec<String> {
+        values_of_type(value_type, &text, text.len(), path, contract)
+            .into_iter()
+            .map(|c| c.label)
+            .collect()
+    };
+    let (field_text, field_offset) = at_cursor(&format!("{CONTRACT}        - field: |"));
+    let by_the_field_key = complete(&field_text, field_offset, contract);
+    assert_eq!(
+        offered(
+            &ValueType::FieldPath(FieldNames::CheckpointPhaseExit),
+            &staleness
+        ),
+        labels(&by_the_field_key)
+    );
+    assert_eq!(labels(&by_the_field_key), ["docs", "scores"]);
+    let field = ["phases", "retrieve", "exit", "required", "-"];
+    assert_eq!(offered(&ValueType::TypeName, &field), TYPE_NAMES);
+    assert_eq!(
+        offered(&ValueType::PhaseName(PhaseNames::Any), &[]),
+        ["retrieve", "generate"]
+    );
+    assert!(offered(&ValueType::String, &field).is_empty());
+}
+
+#[test]
 fn a_chain_endpoint_field_completes_from_its_phase() {
     let text = "\
 schema_version: '1'

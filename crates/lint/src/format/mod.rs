@@ -11,6 +11,7 @@
 //! lookups by path, `reference.rs` writes the reference and hover's text
 //! from the tables.
 
+mod enums;
 mod lookup;
 mod reference;
 mod tables;
@@ -18,6 +19,7 @@ mod tables;
 mod tests;
 mod types;
 
+pub use enums::*;
 pub use lookup::{mapping_at, value_type_at};
 pub use reference::{key_documentation, reference};
 pub use tables::*;
