@@ -129,17 +129,8 @@ pub fn complete(source: &str, offset: usize, contract: Option<&Contract>) -> Vec
     let path: Vec<&str> = context.path.iter().map(String::as_str).collect();
     match context.position {
         CursorPosition::Key { .. } => {
-            if path == ["graph_topology", "nodes"] {
-                return phase_names(contract)
-                    .into_iter()
-                    .map(|mut c| {
-                        c.insert_text = Some(format!("{}:", c.label));
-                        c
-                    })
-                    .collect();
-            }
             let Some(mapping) = crate::format::mapping_at(&path) else {
-                return Vec::new();
+                return author_named_keys(source, offset, &path, contract);
             };
             // A key the mapping already has would be a duplicate (E002).
             let present = sibling_keys(source, offset);
@@ -231,6 +222,32 @@ fn values_of_type(
             .collect(),
         _ => Vec::new(),
     }
+}
+
+/// The keys that fit in a mapping of keys of the author's choosing (the
+/// nodes of `graph_topology`): the names its declared key type offers.
+fn author_named_keys(
+    source: &str,
+    offset: usize,
+    path: &[&str],
+    contract: Option<&Contract>,
+) -> Vec<Completion> {
+    let Some((last, parent)) = path.split_last() else {
+        return Vec::new();
+    };
+    let declared = crate::format::mapping_at(parent)
+        .and_then(|m| m.key(last))
+        .map(|k| &k.value);
+    let Some(ValueType::MapOf { key, .. }) = declared else {
+        return Vec::new();
+    };
+    values_of_type(key, source, offset, path, contract)
+        .into_iter()
+        .map(|mut item| {
+            item.insert_text = Some(format!("{}:", item.label));
+            item
+        })
+        .collect()
 }
 
 /// Every phase of the contract.

@@ -193,6 +193,28 @@ fn a_value_completes_from_its_declared_type_whatever_its_key_is_called() {
 }
 
 #[test]
+fn keys_the_author_names_complete_from_their_declared_key_type() {
+    let analysis = crate::analyze(CONTRACT, &Settings::default());
+    let contract = analysis.contract();
+    let complete_at = |text: &str| {
+        let (text, offset) = at_cursor(text);
+        complete(&text, offset, contract)
+    };
+    // A topology node names a declared phase.
+    let nodes = complete_at("graph_topology:\n  nodes:\n    |");
+    assert_eq!(labels(&nodes), ["retrieve", "generate"]);
+    assert_eq!(nodes[0].insert_text.as_deref(), Some("retrieve:"));
+    // A phase's own name and a merge policy's field are new names.
+    assert!(complete_at("phases:\n  |").is_empty());
+    assert!(
+        complete_at(
+            "graph_topology:\n  merge_points:\n    - node: m\n      merge_policy:\n        |"
+        )
+        .is_empty()
+    );
+}
+
+#[test]
 fn a_chain_endpoint_field_completes_from_its_phase() {
     let text = "\
 schema_version: '1'

@@ -32,7 +32,7 @@ pub static ROOT: Mapping = Mapping {
         Key::new("schema_version", T::NonEmptyString, "The version of the contract format the file is written for.").required(),
         Key::new("pipeline_id", T::NonEmptyString, "The pipeline's identifier; part of every checkpoint's target digest.").required(),
         Key::new("description", T::String, "What the pipeline does."),
-        Key::new("phases", T::MapOf { keys: "phase names", value: &T::Mapping(&PHASE) }, "The phases, by name. Declaration order is the default execution order; `graph_topology` replaces it.").required(),
+        Key::new("phases", T::MapOf { keys: "phase names", key: &T::NonEmptyString, value: &T::Mapping(&PHASE) }, "The phases, by name. Declaration order is the default execution order; `graph_topology` replaces it.").required(),
         Key::new("propagation_chains", T::List(&T::Mapping(&CHAIN)), "Fields that must travel from a source phase to a destination phase."),
         Key::new("checkpoint_integrity", T::List(&T::Mapping(&CHECKPOINT)), "Where the run pauses, and what is checked before it resumes (REQ-10)."),
         Key::new("graph_topology", T::Mapping(&TOPOLOGY), "Explicit control flow: branches, merges and cycles (REQ-12). Without it, phases run in declaration order."),
@@ -354,6 +354,7 @@ pub static TOPOLOGY: Mapping = Mapping {
             "nodes",
             T::MapOf {
                 keys: "phase names",
+                key: &PHASE_NAME,
                 value: &T::Mapping(&TOPOLOGY_NODE),
             },
             "The graph's nodes; each names a declared phase.",
@@ -427,6 +428,7 @@ pub static MERGE_POINT: Mapping = Mapping {
             "merge_policy",
             T::MapOf {
                 keys: "field names",
+                key: &T::FieldPath(FieldNames::Any),
                 value: &T::Enum(EnumKind::MergePolicy),
             },
             "How each field's values from the branches combine.",

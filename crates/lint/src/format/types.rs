@@ -76,7 +76,10 @@ pub enum ValueType {
     /// A mapping whose keys are names chosen by the author (phase names,
     /// node ids, field names), each with a value of this type.
     MapOf {
+        /// The keys in words, for the reference and hover.
         keys: &'static str,
+        /// What a key is: which names completion offers for one.
+        key: &'static ValueType,
         value: &'static ValueType,
     },
     /// Any YAML value.
@@ -107,7 +110,7 @@ impl ValueType {
                 .join(" | "),
             ValueType::List(item) => format!("list of {}", item.describe()),
             ValueType::Mapping(mapping) => format!("[{}](#{})", mapping.name, anchor(mapping.name)),
-            ValueType::MapOf { keys, value } => {
+            ValueType::MapOf { keys, value, .. } => {
                 format!("mapping of {keys} to {}", value.describe())
             }
             ValueType::Any => "any value".into(),
