@@ -569,7 +569,8 @@ pub struct CycleInvariant {
 /// A harness config: its named checkpoints, in file order.
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct HarnessConfig {
-    /// `checkpoints.enabled`; absent means false, as the harness reads it.
+    /// `checkpoints.enabled` as written; `checkpoints_enabled` answers for
+    /// an absent one.
     pub enabled: Option<Spanned<bool>>,
     pub checkpoints: Vec<HarnessCheckpoint>,
 }
