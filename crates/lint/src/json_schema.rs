@@ -8,7 +8,9 @@
 use serde_json::{Map, Value, json};
 
 use crate::DocumentKind;
-use crate::format::{HARNESS_MAPPINGS, HARNESS_ROOT, MAPPINGS, Mapping, ROOT, ValueType};
+use crate::format::{
+    DefaultValue, HARNESS_MAPPINGS, HARNESS_ROOT, MAPPINGS, Mapping, ROOT, ValueType,
+};
 
 /// The schema of `kind`, as a JSON value.
 pub fn json_schema(kind: DocumentKind) -> Value {
@@ -90,9 +92,14 @@ fn object(mapping: &Mapping) -> Value {
     object
 }
 
-/// A default as written in YAML, as JSON: `true`, `300`, or a string.
-fn default_value(written: &str) -> Value {
-    serde_json::from_str(written).unwrap_or_else(|_| json!(written.trim_matches('`')))
+/// A default as JSON: `true`, or a string.
+fn default_value(default: DefaultValue) -> Value {
+    match default {
+        DefaultValue::Bool(value) => json!(value),
+        DefaultValue::Text(text) => json!(text),
+        // An enum's value, as written in YAML.
+        _ => json!(default.to_string()),
+    }
 }
 
 /// `[bB][lL]...`: a value in any case, since JSON Schema's patterns have
@@ -120,8 +127,8 @@ fn regex_escape(c: char) -> String {
 
 fn value(value_type: &ValueType) -> Value {
     match value_type {
-        ValueType::String => json!({"type": "string"}),
-        ValueType::NonEmptyString | ValueType::FieldPath | ValueType::PhaseName => {
+        ValueType::String | ValueType::TypeName => json!({"type": "string"}),
+        ValueType::NonEmptyString | ValueType::FieldPath(_) | ValueType::PhaseName(_) => {
             json!({"type": "string", "minLength": 1})
         }
         ValueType::Bool => json!({"type": "boolean"}),

@@ -3,6 +3,7 @@
 //! reports what does not fit.
 
 use crate::field_path::FieldPath;
+use crate::format;
 use crate::syntax::Span;
 
 #[derive(Clone, Debug, PartialEq)]
@@ -17,93 +18,12 @@ impl<T> Spanned<T> {
     }
 }
 
-/// A closed set of lower-case values read in any case, so the model is right
-/// even where S002 reports the spelling.
-pub trait EnumValue: Sized + Copy + 'static {
-    /// What the value is called in messages ("severity").
-    const WHAT: &'static str;
-    /// Each value with its canonical spelling and what it means.
-    const ALL: &'static [(&'static str, Self, &'static str)];
-
-    fn parse_canonical(text: &str) -> Option<Self> {
-        Self::ALL
-            .iter()
-            .find(|(name, _, _)| *name == text)
-            .map(|&(_, v, _)| v)
-    }
-
-    fn as_str(self) -> &'static str;
-}
-
-macro_rules! enum_value {
-    ($(#[$meta:meta])* $name:ident, $what:literal, { $($variant:ident = $text:literal => $doc:literal),+ $(,)? }) => {
-        $(#[$meta])*
-        // Ordered as declared: risk classes and side-effect classes are
-        // compared (low < medium < high < critical, none < reversible <
-        // irreversible).
-        #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
-        pub enum $name { $($variant),+ }
-
-        impl EnumValue for $name {
-            const WHAT: &'static str = $what;
-            const ALL: &'static [(&'static str, Self, &'static str)] = &[$(($text, $name::$variant, $doc)),+];
-
-            fn as_str(self) -> &'static str {
-                match self { $($name::$variant => $text),+ }
-            }
-        }
-
-        // In reports (the resume check's JSON), as the contract writes it.
-        impl serde::Serialize for $name {
-            fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-                serializer.serialize_str(self.as_str())
-            }
-        }
-    };
-}
-
-enum_value!(
-    /// How much a missing or stale field matters.
-    FieldSeverity, "severity", {
-        Blocking = "blocking" => "Missing or stale blocks the phase (or the resume).",
-        Warning = "warning" => "Missing or stale is reported; a declared default is used and the run goes on.",
-        Advisory = "advisory" => "Only noted; never blocks and never triggers recovery.",
-    }
-);
-enum_value!(Recovery, "recovery strategy", {
-    ReRetrieve = "re_retrieve" => "Fetch the field again from its source before resuming.",
-    ReGenerate = "re_generate" => "Produce the field again (re-run the generating step) before resuming.",
-    LogAndContinue = "log_and_continue" => "Record that the field is stale and resume with it as it is.",
-    Fail = "fail" => "Never resume past a stale value: the resume is always blocked.",
-});
-enum_value!(ApprovalPolicy, "approval policy", {
-    Human = "human" => "A person must approve the resume.",
-    Orchestrator = "orchestrator" => "The orchestrator (an automated approver) must approve the resume.",
-    HumanOrOrchestrator = "human_or_orchestrator" => "Either a person or the orchestrator may approve.",
-    AutoIfFresh = "auto_if_fresh" => "Granted automatically when nothing blocking is stale; otherwise an approval is needed.",
-});
-enum_value!(SideEffects, "side-effect class", {
-    None = "none" => "The phase changes nothing outside the run.",
-    Reversible = "reversible" => "The phase changes the outside world in a way that can be undone.",
-    Irreversible = "irreversible" => "The phase changes the outside world for good; resuming into it needs human approval.",
-});
-enum_value!(RiskClass, "risk class", {
-    Low = "low" => "Low risk.",
-    Medium = "medium" => "Medium risk.",
-    High = "high" => "High risk: entering it should pass an approval gate.",
-    Critical = "critical" => "Critical risk: entering it should pass an approval gate.",
-});
-enum_value!(CheckpointMode, "checkpoint mode", {
-    Always = "always" => "Checkpoint after every phase.",
-    Policy = "policy" => "Checkpoint where checkpoint_integrity says (the default).",
-    Never = "never" => "Never checkpoint: a policy override that needs checkpoint_mode_authorization.",
-});
-enum_value!(MergePolicy, "merge policy", {
-    RequiredFromAny = "required_from_any" => "The field must arrive from at least one incoming branch.",
-    RequiredFromAll = "required_from_all" => "The field must arrive from every incoming branch.",
-    PreferLatest = "prefer_latest" => "Take the value from the branch that finished last.",
-    UnionAll = "union_all" => "Combine the values of all branches.",
-});
+// The format declares its enums (and the defaults of keys that take
+// them); the model is built of them.
+pub use crate::format::{
+    ApprovalPolicy, CheckpointMode, EnumValue, FieldSeverity, MergePolicy, Recovery, RiskClass,
+    SideEffects,
+};
 
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct Contract {
@@ -163,6 +83,12 @@ impl Contract {
     /// Whether `name` is known not to be a phase (false while `phases` is broken).
     pub fn is_unknown_phase(&self, name: &str) -> bool {
         self.phases_known && self.phase_index(name).is_none()
+    }
+
+    /// Its `checkpoint_mode`, the format's default when absent.
+    pub fn checkpoint_mode(&self) -> CheckpointMode {
+        const ABSENT: CheckpointMode = format::CHECKPOINT_MODE.default_value().checkpoint_mode();
+        self.checkpoint_mode.as_ref().map_or(ABSENT, |m| m.value)
     }
 
     pub fn phase_names(&self) -> impl Iterator<Item = &str> {
@@ -332,9 +258,10 @@ impl Phase {
         self.entry_fields().any(|f| f.name.value.covers(field))
     }
 
-    /// Its `side_effects`, `none` when absent.
+    /// Its `side_effects`, the format's default when absent.
     pub fn side_effect_class(&self) -> SideEffects {
-        self.side_effects().map_or(SideEffects::None, |s| s.value)
+        const ABSENT: SideEffects = format::PHASE_SIDE_EFFECTS.default_value().side_effects();
+        self.side_effects().map_or(ABSENT, |s| s.value)
     }
 
     /// Marked `long_running`, or expected to take at least `threshold`
@@ -346,9 +273,10 @@ impl Phase {
                 .is_some_and(|d| d.value >= threshold)
     }
 
-    /// Its `risk_class`, `low` when absent.
+    /// Its `risk_class`, the format's default when absent.
     pub fn risk(&self) -> RiskClass {
-        self.risk_class().map_or(RiskClass::Low, |r| r.value)
+        const ABSENT: RiskClass = format::PHASE_RISK_CLASS.default_value().risk_class();
+        self.risk_class().map_or(ABSENT, |r| r.value)
     }
 }
 
@@ -439,10 +367,10 @@ impl Field {
         self.rare()?.evaluation.as_ref()
     }
 
+    /// Its `severity`, the format's default when absent.
     pub fn severity(&self) -> FieldSeverity {
-        self.severity
-            .as_ref()
-            .map_or(FieldSeverity::Blocking, |s| s.value)
+        const ABSENT: FieldSeverity = format::FIELD_SEVERITY.default_value().field_severity();
+        self.severity.as_ref().map_or(ABSENT, |s| s.value)
     }
 }
 
@@ -511,12 +439,16 @@ pub struct OnResume {
 }
 
 impl OnResume {
+    /// Its `revalidate_entry`, the format's default when absent.
     pub fn revalidate_entry(&self) -> bool {
-        self.revalidate_entry.as_ref().is_none_or(|v| v.value)
+        const ABSENT: bool = format::ON_RESUME_REVALIDATE_ENTRY.default_value().bool();
+        self.revalidate_entry.as_ref().map_or(ABSENT, |v| v.value)
     }
 
+    /// Its `approval_required`, the format's default when absent.
     pub fn approval_required(&self) -> bool {
-        self.approval_required.as_ref().is_some_and(|v| v.value)
+        const ABSENT: bool = format::ON_RESUME_APPROVAL_REQUIRED.default_value().bool();
+        self.approval_required.as_ref().map_or(ABSENT, |v| v.value)
     }
 
     /// Whether resuming past it needs a person's approval: required, with
@@ -541,10 +473,10 @@ pub struct StalenessCheck {
 }
 
 impl StalenessCheck {
+    /// Its `on_stale`, the format's default when absent.
     pub fn on_stale(&self) -> FieldSeverity {
-        self.on_stale
-            .as_ref()
-            .map_or(FieldSeverity::Blocking, |s| s.value)
+        const ABSENT: FieldSeverity = format::STALENESS_ON_STALE.default_value().field_severity();
+        self.on_stale.as_ref().map_or(ABSENT, |s| s.value)
     }
 
     /// Whether the field, once stale, blocks the resume: whatever is
@@ -637,7 +569,8 @@ pub struct CycleInvariant {
 /// A harness config: its named checkpoints, in file order.
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct HarnessConfig {
-    /// `checkpoints.enabled`; absent means false, as the harness reads it.
+    /// `checkpoints.enabled` as written; `checkpoints_enabled` answers for
+    /// an absent one.
     pub enabled: Option<Spanned<bool>>,
     pub checkpoints: Vec<HarnessCheckpoint>,
 }
@@ -651,10 +584,11 @@ pub struct HarnessCheckpoint {
 }
 
 impl HarnessConfig {
-    /// Whether the harness takes checkpoints: `checkpoints.enabled` is
-    /// `true` (the harness's default is false).
+    /// Whether the harness takes checkpoints: its `checkpoints.enabled`,
+    /// the format's default (the harness's: false) when absent.
     pub fn checkpoints_enabled(&self) -> bool {
-        self.enabled.as_ref().is_some_and(|e| e.value)
+        const ABSENT: bool = format::HARNESS_CHECKPOINTS_ENABLED.default_value().bool();
+        self.enabled.as_ref().map_or(ABSENT, |e| e.value)
     }
 
     /// The declared names, in file order.

@@ -153,7 +153,7 @@ pub fn resume_human(
                 "  {label:<9} {}:{} [{}]: {}",
                 shown(&r.phase),
                 shown(&r.field),
-                r.severity,
+                r.severity.as_str(),
                 shown(&r.message)
             )?;
         }

@@ -13,7 +13,7 @@ mod values;
 pub use at::{EnumValueAt, LONGEST_WORD, enum_value_at, key_at, may_be_enum_value, word_at};
 pub use item::{Completion, CompletionKind};
 
-use crate::format::ValueType;
+use crate::format::{FieldNames, PhaseNames, TYPE_NAMES, ValueType};
 use crate::model::Contract;
 use line::shape;
 use values::*;
@@ -117,9 +117,6 @@ pub fn cursor_context(source: &str, offset: usize) -> CursorContext {
     CursorContext { path, position }
 }
 
-/// What real contracts write as a field's `type`.
-const TYPES: &[&str] = &["str", "int", "float", "bool", "list", "dict", "any"];
-
 /// Completions at `offset`. `contract` supplies phase and field names; pass
 /// the last one that parsed when the current text does not.
 pub fn complete(source: &str, offset: usize, contract: Option<&Contract>) -> Vec<Completion> {
@@ -130,31 +127,10 @@ pub fn complete(source: &str, offset: usize, contract: Option<&Contract>) -> Vec
     }
     let context = cursor_context(source, offset);
     let path: Vec<&str> = context.path.iter().map(String::as_str).collect();
-    let phase_names = || -> Vec<Completion> {
-        contract
-            .into_iter()
-            .flat_map(|c| &c.phases)
-            .map(|p| {
-                let mut item = Completion::new(p.name.clone(), CompletionKind::Phase);
-                item.detail = Some("phase".into());
-                item.documentation = p.description().map(|d| d.value.clone());
-                item
-            })
-            .collect()
-    };
     match context.position {
         CursorPosition::Key { .. } => {
-            if path == ["graph_topology", "nodes"] {
-                return phase_names()
-                    .into_iter()
-                    .map(|mut c| {
-                        c.insert_text = Some(format!("{}:", c.label));
-                        c
-                    })
-                    .collect();
-            }
             let Some(mapping) = crate::format::mapping_at(&path) else {
-                return Vec::new();
+                return author_named_keys(source, offset, &path, contract);
             };
             // A key the mapping already has would be a duplicate (E002).
             let present = sibling_keys(source, offset);
@@ -199,43 +175,93 @@ pub fn complete(source: &str, offset: usize, contract: Option<&Contract>) -> Vec
                     })
                     .collect();
             }
-            if key == "source_phase" && path.first() == Some(&"phases") {
-                return source_phases(source, offset, contract, path.get(1).copied());
-            }
-            if key == "phase" && path.first() == Some(&"checkpoint_integrity") {
-                return checkpoint_phases(contract, offset);
-            }
-            if key == "phase" && path.first() == Some(&"propagation_chains") {
-                return chain_stop_phases(source, offset, contract);
-            }
-            if matches!(value_type, Some(ValueType::PhaseName)) {
-                return phase_names();
-            }
-            if key == "field" && path.starts_with(&["checkpoint_integrity"]) {
-                return checkpoint_exit_fields(contract, offset);
-            }
-            if key == "field" && path.starts_with(&["propagation_chains"]) {
-                let text = source;
-                // `propagation_chains`, `-`, then `source`, `waypoints` or `destination`.
-                let source = path.get(2) == Some(&"source");
-                return endpoint_fields(text, contract, offset, source);
-            }
-            if matches!(value_type, Some(ValueType::Bool)) {
-                return ["true", "false"]
-                    .into_iter()
-                    .map(|v| Completion::new(v, CompletionKind::Value))
-                    .collect();
-            }
-            if key == "type" && crate::format::mapping_at(&path).is_some_and(|m| m.name == "Field")
-            {
-                return TYPES
-                    .iter()
-                    .map(|t| Completion::new(*t, CompletionKind::Value))
-                    .collect();
-            }
-            Vec::new()
+            value_type.map_or_else(Vec::new, |value_type| {
+                values_of_type(value_type, source, offset, &path, contract)
+            })
         }
     }
+}
+
+/// The values of `value_type` that fit at `offset`, the cursor's place
+/// `path`: chosen by the type alone, never by the key's name, so a new key
+/// of a type completes as the others of it do.
+fn values_of_type(
+    value_type: &ValueType,
+    source: &str,
+    offset: usize,
+    path: &[&str],
+    contract: Option<&Contract>,
+) -> Vec<Completion> {
+    match value_type {
+        ValueType::PhaseName(names) => match names {
+            PhaseNames::Any => phase_names(contract),
+            PhaseNames::CheckpointPhase => checkpoint_phases(contract, offset),
+            PhaseNames::ChainStop => chain_stop_phases(source, offset, contract),
+            // `phases`, then the reading phase's name.
+            PhaseNames::FieldSource => {
+                source_phases(source, offset, contract, path.get(1).copied())
+            }
+        },
+        ValueType::FieldPath(names) => match names {
+            FieldNames::Any => Vec::new(),
+            FieldNames::CheckpointPhaseExit => checkpoint_exit_fields(contract, offset),
+            FieldNames::ChainStopPhase => {
+                // `propagation_chains`, `-`, then `source`, `waypoints` or
+                // `destination`.
+                let at_source = path.get(2) == Some(&"source");
+                endpoint_fields(source, contract, offset, at_source)
+            }
+        },
+        ValueType::Bool => ["true", "false"]
+            .into_iter()
+            .map(|v| Completion::new(v, CompletionKind::Value))
+            .collect(),
+        ValueType::TypeName => TYPE_NAMES
+            .iter()
+            .map(|t| Completion::new(*t, CompletionKind::Value))
+            .collect(),
+        _ => Vec::new(),
+    }
+}
+
+/// The keys that fit in a mapping of keys of the author's choosing (the
+/// nodes of `graph_topology`): the names its declared key type offers.
+fn author_named_keys(
+    source: &str,
+    offset: usize,
+    path: &[&str],
+    contract: Option<&Contract>,
+) -> Vec<Completion> {
+    let Some((last, parent)) = path.split_last() else {
+        return Vec::new();
+    };
+    let declared = crate::format::mapping_at(parent)
+        .and_then(|m| m.key(last))
+        .map(|k| &k.value);
+    let Some(ValueType::MapOf { key, .. }) = declared else {
+        return Vec::new();
+    };
+    values_of_type(key, source, offset, path, contract)
+        .into_iter()
+        .map(|mut item| {
+            item.insert_text = Some(format!("{}:", item.label));
+            item
+        })
+        .collect()
+}
+
+/// Every phase of the contract.
+fn phase_names(contract: Option<&Contract>) -> Vec<Completion> {
+    contract
+        .into_iter()
+        .flat_map(|c| &c.phases)
+        .map(|p| {
+            let mut item = Completion::new(p.name.clone(), CompletionKind::Phase);
+            item.detail = Some("phase".into());
+            item.documentation = p.description().map(|d| d.value.clone());
+            item
+        })
+        .collect()
 }
 
 /// Whether `offset` is inside a comment: after a `#` that starts the line's

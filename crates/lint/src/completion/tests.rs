@@ -87,32 +87,28 @@ fn completes_keys_phases_fields_and_enums() {
     let siblings = complete_at(
         "phases:\n  plan:\n    description: x\n    entry:\n      required: []\n    |\n    exit: {}\n  other:\n    long_running: true\n",
     );
+    // The phase's keys in table order, so a key added to the table is
+    // expected here without editing this test.
+    let phase_keys_but = |written: &[&str]| -> Vec<&str> {
+        crate::format::PHASE
+            .keys
+            .iter()
+            .map(|k| k.name)
+            .filter(|name| !written.contains(name))
+            .collect()
+    };
     assert_eq!(
         labels(&siblings),
-        [
-            "long_running",
-            "expected_duration",
-            "side_effects",
-            "risk_class"
-        ]
+        phase_keys_but(&["description", "entry", "exit"])
     );
+    assert!(labels(&siblings).contains(&"risk_class"));
     let in_item = complete_at(
         "checkpoint_integrity:\n  - checkpoint_id: a\n    phase: p\n    |\n  - checkpoint_id: b\n    on_resume: {}\n",
     );
     assert_eq!(labels(&in_item), ["on_resume"]);
     let phase_keys = complete_at("phases:\n  plan:\n    |");
-    assert_eq!(
-        labels(&phase_keys),
-        [
-            "description",
-            "entry",
-            "exit",
-            "long_running",
-            "expected_duration",
-            "side_effects",
-            "risk_class"
-        ]
-    );
+    assert_eq!(labels(&phase_keys), phase_keys_but(&[]));
+    assert_eq!(labels(&phase_keys)[..3], ["description", "entry", "exit"]);
     assert_eq!(
         labels(&complete_at("checkpoint_integrity:\n  - phase: |")),
         ["retrieve", "generate"]
@@ -154,6 +150,67 @@ fn completes_keys_phases_fields_and_enums() {
     assert_eq!(
         approval.documentation.as_deref(),
         Some("Who may approve the resume.")
+    );
+}
+
+#[test]
+fn a_value_completes_from_its_declared_type_whatever_its_key_is_called() {
+    // `values_of_type` is handed no key name: a key added to the format
+    // with one of these types offers what the existing keys of it offer.
+    let analysis = crate::analyze(CONTRACT, &Settings::default());
+    let contract = analysis.contract();
+    let staleness = [
+        "checkpoint_integrity",
+        "-",
+        "on_resume",
+        "staleness_checks",
+        "-",
+    ];
+    let text = format!("{CONTRACT}          watched_too: ");
+    let offered = |value_type: &ValueType, path: &[&str]| -> Vec<String> {
+        values_of_type(value_type, &text, text.len(), path, contract)
+            .into_iter()
+            .map(|c| c.label)
+            .collect()
+    };
+    let (field_text, field_offset) = at_cursor(&format!("{CONTRACT}        - field: |"));
+    let by_the_field_key = complete(&field_text, field_offset, contract);
+    assert_eq!(
+        offered(
+            &ValueType::FieldPath(FieldNames::CheckpointPhaseExit),
+            &staleness
+        ),
+        labels(&by_the_field_key)
+    );
+    assert_eq!(labels(&by_the_field_key), ["docs", "scores"]);
+    let field = ["phases", "retrieve", "exit", "required", "-"];
+    assert_eq!(offered(&ValueType::TypeName, &field), TYPE_NAMES);
+    assert_eq!(
+        offered(&ValueType::PhaseName(PhaseNames::Any), &[]),
+        ["retrieve", "generate"]
+    );
+    assert!(offered(&ValueType::String, &field).is_empty());
+}
+
+#[test]
+fn keys_the_author_names_complete_from_their_declared_key_type() {
+    let analysis = crate::analyze(CONTRACT, &Settings::default());
+    let contract = analysis.contract();
+    let complete_at = |text: &str| {
+        let (text, offset) = at_cursor(text);
+        complete(&text, offset, contract)
+    };
+    // A topology node names a declared phase.
+    let nodes = complete_at("graph_topology:\n  nodes:\n    |");
+    assert_eq!(labels(&nodes), ["retrieve", "generate"]);
+    assert_eq!(nodes[0].insert_text.as_deref(), Some("retrieve:"));
+    // A phase's own name and a merge policy's field are new names.
+    assert!(complete_at("phases:\n  |").is_empty());
+    assert!(
+        complete_at(
+            "graph_topology:\n  merge_points:\n    - node: m\n      merge_policy:\n        |"
+        )
+        .is_empty()
     );
 }
 

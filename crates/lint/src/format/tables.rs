@@ -1,12 +1,28 @@
 //! The tables: every mapping of a context contract and of a harness
 //! config, with its keys.
 
-use super::{EnumKind, Key, Mapping, ValueType};
+use super::{
+    CheckpointMode, DefaultValue as D, EnumKind, FieldNames, FieldSeverity, Key, Mapping,
+    PhaseNames, RiskClass, SideEffects, ValueType,
+};
 
 use ValueType as T;
 
-const FIELD_PATH_LIST: ValueType = T::List(&T::FieldPath);
+// The keys with a default are named: the model's accessors read the default
+// off the key (`PHASE_SIDE_EFFECTS.default_value().side_effects()`), so the
+// table is the one place it is written.
+
+const FIELD_PATH_LIST: ValueType = T::List(&T::FieldPath(FieldNames::Any));
+const PHASE_NAME: ValueType = T::PhaseName(PhaseNames::Any);
 const FIELDS: ValueType = T::List(&T::Mapping(&FIELD));
+
+pub const CHECKPOINT_MODE: Key = Key::new(
+    "checkpoint_mode",
+    T::Enum(EnumKind::CheckpointMode),
+    "When checkpoints are taken.",
+)
+.default(D::CheckpointMode(CheckpointMode::Policy))
+.extension();
 
 pub static ROOT: Mapping = Mapping {
     name: "Contract",
@@ -16,15 +32,30 @@ pub static ROOT: Mapping = Mapping {
         Key::new("schema_version", T::NonEmptyString, "The version of the contract format the file is written for. Any non-empty string is accepted and none is compared with a list (ContextCore's contracts write `\"0.1.0\"` to `\"0.4.0\"`); quote it, since unquoted `1` or `0.4` is a number to YAML (E004).").required(),
         Key::new("pipeline_id", T::NonEmptyString, "The pipeline's identifier; part of every checkpoint's target digest.").required(),
         Key::new("description", T::String, "What the pipeline does."),
-        Key::new("phases", T::MapOf { keys: "phase names", value: &T::Mapping(&PHASE) }, "The phases, by name. Declaration order is the default execution order; `graph_topology` replaces it.").required(),
+        Key::new("phases", T::MapOf { keys: "phase names", key: &T::NonEmptyString, value: &T::Mapping(&PHASE) }, "The phases, by name. Declaration order is the default execution order; `graph_topology` replaces it.").required(),
         Key::new("propagation_chains", T::List(&T::Mapping(&CHAIN)), "Fields that must travel from a source phase to a destination phase."),
         Key::new("checkpoint_integrity", T::List(&T::Mapping(&CHECKPOINT)), "Where the run pauses, and what is checked before it resumes (REQ-10)."),
         Key::new("graph_topology", T::Mapping(&TOPOLOGY), "Explicit control flow: branches, merges and cycles (REQ-12). Without it, phases run in declaration order."),
-        Key::new("checkpoint_mode", T::Enum(EnumKind::CheckpointMode), "When checkpoints are taken.").default("policy").extension(),
+        CHECKPOINT_MODE,
         Key::new("checkpoint_mode_authorization", T::Mapping(&AUTHORIZATION), "Who authorized `checkpoint_mode: never`, and why; required with it.").extension(),
         Key::new("pipeline_inputs", FIELD_PATH_LIST, "Fields the caller supplies before the first phase: available everywhere.").extension(),
     ],
 };
+
+pub const PHASE_SIDE_EFFECTS: Key = Key::new(
+    "side_effects",
+    T::Enum(EnumKind::SideEffects),
+    "What the phase does to the world outside the run.",
+)
+.default(D::SideEffects(SideEffects::None))
+.extension();
+pub const PHASE_RISK_CLASS: Key = Key::new(
+    "risk_class",
+    T::Enum(EnumKind::RiskClass),
+    "How much is at stake when the phase runs.",
+)
+.default(D::RiskClass(RiskClass::Low))
+.extension();
 
 pub static PHASE: Mapping = Mapping {
     name: "Phase",
@@ -36,8 +67,8 @@ pub static PHASE: Mapping = Mapping {
         Key::new("exit", T::Mapping(&EXIT), "What the phase guarantees (and may produce) when it ends."),
         Key::new("long_running", T::Bool, "Marks the phase long-running: C203 asks for a checkpoint after it.").extension(),
         Key::new("expected_duration", T::Duration, "How long the phase usually takes; at or above `long_running_threshold` (default 15m) it is long-running.").extension(),
-        Key::new("side_effects", T::Enum(EnumKind::SideEffects), "What the phase does to the world outside the run.").default("none").extension(),
-        Key::new("risk_class", T::Enum(EnumKind::RiskClass), "How much is at stake when the phase runs.").default("low").extension(),
+        PHASE_SIDE_EFFECTS,
+        PHASE_RISK_CLASS,
     ],
 };
 
@@ -73,17 +104,27 @@ pub static EXIT: Mapping = Mapping {
     ],
 };
 
+/// Documented, and not read: the resume check type-checks only a field
+/// that writes its `type`.
+pub const FIELD_TYPE: Key = Key::new("type", T::TypeName, "The value's type (`str`, `int`, `float`, `bool`, `list`, `dict`, `any`; other names are accepted and not checked).").default(D::Text("str"));
+pub const FIELD_SEVERITY: Key = Key::new(
+    "severity",
+    T::Enum(EnumKind::FieldSeverity),
+    "What happens when the field is missing or stale.",
+)
+.default(D::FieldSeverity(FieldSeverity::Blocking));
+
 pub static FIELD: Mapping = Mapping {
     name: "Field",
     open: false,
     description: "A field of the context, as a phase reads or writes it.",
     keys: &[
-        Key::new("name", T::FieldPath, "The field's dotted path; a `*` segment matches any one segment, and a declared field covers its sub-paths.").required(),
-        Key::new("type", T::String, "The value's type (`str`, `int`, `float`, `bool`, `list`, `dict`, `any`; other names are accepted and not checked).").default("str"),
-        Key::new("severity", T::Enum(EnumKind::FieldSeverity), "What happens when the field is missing or stale.").default("blocking"),
+        Key::new("name", T::FieldPath(FieldNames::Any), "The field's dotted path; a `*` segment matches any one segment, and a declared field covers its sub-paths.").required(),
+        FIELD_TYPE,
+        FIELD_SEVERITY,
         Key::new("default", T::Any, "The value used when a `warning` field is missing."),
         Key::new("description", T::String, "What the field holds."),
-        Key::new("source_phase", T::PhaseName, "The phase that sets the field (its provenance)."),
+        Key::new("source_phase", T::PhaseName(PhaseNames::FieldSource), "The phase that sets the field (its provenance)."),
         Key::new("constraints", T::AnyMapping, "Constraints on the value, checked by ContextCore."),
         Key::new("quality", T::Mapping(&QUALITY), "A quality metric the value must meet."),
         Key::new("evaluation", T::Mapping(&EVALUATION), "How the value is evaluated, and what happens when it is not or falls short."),
@@ -128,6 +169,14 @@ pub static EVALUATION: Mapping = Mapping {
     ],
 };
 
+/// Documented, and not read: no rule or check reads a chain's severity.
+pub const CHAIN_SEVERITY: Key = Key::new(
+    "severity",
+    T::Enum(EnumKind::FieldSeverity),
+    "What a broken chain means.",
+)
+.default(D::FieldSeverity(FieldSeverity::Warning));
+
 pub static CHAIN: Mapping = Mapping {
     name: "Propagation chain",
     open: false,
@@ -157,12 +206,7 @@ pub static CHAIN: Mapping = Mapping {
             "Where the field must arrive: a phase that reads or writes it.",
         )
         .required(),
-        Key::new(
-            "severity",
-            T::Enum(EnumKind::FieldSeverity),
-            "What a broken chain means.",
-        )
-        .default("warning"),
+        CHAIN_SEVERITY,
         Key::new(
             "verification",
             T::String,
@@ -176,8 +220,18 @@ pub static ENDPOINT: Mapping = Mapping {
     open: false,
     description: "A stop of a propagation chain: a phase and the field there.",
     keys: &[
-        Key::new("phase", T::PhaseName, "A declared phase.").required(),
-        Key::new("field", T::FieldPath, "The field at that phase.").required(),
+        Key::new(
+            "phase",
+            T::PhaseName(PhaseNames::ChainStop),
+            "A declared phase.",
+        )
+        .required(),
+        Key::new(
+            "field",
+            T::FieldPath(FieldNames::ChainStopPhase),
+            "The field at that phase.",
+        )
+        .required(),
     ],
 };
 
@@ -194,7 +248,7 @@ pub static CHECKPOINT: Mapping = Mapping {
         .required(),
         Key::new(
             "phase",
-            T::PhaseName,
+            T::PhaseName(PhaseNames::CheckpointPhase),
             "The phase the checkpoint is taken after.",
         )
         .required(),
@@ -206,28 +260,31 @@ pub static CHECKPOINT: Mapping = Mapping {
     ],
 };
 
+pub const ON_RESUME_REVALIDATE_ENTRY: Key = Key::new(
+    "revalidate_entry",
+    T::Bool,
+    "Re-run the entry validation of the phase(s) the run resumes into.",
+)
+.default(D::Bool(true));
+pub const ON_RESUME_APPROVAL_REQUIRED: Key = Key::new(
+    "approval_required",
+    T::Bool,
+    "Whether resuming needs an approval.",
+)
+.default(D::Bool(false));
+
 pub static ON_RESUME: Mapping = Mapping {
     name: "On resume",
     open: false,
     description: "What is checked before a paused run resumes.",
     keys: &[
-        Key::new(
-            "revalidate_entry",
-            T::Bool,
-            "Re-run the entry validation of the phase(s) the run resumes into.",
-        )
-        .default("true"),
+        ON_RESUME_REVALIDATE_ENTRY,
         Key::new(
             "staleness_checks",
             T::List(&T::Mapping(&STALENESS)),
             "Fields whose age is checked on resume.",
         ),
-        Key::new(
-            "approval_required",
-            T::Bool,
-            "Whether resuming needs an approval.",
-        )
-        .default("false"),
+        ON_RESUME_APPROVAL_REQUIRED,
         Key::new(
             "approval_policy",
             T::Enum(EnumKind::ApprovalPolicy),
@@ -236,6 +293,13 @@ pub static ON_RESUME: Mapping = Mapping {
     ],
 };
 
+pub const STALENESS_ON_STALE: Key = Key::new(
+    "on_stale",
+    T::Enum(EnumKind::FieldSeverity),
+    "What a stale field means.",
+)
+.default(D::FieldSeverity(FieldSeverity::Blocking));
+
 pub static STALENESS: Mapping = Mapping {
     name: "Staleness check",
     open: false,
@@ -243,7 +307,7 @@ pub static STALENESS: Mapping = Mapping {
     keys: &[
         Key::new(
             "field",
-            T::FieldPath,
+            T::FieldPath(FieldNames::CheckpointPhaseExit),
             "The field, an exit field of the checkpoint's phase.",
         )
         .required(),
@@ -253,12 +317,7 @@ pub static STALENESS: Mapping = Mapping {
             "The field is stale when older than this (0 means always stale).",
         )
         .required(),
-        Key::new(
-            "on_stale",
-            T::Enum(EnumKind::FieldSeverity),
-            "What a stale field means.",
-        )
-        .default("blocking"),
+        STALENESS_ON_STALE,
         Key::new(
             "recovery",
             T::Enum(EnumKind::Recovery),
@@ -295,6 +354,7 @@ pub static TOPOLOGY: Mapping = Mapping {
             "nodes",
             T::MapOf {
                 keys: "phase names",
+                key: &PHASE_NAME,
                 value: &T::Mapping(&TOPOLOGY_NODE),
             },
             "The graph's nodes; each names a declared phase.",
@@ -334,8 +394,8 @@ pub static EDGE: Mapping = Mapping {
     open: false,
     description: "A transition from one phase to another.",
     keys: &[
-        Key::new("from", T::PhaseName, "The phase the transition leaves.").required(),
-        Key::new("to", T::PhaseName, "The phase the transition enters.").required(),
+        Key::new("from", PHASE_NAME, "The phase the transition leaves.").required(),
+        Key::new("to", PHASE_NAME, "The phase the transition enters.").required(),
         Key::new("condition", T::String, "When the transition is taken."),
         Key::new(
             "preserves",
@@ -356,10 +416,10 @@ pub static MERGE_POINT: Mapping = Mapping {
     open: false,
     description: "A phase where branches join.",
     keys: &[
-        Key::new("node", T::PhaseName, "The phase where the branches join.").required(),
+        Key::new("node", PHASE_NAME, "The phase where the branches join.").required(),
         Key::new(
             "sources",
-            T::List(&T::PhaseName),
+            T::List(&PHASE_NAME),
             "The phases whose branches join there.",
         )
         .required()
@@ -368,6 +428,7 @@ pub static MERGE_POINT: Mapping = Mapping {
             "merge_policy",
             T::MapOf {
                 keys: "field names",
+                key: &T::FieldPath(FieldNames::Any),
                 value: &T::Enum(EnumKind::MergePolicy),
             },
             "How each field's values from the branches combine.",
@@ -381,7 +442,7 @@ pub static CYCLE_INVARIANT: Mapping = Mapping {
     description: "What bounds a cycle of phases.",
     keys: &[
         Key::new("cycle_id", T::NonEmptyString, "The cycle's identifier.").required(),
-        Key::new("nodes", T::List(&T::PhaseName), "The phases of the cycle.")
+        Key::new("nodes", T::List(&PHASE_NAME), "The phases of the cycle.")
             .required()
             .min_items(2, "a cycle runs through two or more phases"),
         Key::new(
@@ -412,17 +473,19 @@ pub static HARNESS_ROOT: Mapping = Mapping {
     )],
 };
 
+pub const HARNESS_CHECKPOINTS_ENABLED: Key = Key::new(
+    "enabled",
+    T::Bool,
+    "Whether the harness takes its checkpoints at all; when not `true`, it neither writes nor waits for their files (`phaselint harness fire` refuses, and the resume check says so).",
+)
+.default(D::Bool(false));
+
 pub static HARNESS_CHECKPOINTS: Mapping = Mapping {
     name: "Harness checkpoints",
     open: true,
     description: "Where the harness declares the kinds of checkpoint it takes.",
     keys: &[
-        Key::new(
-            "enabled",
-            T::Bool,
-            "Whether the harness takes its checkpoints at all; when not `true`, it neither writes nor waits for their files (`phaselint harness fire` refuses, and the resume check says so).",
-        )
-        .default("false"),
+        HARNESS_CHECKPOINTS_ENABLED,
         Key::new(
             "types",
             T::List(&T::Mapping(&HARNESS_CHECKPOINT_TYPE)),

@@ -66,9 +66,9 @@ fn value_types_are_found_by_path_not_by_leaf_name() {
 fn sample(value_type: &ValueType, indent: usize, out: &mut String) {
     let pad = " ".repeat(indent);
     match value_type {
-        ValueType::String | ValueType::NonEmptyString => out.push_str(" s\n"),
-        ValueType::FieldPath => out.push_str(" x\n"),
-        ValueType::PhaseName => out.push_str(" a\n"),
+        ValueType::String | ValueType::NonEmptyString | ValueType::TypeName => out.push_str(" s\n"),
+        ValueType::FieldPath(_) => out.push_str(" x\n"),
+        ValueType::PhaseName(_) => out.push_str(" a\n"),
         ValueType::Bool => out.push_str(" true\n"),
         ValueType::Int => out.push_str(" 3\n"),
         ValueType::Number => out.push_str(" 0.5\n"),
@@ -149,4 +149,76 @@ fn every_key_is_described_and_unique_in_its_mapping() {
             );
         }
     }
+}
+
+/// What the model answers for a key left out, by mapping and key, as a
+/// default of the table's type; `None` for a default only documented,
+/// which no code reads for an absent key (the table says why).
+fn answer_for_absent_key(mapping: &str, key: &str) -> Option<DefaultValue> {
+    let contract_text = "schema_version: '1'\npipeline_id: p\nphases:\n  a:\n    exit:\n      required:\n        - name: x\n  b: {}\ncheckpoint_integrity:\n  - checkpoint_id: c\n    phase: a\n    on_resume:\n      staleness_checks:\n        - field: x\n          max_age_seconds: 60\n";
+    let analysis = crate::analyze(contract_text, &crate::config::Settings::default());
+    let contract = analysis.contract().expect("a contract");
+    let phase = &contract.phases[0];
+    let on_resume = &contract.checkpoints[0].on_resume;
+    let harness = crate::analyze_kind(
+        "{\"checkpoints\": {\"types\": []}}",
+        crate::DocumentKind::Harness,
+        &crate::config::Settings::default(),
+    );
+    let harness = harness.harness().expect("a harness config");
+    Some(match (mapping, key) {
+        ("Contract", "checkpoint_mode") => DefaultValue::CheckpointMode(contract.checkpoint_mode()),
+        ("Phase", "side_effects") => DefaultValue::SideEffects(phase.side_effect_class()),
+        ("Phase", "risk_class") => DefaultValue::RiskClass(phase.risk()),
+        ("Field", "severity") => DefaultValue::FieldSeverity(phase.exit_required()[0].severity()),
+        ("On resume", "revalidate_entry") => DefaultValue::Bool(on_resume.revalidate_entry()),
+        ("On resume", "approval_required") => DefaultValue::Bool(on_resume.approval_required()),
+        ("Staleness check", "on_stale") => {
+            DefaultValue::FieldSeverity(on_resume.staleness_checks[0].on_stale())
+        }
+        ("Harness checkpoints", "enabled") => DefaultValue::Bool(harness.checkpoints_enabled()),
+        ("Field", "type") | ("Propagation chain", "severity") => return None,
+        _ => panic!(
+            "`{mapping}.{key}` declares a default: add the model's answer for it to this test"
+        ),
+    })
+}
+
+#[test]
+fn every_default_the_table_declares_is_what_the_model_answers_for_an_absent_key() {
+    // Hover, the reference and the JSON Schema print the table's default;
+    // the rules and the resume check read the model's accessor.
+    let mut checked = 0;
+    for mapping in MAPPINGS.iter().chain(HARNESS_MAPPINGS) {
+        for key in mapping.keys {
+            let Some(declared) = key.default else {
+                continue;
+            };
+            if let Some(answered) = answer_for_absent_key(mapping.name, key.name) {
+                assert_eq!(answered, declared, "{}.{}", mapping.name, key.name);
+                checked += 1;
+            }
+        }
+    }
+    assert!(checked > 0);
+}
+
+#[test]
+fn a_default_prints_as_written_in_yaml() {
+    assert_eq!(DefaultValue::Bool(true).to_string(), "true");
+    assert_eq!(
+        DefaultValue::SideEffects(crate::model::SideEffects::None).to_string(),
+        "none"
+    );
+    assert_eq!(DefaultValue::Text("str").to_string(), "str");
+    // Hover and the JSON Schema print them as they did when they were text.
+    let hover = key_documentation(&["phases", "a"], "side_effects").unwrap_or_default();
+    assert!(hover.contains("Default: `none`."), "{hover}");
+    let schema = crate::json_schema::json_schema(crate::DocumentKind::Contract);
+    let revalidate = &schema["$defs"]["OnResume"]["properties"]["revalidate_entry"]["anyOf"][0];
+    assert_eq!(revalidate["default"], serde_json::json!(true));
+    assert_eq!(
+        schema["properties"]["checkpoint_mode"]["anyOf"][0]["default"],
+        "policy"
+    );
 }

@@ -207,7 +207,7 @@ fn entry_result(entry: &EntryRevalidation) -> Option<ContractValidationResult> {
         .map(|r| FieldValidationResult {
             field: r.field.clone(),
             status: r.status,
-            severity: FieldSeverity::parse_canonical(r.severity).unwrap_or(FieldSeverity::Blocking),
+            severity: r.severity,
             message: if entry.phases.len() > 1 {
                 format!("phase `{}`: {}", r.phase, r.message)
             } else {

@@ -7,7 +7,7 @@ use std::ops::ControlFlow;
 use serde::Serialize;
 use serde_json::Value;
 
-use crate::model::{EnumValue, Field, FieldSeverity, Phase};
+use crate::model::{Field, FieldSeverity, Phase};
 use crate::resume::document::type_name;
 
 /// ContextCore's `PropagationStatus` for one field at a boundary.
@@ -30,7 +30,7 @@ pub struct FieldResult {
     pub phase: String,
     pub field: String,
     pub status: FieldStatus,
-    pub severity: &'static str,
+    pub severity: FieldSeverity,
     /// The declared `type`, if any.
     pub declared_type: Option<String>,
     /// Whether the declared type is one the check knows and verified.
@@ -299,7 +299,7 @@ pub(crate) fn check_field(
         phase: phase.name.clone(),
         field: name,
         status,
-        severity: severity.as_str(),
+        severity,
         declared_type: declared,
         type_checked,
         message,

@@ -128,10 +128,7 @@ impl<'a> RuleContext<'a> {
     /// Whether a checkpoint is taken after phase `phase`: one names it, or
     /// `checkpoint_mode: always` checkpoints after every phase.
     pub(crate) fn is_checkpointed(&self, phase: usize) -> bool {
-        self.contract
-            .checkpoint_mode
-            .as_ref()
-            .is_some_and(|m| m.value == CheckpointMode::Always)
+        self.contract.checkpoint_mode() == CheckpointMode::Always
             || !self.checkpoints_on(phase).is_empty()
     }
 

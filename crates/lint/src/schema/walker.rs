@@ -269,12 +269,12 @@ impl Walker<'_, '_> {
         path: &Path<'_>,
     ) -> Option<Spanned<String>> {
         match keys.declared_type(key) {
-            Some(ValueType::NonEmptyString | ValueType::PhaseName) => {
+            Some(ValueType::NonEmptyString | ValueType::PhaseName(_)) => {
                 self.non_empty_string(node, path)
             }
             declared => {
                 debug_assert!(
-                    matches!(declared, Some(ValueType::String)),
+                    matches!(declared, Some(ValueType::String | ValueType::TypeName)),
                     "`{}.{key}` is read as text, but the format table declares {declared:?}",
                     keys.spec.name
                 );
