@@ -1129,3 +1129,32 @@ fn the_readme_example_is_what_phaselint_prints() {
         "the README's example is stale"
     );
 }
+
+/// `phaselint schema | head -c 1`: standard output closed before a byte is
+/// written is a reader that went away, not a panic (exit 101) nor an error.
+#[test]
+fn a_reader_that_went_away_is_neither_a_panic_nor_an_error() {
+    let commands: [&[&str]; 5] = [
+        &["schema"],
+        &["rule"],
+        &["rule", "P406"],
+        &["manifest-hash", "README.md"],
+        &["lint", "fixtures/G303/fail.contract.yaml"],
+    ];
+    for args in commands {
+        let (reader, writer) = std::io::pipe().unwrap();
+        drop(reader);
+        let out = Command::new(env!("CARGO_BIN_EXE_phaselint"))
+            .args(args)
+            .current_dir(repo())
+            .stdin(Stdio::null())
+            .stdout(writer)
+            .stderr(Stdio::piped())
+            .output()
+            .unwrap();
+        let said = stderr(&out);
+        assert!(!said.contains("panicked"), "{args:?}: {said}");
+        let expected = if args[0] == "lint" { 1 } else { 0 };
+        assert_eq!(code(&out), expected, "{args:?}: {said}");
+    }
+}

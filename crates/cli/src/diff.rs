@@ -141,7 +141,7 @@ pub fn run(args: &DiffArgs) -> u8 {
     {
         // "All checks passed (0 files)" would claim a check that never ran.
         if !args.quiet {
-            println!("Nothing compared.");
+            return crate::stdout::write_answer("Nothing compared.\n");
         }
         return exit::SUCCESS;
     }

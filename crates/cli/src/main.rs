@@ -18,6 +18,7 @@ mod operator;
 mod queue;
 mod resume;
 mod rule;
+mod stdout;
 mod telemetry;
 mod watch;
 
@@ -293,10 +294,7 @@ fn main() -> ExitCode {
         Command::Schema { kind } => {
             let schema = phaselint_lint::json_schema::json_schema(kind.into());
             match serde_json::to_string_pretty(&schema) {
-                Ok(text) => {
-                    println!("{text}");
-                    exit::SUCCESS
-                }
+                Ok(text) => stdout::write_answer(&format!("{text}\n")),
                 Err(e) => {
                     eprintln!("phaselint: error: {e}");
                     exit::NO_VERDICT

@@ -39,10 +39,7 @@ pub fn manifest_hash(args: &ManifestHashArgs) -> u8 {
             .and_then(|files| resume::manifest_hash(&files, &args.root, &args.files)),
     };
     match hash {
-        Ok(hash) => {
-            println!("{hash}");
-            exit::SUCCESS
-        }
+        Ok(hash) => crate::stdout::write_answer(&format!("{hash}\n")),
         Err(message) => {
             eprintln!(
                 "phaselint: error: {}",
