@@ -21,21 +21,6 @@ const MAX_LINES: usize = 700;
 /// list when its file is split; the test fails when one is already short.
 const NOT_YET_SPLIT: &[&str] = &[];
 
-/// Import circles still to break, each named by files it runs through, with
-/// the change that breaks it. Temporary: the test fails on any other
-/// circle, and on an entry here once its files no longer form one.
-const CIRCLES_TO_BREAK: &[(&[&str], &str)] = &[(
-    &[
-        "crates/cli/src/harness.rs",
-        "crates/cli/src/resume.rs",
-        "crates/cli/src/telemetry.rs",
-    ],
-    "`ResumeCheckArgs`, `NoVerdict`, `answer` and the hook process are in files of their \
-         own (`resume/`); what still closes it runs through `main.rs`, which defines the \
-         arguments shared by subcommands (`ConfigArgs`, `ClockArgs`) and dispatches to them: \
-         move those into a file of their own",
-)];
-
 /// Every crate whose files must not import each other in a loop.
 const CRATES: &[&str] = &[
     "crates/lint",
@@ -221,15 +206,23 @@ fn is_ident_byte(b: u8) -> bool {
     b.is_ascii_alphanumeric() || b == b'_'
 }
 
-/// The code without its inline `#[cfg(test)] mod … { … }` blocks (blanked,
-/// newlines kept): what unit tests import is not the file's design.
+/// The code without its inline `#[cfg(test)] mod … { … }` blocks (also
+/// `#[cfg(all(test, unix))]`; blanked, newlines kept): what unit tests
+/// import is not the file's design.
 fn without_tests(code: &str) -> String {
     let mut out = code.to_owned();
     let mut from = 0;
-    while let Some(at) = out[from..].find("#[cfg(test)]") {
+    while let Some(at) = out[from..].find("#[cfg(") {
         let start = from + at;
         from = start + 1;
-        let after_attribute = start + "#[cfg(test)]".len();
+        let Some(close) = out[start..].find(']').map(|i| start + i) else {
+            break;
+        };
+        let condition = &out[start + "#[cfg(".len()..close];
+        if !(condition == "test)" || condition.starts_with("all(test,")) {
+            continue;
+        }
+        let after_attribute = close + 1;
         let rest = out[after_attribute..].trim_start();
         if !(rest.starts_with("mod ") || rest.starts_with("pub(crate) mod ")) {
             continue;
@@ -822,19 +815,11 @@ fn describe_circle(files: &[SourceFile], edges: &[BTreeSet<usize>], circle: &[us
 #[test]
 fn no_import_circle_between_the_files_of_a_crate() {
     let mut report = String::new();
-    let mut known_seen = vec![false; CIRCLES_TO_BREAK.len()];
     for krate in CRATES {
         let files = crate_files(krate);
         let edges = import_edges(&files);
         for circle in circles(&edges) {
-            let paths: BTreeSet<&str> = circle.iter().map(|&i| files[i].path.as_str()).collect();
-            let known = CIRCLES_TO_BREAK
-                .iter()
-                .position(|(members, _)| members.iter().all(|member| paths.contains(member)));
-            match known {
-                Some(index) => known_seen[index] = true,
-                None => report.push_str(&describe_circle(&files, &edges, &circle)),
-            }
+            report.push_str(&describe_circle(&files, &edges, &circle));
         }
     }
     assert!(
@@ -843,17 +828,6 @@ fn no_import_circle_between_the_files_of_a_crate() {
          each can be read, tested and moved knowing only what it imports. Break each circle \
          below by moving what both sides share into a file of its own (or into the file that \
          owns the concept), or by passing a value in instead of importing it:\n{report}"
-    );
-    let broken: Vec<&str> = CIRCLES_TO_BREAK
-        .iter()
-        .zip(&known_seen)
-        .filter(|(_, seen)| !**seen)
-        .map(|((members, _), _)| members[0])
-        .collect();
-    assert!(
-        broken.is_empty(),
-        "These circles are broken now (or changed shape): remove them from CIRCLES_TO_BREAK in \
-         tests/tidy.rs: the circles through {broken:?}"
     );
 }
 
