@@ -21,35 +21,6 @@ const MAX_LINES: usize = 700;
 /// list when its file is split; the test fails when one is already short.
 const NOT_YET_SPLIT: &[&str] = &[];
 
-/// Import circles still to break, each named by files it runs through, with
-/// the change that breaks it. Temporary: the test fails on any other
-/// circle, and on an entry here once its files no longer form one.
-const CIRCLES_TO_BREAK: &[(&[&str], &str)] = &[
-    (
-        &[
-            "crates/lint/src/findings.rs",
-            "crates/lint/src/rules/mod.rs",
-            "crates/lint/src/rules/schema/e007_unloadable_document.rs",
-            "crates/lint/src/rules/schema/s001_unused_suppression.rs",
-            "crates/lint/src/suppression.rs",
-        ],
-        "the findings sink reads rule metadata (E007, S001, suppressible) from rule files whose \
-         `Rule` type names the sink: the typed `RuleId` of issue 25 (the rules change) carries \
-         that metadata below both",
-    ),
-    (
-        &[
-            "crates/cli/src/harness.rs",
-            "crates/cli/src/resume.rs",
-            "crates/cli/src/telemetry.rs",
-        ],
-        "`ResumeCheckArgs`, `NoVerdict`, `answer` and the hook process are in files of their \
-         own (`resume/`); what still closes it runs through `main.rs`, which defines the \
-         arguments shared by subcommands (`ConfigArgs`, `ClockArgs`) and dispatches to them: \
-         move those into a file of their own",
-    ),
-];
-
 /// Every crate whose files must not import each other in a loop.
 const CRATES: &[&str] = &[
     "crates/lint",
@@ -235,15 +206,23 @@ fn is_ident_byte(b: u8) -> bool {
     b.is_ascii_alphanumeric() || b == b'_'
 }
 
-/// The code without its inline `#[cfg(test)] mod … { … }` blocks (blanked,
-/// newlines kept): what unit tests import is not the file's design.
+/// The code without its inline `#[cfg(test)] mod … { … }` blocks (also
+/// `#[cfg(all(test, unix))]`; blanked, newlines kept): what unit tests
+/// import is not the file's design.
 fn without_tests(code: &str) -> String {
     let mut out = code.to_owned();
     let mut from = 0;
-    while let Some(at) = out[from..].find("#[cfg(test)]") {
+    while let Some(at) = out[from..].find("#[cfg(") {
         let start = from + at;
         from = start + 1;
-        let after_attribute = start + "#[cfg(test)]".len();
+        let Some(close) = out[start..].find(']').map(|i| start + i) else {
+            break;
+        };
+        let condition = &out[start + "#[cfg(".len()..close];
+        if !(condition == "test)" || condition.starts_with("all(test,")) {
+            continue;
+        }
+        let after_attribute = close + 1;
         let rest = out[after_attribute..].trim_start();
         if !(rest.starts_with("mod ") || rest.starts_with("pub(crate) mod ")) {
             continue;
@@ -507,6 +486,8 @@ fn split_top_level(inner: &str) -> Vec<&str> {
 struct UseDecl {
     public: bool,
     paths: Vec<String>,
+    /// Where the declaration is in the code, `use` through `;`.
+    range: std::ops::Range<usize>,
 }
 
 fn use_declarations(code: &str) -> Vec<UseDecl> {
@@ -538,7 +519,11 @@ fn use_declarations(code: &str) -> Vec<UseDecl> {
         let tree = &code[start + 4..start + end];
         let mut paths = Vec::new();
         expand_use_tree(tree, "", &mut paths);
-        decls.push(UseDecl { public, paths });
+        decls.push(UseDecl {
+            public,
+            paths,
+            range: start..start + end + 1,
+        });
         from = start + end;
     }
     decls
@@ -571,14 +556,13 @@ fn inline_paths(code: &str) -> Vec<String> {
     paths
 }
 
-/// Paths written in code that start at a child module of `module`
-/// (`checkpoint::c201_approval_without_policy::RULE` in `rules/mod.rs`),
-/// as `self::` paths.
-fn child_paths(
-    code: &str,
-    module: &[String],
-    by_module: &BTreeMap<Vec<String>, usize>,
-) -> Vec<String> {
+/// Paths written in code that start at a module known by its bare name:
+/// a child module (`checkpoint::c201_approval_without_policy::RULE` in
+/// `rules/mod.rs`), or one a `use` brought in (`use super::checkpoint;`
+/// then `checkpoint::c201_approval_without_policy::RULE` in
+/// `rules/registry.rs`). `named` maps each such name to the path it stands
+/// for (`self::checkpoint`, `crate::rules::checkpoint`).
+fn named_module_paths(code: &str, named: &BTreeMap<String, String>) -> Vec<String> {
     let mut paths = Vec::new();
     let mut from = 0;
     while let Some(at) = code[from..].find("::") {
@@ -590,18 +574,17 @@ fn child_paths(
         if start == colons || code[..start].ends_with(':') {
             continue;
         }
-        let mut child = module.to_vec();
-        child.push(code[start..colons].to_owned());
-        if !by_module.contains_key(&child) {
+        let Some(stands_for) = named.get(&code[start..colons]) else {
             continue;
-        }
+        };
         let end = code[start..]
             .find(|c: char| !(c.is_ascii_alphanumeric() || c == '_' || c == ':'))
             .map_or(code.len(), |len| start + len);
         if code[end..].starts_with(['{', '*']) {
             continue;
         }
-        paths.push(format!("self::{}", code[start..end].trim_end_matches(':')));
+        let rest = code[colons..end].trim_end_matches(':');
+        paths.push(format!("{stands_for}{rest}"));
     }
     paths
 }
@@ -706,9 +689,37 @@ fn import_edges(files: &[SourceFile]) -> Vec<BTreeSet<usize>> {
             .iter()
             .filter(|decl| !decl.public)
             .flat_map(|decl| decl.paths.iter().map(|path| (path.clone(), true)));
-        let inline = inline_paths(&file.code)
+        // The bare names that stand for a module here: its child modules,
+        // and the modules its own `use`s bring in.
+        let mut named: BTreeMap<String, String> = modules
+            .by_module
+            .keys()
+            .filter(|other| other.len() == file.module.len() + 1 && other.starts_with(&file.module))
+            .map(|child| {
+                (
+                    child[child.len() - 1].clone(),
+                    format!("self::{}", child[child.len() - 1]),
+                )
+            })
+            .collect();
+        for decl in modules.uses[index].iter().filter(|decl| !decl.public) {
+            for path in &decl.paths {
+                if let Some(segments) = modules.absolute(&file.module, path, true)
+                    && modules.by_module.contains_key(&segments)
+                    && let Some(last) = segments.last()
+                {
+                    named.insert(last.clone(), format!("crate::{}", segments.join("::")));
+                }
+            }
+        }
+        // Paths outside the `use` declarations, read above.
+        let mut code = file.code.clone();
+        for decl in &modules.uses[index] {
+            code.replace_range(decl.range.clone(), &" ".repeat(decl.range.len()));
+        }
+        let inline = inline_paths(&code)
             .into_iter()
-            .chain(child_paths(&file.code, &file.module, &modules.by_module))
+            .chain(named_module_paths(&code, &named))
             .map(|path| (path, false));
         for (path, in_use) in used.chain(inline) {
             if let Some(segments) = modules.absolute(&file.module, &path, in_use)
@@ -804,19 +815,11 @@ fn describe_circle(files: &[SourceFile], edges: &[BTreeSet<usize>], circle: &[us
 #[test]
 fn no_import_circle_between_the_files_of_a_crate() {
     let mut report = String::new();
-    let mut known_seen = vec![false; CIRCLES_TO_BREAK.len()];
     for krate in CRATES {
         let files = crate_files(krate);
         let edges = import_edges(&files);
         for circle in circles(&edges) {
-            let paths: BTreeSet<&str> = circle.iter().map(|&i| files[i].path.as_str()).collect();
-            let known = CIRCLES_TO_BREAK
-                .iter()
-                .position(|(members, _)| members.iter().all(|member| paths.contains(member)));
-            match known {
-                Some(index) => known_seen[index] = true,
-                None => report.push_str(&describe_circle(&files, &edges, &circle)),
-            }
+            report.push_str(&describe_circle(&files, &edges, &circle));
         }
     }
     assert!(
@@ -825,17 +828,6 @@ fn no_import_circle_between_the_files_of_a_crate() {
          each can be read, tested and moved knowing only what it imports. Break each circle \
          below by moving what both sides share into a file of its own (or into the file that \
          owns the concept), or by passing a value in instead of importing it:\n{report}"
-    );
-    let broken: Vec<&str> = CIRCLES_TO_BREAK
-        .iter()
-        .zip(&known_seen)
-        .filter(|(_, seen)| !**seen)
-        .map(|((members, _), _)| members[0])
-        .collect();
-    assert!(
-        broken.is_empty(),
-        "These circles are broken now (or changed shape): remove them from CIRCLES_TO_BREAK in \
-         tests/tidy.rs: the circles through {broken:?}"
     );
 }
 
@@ -866,6 +858,24 @@ fn the_circle_finder_sees_a_circle() {
         lines: 1,
     });
     assert!(circles(&import_edges(&quiet)).is_empty());
+    // A module brought in by a `use` and named bare: `b::c::Thing` in `a`
+    // imports `b/c.rs`, which imports `a` back.
+    let through_a_module = [
+        (
+            "a.rs",
+            "a",
+            "use crate::b;\nfn f() { b::c::Thing; }\npub struct Other;",
+        ),
+        ("b/mod.rs", "b", "pub mod c;"),
+        ("b/c.rs", "b/c", "use crate::a::Other;\npub struct Thing;"),
+    ]
+    .map(|(path, module, code)| SourceFile {
+        path: path.to_owned(),
+        module: module.split('/').map(str::to_owned).collect(),
+        code: strip_comments_and_literals(code),
+        lines: 1,
+    });
+    assert_eq!(circles(&import_edges(&through_a_module)), vec![vec![0, 2]]);
 }
 
 // ---------------------------------------------------------------------------

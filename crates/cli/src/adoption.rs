@@ -12,12 +12,12 @@ use phaselint_lint::add_suppressions::{Refusal, add_suppressions};
 use phaselint_lint::baseline::{Baseline, Fixed, Matcher, path_key};
 use phaselint_lint::config::{Config, Settings};
 use phaselint_lint::input::{self, Bound, InputError};
+use phaselint_lint::walk::absolute;
 use phaselint_lint::{Analysis, baseline};
 use phaselint_render::BaselineCounts;
 use phaselint_render::terminal::inline;
 
 use crate::atomic_write::{write_atomically, write_shared_atomically};
-use crate::lint::absolute;
 
 /// The adoption options of `phaselint lint`.
 #[derive(clap::Args, Debug, Default)]

@@ -18,7 +18,7 @@ use crate::atomic_write::write_atomically;
 use crate::exit;
 use crate::operator::{Answer, ask_about, ask_yes_no, confirm_irreversible};
 use crate::resume::{NoVerdict, load_contract, parse_now, read_approvals, read_document};
-use crate::{ClockArgs, ConfigArgs};
+use crate::shared_args::{ClockArgs, ConfigArgs};
 use phaselint_lint::resume::request::{
     ApprovalAsk, ApprovalNotice, PreparedApproval, approval_record, prepare_approval,
 };

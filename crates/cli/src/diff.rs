@@ -14,8 +14,9 @@ use phaselint_lint::diff::DiffMode;
 use phaselint_render::Report;
 use phaselint_render::terminal::{block, inline};
 
+use crate::exit;
 use crate::lint::{ConfigCache, Output, absolute, exit_code, overrides};
-use crate::{ColorChoice, ConfigArgs, Format, exit};
+use crate::shared_args::{ColorChoice, ConfigArgs, Format, RuleLevels};
 
 #[derive(clap::Args)]
 pub struct DiffArgs {
@@ -48,7 +49,7 @@ pub struct DiffArgs {
     #[arg(long, short)]
     pub quiet: bool,
     #[command(flatten)]
-    pub levels: crate::RuleLevels,
+    pub levels: RuleLevels,
     /// The configuration for NEW's findings [default: found from NEW's directory up, as `lint` finds it].
     #[command(flatten)]
     pub configuration: ConfigArgs,

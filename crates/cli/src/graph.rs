@@ -9,7 +9,8 @@ use phaselint_lint::input::{self, Bound};
 use phaselint_lint::{DocumentKind, analyze_vec, graph_export};
 use phaselint_render::graph::GraphFormat;
 
-use crate::{ConfigArgs, exit};
+use crate::exit;
+use crate::shared_args::{ConfigArgs, config_beside};
 
 #[derive(clap::Args, Debug)]
 pub struct GraphArgs {
@@ -64,7 +65,7 @@ fn draw(args: &GraphArgs) -> Result<(), String> {
     let stdin = args.file.as_os_str() == "-";
     // Configuration is looked up beside the file, or from here for stdin.
     let beside = if stdin { Path::new("./-") } else { &args.file };
-    let config = crate::config_beside(
+    let config = config_beside(
         beside,
         args.configuration.config.as_deref(),
         args.configuration.no_config,

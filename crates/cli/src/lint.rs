@@ -14,7 +14,8 @@ use phaselint_lint::input::{self, Bound};
 use phaselint_lint::{Analysis, DocumentKind, analyze_bytes, analyze_file};
 
 use crate::atomic_write::write_atomically;
-use crate::{ColorChoice, ConfigArgs, Format, LintArgs, adoption, exit};
+use crate::shared_args::{ColorChoice, ConfigArgs, Format, LintArgs, RuleLevels};
+use crate::{adoption, exit};
 use phaselint_render::terminal::{block, inline};
 use phaselint_render::{self as output, Linted, Report, Unreadable, plural};
 
@@ -46,10 +47,9 @@ impl Target {
     }
 }
 
+/// One run over the paths. `main.rs` hands `--watch` to `watch::run`,
+/// which lints with this file's parts (`collect`, `lint_all`).
 pub fn run(args: &LintArgs) -> u8 {
-    if args.watch {
-        return crate::watch::run(args);
-    }
     // The counts are a table, or JSON: a SARIF, GitLab or JUnit reader fed
     // a table would fail later, and less clearly.
     if args.statistics && !matches!(args.format, Format::Full | Format::Concise | Format::Json) {
@@ -444,7 +444,7 @@ fn usage_error(message: &str) -> u8 {
 
 /// `--select`, `--ignore` and `--severity CODE=LEVEL` as configuration
 /// overrides.
-pub(crate) fn overrides(levels: &crate::RuleLevels) -> Result<Overrides, String> {
+pub(crate) fn overrides(levels: &RuleLevels) -> Result<Overrides, String> {
     let severity = levels
         .severity
         .iter()

@@ -13,7 +13,7 @@ use phaselint_render::terminal::block;
 
 use crate::exit;
 use crate::resume::{NoVerdict, load_contract, parse_now, read_approvals, read_document};
-use crate::{ClockArgs, ConfigArgs};
+use crate::shared_args::{ClockArgs, ConfigArgs};
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
 pub enum QueueFormat {

@@ -17,7 +17,7 @@ mod hook;
 mod inputs;
 mod manifest_hash;
 
-use crate::ConfigArgs;
+use crate::shared_args::ConfigArgs;
 pub(crate) use answer::{Verdict, answer, no_verdict};
 pub(crate) use args::mode;
 pub use args::{QuestionArg, ResumeCheckArgs, ResumeFormat};

@@ -12,7 +12,7 @@ use std::collections::{BTreeMap, BTreeSet, HashMap};
 
 use crate::config::Settings;
 use crate::diagnostic::Diagnostic;
-use crate::suppression::{can_be_suppressed, directive_at};
+use crate::suppression::directive_at;
 use crate::syntax::{self, Limits, NodeKind, Span};
 use crate::{Analysis, analyze_document};
 
@@ -100,7 +100,7 @@ pub fn add_suppressions(analysis: &Analysis, settings: &Settings) -> Result<Supp
     let mut silenced = Vec::new();
     let mut skipped = Vec::new();
     for (i, d) in analysis.diagnostics.iter().enumerate() {
-        if !can_be_suppressed(d.code.as_str()) {
+        if !d.code.can_be_suppressed() {
             continue;
         }
         let line = index.line_of(d.span.start);

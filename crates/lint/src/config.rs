@@ -40,7 +40,7 @@ impl Default for Settings {
                     } else {
                         RuleLevel::Off
                     };
-                    (r.code.as_str(), level)
+                    (r.code, level)
                 })
                 .collect(),
             long_running_threshold: 15 * 60,
@@ -254,7 +254,7 @@ impl Config {
             if rule.always_on {
                 level = RuleLevel::Set(Severity::Error);
             }
-            self.base.levels.insert(rule.code.as_str(), level);
+            self.base.levels.insert(rule.code, level);
         }
     }
 
@@ -265,7 +265,7 @@ impl Config {
             if globs.matches(file) {
                 for rule in RULES {
                     if !rule.always_on && most_specific(rule.code.as_str(), codes).is_some() {
-                        settings.levels.insert(rule.code.as_str(), RuleLevel::Off);
+                        settings.levels.insert(rule.code, RuleLevel::Off);
                     }
                 }
             }

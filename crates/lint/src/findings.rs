@@ -14,9 +14,9 @@
 use std::cmp::Ordering;
 use std::collections::BinaryHeap;
 
-use crate::diagnostic::{Diagnostic, Fix, Related};
+use crate::diagnostic::{Diagnostic, Fix, Related, Severity};
 use crate::line_index::LineIndex;
-use crate::rules::schema::e007_unloadable_document;
+use crate::rule_id::RuleId;
 use crate::settings::Settings;
 use crate::suppression::Suppressions;
 use crate::syntax::Span;
@@ -289,9 +289,11 @@ impl<'a> Findings<'a> {
         let (mut kept, over) = self.kept.finish();
         if let Some((at, more)) = over {
             // The file loaded: E007 only says where phaselint stopped
-            // listing, so its message is not "cannot load".
-            let mut note = e007_unloadable_document::RULE
-                .diagnostic(
+            // listing, so its message is not "cannot load". A load error
+            // is always an error (`RuleId::is_load_error`).
+            let mut note = Diagnostic::new(
+                    RuleId::UNLOADABLE_DOCUMENT,
+                    Severity::Error,
                     Span::empty(at),
                     format!(
                         "the file has more findings than phaselint keeps per file ({MAX_FINDINGS}, or {} MiB of their text): {more} more from here on are not listed",

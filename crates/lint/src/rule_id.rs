@@ -1,6 +1,8 @@
 //! A rule's code as a type: what kind of finding a code is (it cannot be
-//! loaded, it breaks the format, which family) is asked of the code, never
-//! read off its first letter at the call site.
+//! loaded, it breaks the format, which family, whether a comment can
+//! silence it) is asked of the code, never read off its first letter at
+//! the call site. The findings sink and the suppression comments read these
+//! facts here, below the rule registry, whose checks write to the sink.
 
 use std::fmt;
 
@@ -11,6 +13,13 @@ use std::fmt;
 pub struct RuleId(&'static str);
 
 impl RuleId {
+    /// E001: the file is not YAML.
+    pub const YAML_SYNTAX_ERROR: RuleId = RuleId::new("E001");
+    /// E007: the file cannot be loaded, or has more findings than are kept.
+    pub const UNLOADABLE_DOCUMENT: RuleId = RuleId::new("E007");
+    /// S001: a suppression comment that silenced nothing.
+    pub const UNUSED_SUPPRESSION: RuleId = RuleId::new("S001");
+
     /// A code as a rule declares it. A malformed code fails the build: rule
     /// declarations are statics, evaluated at compile time.
     pub const fn new(code: &'static str) -> RuleId {
@@ -36,10 +45,34 @@ impl RuleId {
         self.0.as_bytes()[0]
     }
 
+    /// `==` for a `const fn`: `&str` has no const equality.
+    const fn same(self, other: RuleId) -> bool {
+        let (a, b) = (self.0.as_bytes(), other.0.as_bytes());
+        if a.len() != b.len() {
+            return false;
+        }
+        let mut i = 0;
+        while i < a.len() {
+            if a[i] != b[i] {
+                return false;
+            }
+            i += 1;
+        }
+        true
+    }
+
     /// The file cannot be loaded (E001, E007): such a finding is always on,
-    /// never suppressed, and the file never passes.
-    pub fn is_load_error(self) -> bool {
-        matches!(self.0, "E001" | "E007")
+    /// never suppressed, its level is error, and the file never passes.
+    pub const fn is_load_error(self) -> bool {
+        self.same(RuleId::YAML_SYNTAX_ERROR) || self.same(RuleId::UNLOADABLE_DOCUMENT)
+    }
+
+    /// A suppression comment can silence a finding of this code: not a
+    /// load error (a file that cannot be loaded never passes), not S001
+    /// (whose fix removes the comment), not a diff code (about two files,
+    /// not a line).
+    pub const fn can_be_suppressed(self) -> bool {
+        !self.is_load_error() && !self.same(RuleId::UNUSED_SUPPRESSION) && !self.is_diff()
     }
 
     /// The document breaks the format (an E-code, load errors included):
@@ -85,6 +118,14 @@ impl PartialEq<RuleId> for &str {
     }
 }
 
+/// Lets a map keyed by codes be asked with the text of one (a code read
+/// from a comment or a configuration file).
+impl std::borrow::Borrow<str> for RuleId {
+    fn borrow(&self) -> &str {
+        self.0
+    }
+}
+
 impl serde::Serialize for RuleId {
     fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
         serializer.serialize_str(self.0)
@@ -104,6 +145,12 @@ mod tests {
         assert!(!RuleId::new("S002").is_schema_error());
         assert!(RuleId::new("D601").is_diff());
         assert!(!RuleId::new("P405").is_diff());
+        assert!(RuleId::new("G303").can_be_suppressed());
+        assert!(RuleId::new("E004").can_be_suppressed());
+        assert!(!RuleId::UNLOADABLE_DOCUMENT.can_be_suppressed());
+        assert!(!RuleId::YAML_SYNTAX_ERROR.can_be_suppressed());
+        assert!(!RuleId::UNUSED_SUPPRESSION.can_be_suppressed());
+        assert!(!RuleId::new("D601").can_be_suppressed());
     }
 
     #[test]

@@ -8,6 +8,7 @@ use std::collections::HashMap;
 use serde::Deserialize;
 
 use crate::diagnostic::{Diagnostic, Severity};
+use crate::rule_id::RuleId;
 
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Deserialize)]
 #[serde(rename_all = "lowercase")]
@@ -32,7 +33,8 @@ impl Dialect {
 /// The settings one analysis runs with.
 #[derive(Clone, Debug)]
 pub struct Settings {
-    pub(crate) levels: HashMap<&'static str, RuleLevel>,
+    /// A level for every rule of the registry (`config.rs` builds it so).
+    pub(crate) levels: HashMap<RuleId, RuleLevel>,
     pub long_running_threshold: u64,
     pub max_clock_skew: u64,
     pub dialect: Dialect,
@@ -50,6 +52,13 @@ impl Settings {
             *level = RuleLevel::Default;
         }
         settings
+    }
+
+    /// The rule a code names, as a comment or a file writes it (upper
+    /// case): the sink and the suppression comments, which sit below the
+    /// registry, learn what a code is from the settings built from it.
+    pub(crate) fn rule_id(&self, code: &str) -> Option<RuleId> {
+        self.levels.get_key_value(code).map(|(&id, _)| id)
     }
 
     pub fn is_enabled(&self, code: &str) -> bool {

@@ -4,9 +4,9 @@
 
 use std::collections::HashMap;
 
-use crate::diagnostic::{Diagnostic, Edit};
+use crate::diagnostic::{Applicability, Diagnostic, Edit, Fix, Severity};
 use crate::line_index::LineIndex;
-use crate::rules::schema::s001_unused_suppression;
+use crate::rule_id::RuleId;
 use crate::settings::Settings;
 use crate::syntax::Span;
 
@@ -261,12 +261,6 @@ pub fn suppression_at(source: &str, index: &LineIndex, offset: usize) -> Option<
     None
 }
 
-/// Whether a finding of `code` can be silenced by a suppression comment,
-/// as its rule declares (`Rule::suppressible`).
-pub fn can_be_suppressed(code: &str) -> bool {
-    crate::rules::rule(code).is_none_or(|rule| rule.suppressible)
-}
-
 /// The edits that add a code to the suppression comment on a line, or a
 /// new comment at its end, for editors' "suppress on this line" actions.
 /// Each line is scanned once, however many findings it carries.
@@ -371,7 +365,7 @@ impl Suppressions {
     /// Whether a comment silences `d`; each that does is marked used.
     pub(crate) fn silences(&mut self, d: &Diagnostic, index: &LineIndex) -> bool {
         // A file that cannot be read as YAML must never pass.
-        if !can_be_suppressed(d.code.as_str()) {
+        if !d.code.can_be_suppressed() {
             return false;
         }
         let mut silenced = false;
@@ -397,34 +391,30 @@ impl Suppressions {
     /// S001 for each suppression that silenced nothing.
     pub(crate) fn unused(self, settings: &Settings) -> Vec<Diagnostic> {
         let mut out = Vec::new();
-        let Some(level) = settings.level("S001", s001_unused_suppression::RULE.default_severity)
+        let Some(level) = settings.level(RuleId::UNUSED_SUPPRESSION.as_str(), Severity::Info)
         else {
             return out;
         };
         for s in self.suppressions.iter().filter(|s| !s.used) {
-            let known = crate::rules::rule(&s.code);
+            let known = settings.rule_id(&s.code);
             // A code turned off by configuration has nothing to silence; its
             // comment is not stale, so only enabled or unknown codes count.
-            if known.is_some_and(|r| !settings.is_enabled(r.code.as_str())) {
+            if known.is_some_and(|code| !settings.is_enabled(code.as_str())) {
                 continue;
             }
-            let mut diagnostic = s001_unused_suppression::diagnostic(
-                &s.code,
-                s.code_span,
-                s.removal,
-                s.line.is_none(),
-            );
+            let mut diagnostic =
+                unused_suppression(&s.code, s.code_span, s.removal, s.line.is_none());
             if known.is_none() {
                 diagnostic.message = format!(
                     "`{}` in a suppression comment is not a phaselint rule code",
                     s.code
                 );
-            } else if known.is_some_and(|r| r.family == crate::rules::Family::Diff) {
+            } else if known.is_some_and(RuleId::is_diff) {
                 diagnostic.message = format!(
                     "{} is reported by `phaselint diff`, never by lint, and a comment cannot silence it; turn it off with `ignore` in phaselint.toml",
                     s.code
                 );
-            } else if known.is_some_and(|r| r.always_on) {
+            } else if known.is_some_and(RuleId::is_load_error) {
                 diagnostic.message = format!(
                     "{} cannot be suppressed: a file that cannot be loaded never passes",
                     s.code
@@ -435,6 +425,34 @@ impl Suppressions {
         }
         out
     }
+}
+
+/// S001 (declared in `rules/schema/s001_unused_suppression.rs`, at its
+/// default level, info) for one code of a comment that silenced nothing.
+/// Made here, below the registry: the findings sink reports it as it
+/// finishes. `code_span` covers the code in the comment; `removal` is what
+/// deleting it takes.
+fn unused_suppression(code: &str, code_span: Span, removal: Span, file_level: bool) -> Diagnostic {
+    let scope = if file_level {
+        "in this file"
+    } else {
+        "on this line or the next"
+    };
+    Diagnostic::new(
+        RuleId::UNUSED_SUPPRESSION,
+        Severity::Info,
+        code_span,
+        format!("unused suppression: no {code} finding {scope}"),
+    )
+    .with_help("remove the code from the comment; stale suppressions hide future findings")
+    .with_fix(Fix {
+        title: format!("Remove unused suppression of {code}"),
+        applicability: Applicability::Safe,
+        edits: vec![Edit {
+            span: removal,
+            replacement: String::new(),
+        }],
+    })
 }
 
 #[cfg(test)]
@@ -573,5 +591,42 @@ mod tests {
             .map(|d| d.code.as_str())
             .collect();
         assert!(codes.is_empty(), "{:#?}", analysis.diagnostics);
+    }
+
+    #[test]
+    fn s001_is_reported_as_its_rule_declares() {
+        // The sink makes S001 below the registry; its level and fix must
+        // still be the ones `rules/schema/s001_unused_suppression.rs` declares.
+        let source =
+            "schema_version: '1'\npipeline_id: p\nphases:\n  a: {}\n# phaselint: disable=C203\n";
+        let analysis = crate::analyze(source, &Settings::default());
+        let rule = crate::rules::rule("S001").unwrap();
+        let s001: Vec<_> = analysis
+            .diagnostics
+            .iter()
+            .filter(|d| d.code == rule.code)
+            .collect();
+        assert_eq!(s001.len(), 1, "{:#?}", analysis.diagnostics);
+        assert_eq!(s001[0].severity, rule.default_severity);
+        assert!(s001[0].fix.is_some());
+        assert_eq!(rule.fix, crate::rules::FixAvailability::Safe);
+    }
+
+    #[test]
+    fn only_load_errors_s001_and_diff_codes_escape_a_comment() {
+        let mut escaping: Vec<&str> = Vec::new();
+        for rule in crate::rules::RULES {
+            if rule.code.is_load_error() {
+                // The sink's own E007, for findings past its bound, is an error.
+                assert_eq!(rule.default_severity, crate::diagnostic::Severity::Error);
+            }
+            if !rule.suppressible && rule.family != crate::rules::Family::Diff {
+                escaping.push(rule.code.as_str());
+            }
+            if rule.family == crate::rules::Family::Diff {
+                assert!(!rule.suppressible, "{}", rule.code);
+            }
+        }
+        assert_eq!(escaping, ["E001", "E007", "S001"]);
     }
 }

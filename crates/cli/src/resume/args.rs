@@ -6,7 +6,7 @@ use std::path::PathBuf;
 use clap::ValueEnum;
 use phaselint_lint::resume::Mode;
 
-use crate::{ClockArgs, ConfigArgs};
+use crate::shared_args::{ClockArgs, ConfigArgs};
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
 pub enum ModeArg {

@@ -1,6 +1,7 @@
-//! The rule registry. A rule is one file: its metadata (code, name, default
-//! severity, the page from `rules/CODE.md`) and either a check over the model
-//! and graph, or the constructors the schema walk calls for its findings.
+//! Rules. A rule is one file: its metadata (code, name, default severity,
+//! the page from `rules/CODE.md`) and either a check over the model and
+//! graph, or the constructors the schema walk calls for its findings. This
+//! file declares what a rule is and what it sees; `registry.rs` lists them.
 
 /// A rule's declaration, `Rule::new` with its page: `rules/CODE.md`, found
 /// from the code, so no rule file writes the page's path (and a missing
@@ -32,7 +33,11 @@ mod harness;
 pub mod page;
 mod policy;
 mod reference;
+mod registry;
 pub(crate) mod schema;
+
+pub use registry::{RULES, rule};
+pub(crate) use registry::{run, run_harness};
 
 /// Why a harness checkpoint name cannot be part of a file name (H503): the
 /// resume check builds no sentinel path from such a name.
@@ -363,10 +368,11 @@ pub struct Rule {
     /// Where its diagnostic points, in words, for the page.
     pub points_at: &'static str,
     /// Cannot be turned off, downgraded or suppressed: a file that cannot be
-    /// loaded never passes.
+    /// loaded never passes. Read off the code (`RuleId::is_load_error`).
     pub always_on: bool,
-    /// A suppression comment can silence it (not E001/E007, and not S001,
-    /// whose fix removes the comment).
+    /// A suppression comment can silence it (not E001/E007, not S001, whose
+    /// fix removes the comment, not a diff code). Read off the code
+    /// (`RuleId::can_be_suppressed`), which the findings sink asks.
     pub suppressible: bool,
     /// One line, for `phaselint rule` and completion details.
     pub summary: &'static str,
@@ -378,8 +384,9 @@ pub struct Rule {
 
 impl Rule {
     /// A rule with the defaults most rules take: on by default, at one
-    /// level, no fix, no need, suppressible, no check of its own (a schema
-    /// code, made by the walk). Declared through `rule!`, which finds the
+    /// level, no fix, no need, no check of its own (a schema code, made by
+    /// the walk); whether it is always on and can be suppressed is its
+    /// code's. Declared through `rule!`, which finds the
     /// page from the code.
     pub const fn new(
         code: RuleId,
@@ -399,8 +406,8 @@ impl Rule {
             needs: &[],
             levels: &[],
             points_at: "",
-            always_on: false,
-            suppressible: true,
+            always_on: code.is_load_error(),
+            suppressible: code.can_be_suppressed(),
             summary,
             doc,
             check: None,
@@ -435,25 +442,6 @@ impl Rule {
         Rule { points_at, ..self }
     }
 
-    /// Says the file cannot be loaded: cannot be turned off, downgraded or
-    /// suppressed.
-    pub const fn always_on(self) -> Rule {
-        Rule {
-            always_on: true,
-            suppressible: false,
-            ..self
-        }
-    }
-
-    /// A suppression comment cannot silence it (S001, whose fix removes the
-    /// comment; diff's codes, which are about two files, not a line).
-    pub const fn not_suppressible(self) -> Rule {
-        Rule {
-            suppressible: false,
-            ..self
-        }
-    }
-
     pub const fn check(self, check: Check) -> Rule {
         Rule {
             check: Some(check),
@@ -474,96 +462,5 @@ impl Rule {
 
     pub fn diagnostic(&self, span: crate::syntax::Span, message: impl Into<String>) -> Diagnostic {
         Diagnostic::new(self.code, self.default_severity, span, message)
-    }
-}
-
-/// Every rule, in code order.
-pub static RULES: &[&Rule] = &[
-    &schema::e001_yaml_syntax_error::RULE,
-    &schema::e002_duplicate_key::RULE,
-    &schema::e003_unknown_key::RULE,
-    &schema::e004_wrong_type::RULE,
-    &schema::e005_missing_required_key::RULE,
-    &schema::e006_invalid_enum_value::RULE,
-    &schema::e007_unloadable_document::RULE,
-    &schema::s001_unused_suppression::RULE,
-    &schema::s002_non_canonical_case::RULE,
-    &reference::r101_unknown_checkpoint_phase::RULE,
-    &reference::r102_staleness_field_not_produced::RULE,
-    &reference::r103_unknown_chain_phase::RULE,
-    &reference::r104_chain_field_not_declared::RULE,
-    &reference::r105_duplicate_checkpoint_id::RULE,
-    &reference::r106_duplicate_chain_id::RULE,
-    &reference::r107_unknown_source_phase::RULE,
-    &reference::r108_unknown_graph_node::RULE,
-    &reference::r109_duplicate_staleness_field::RULE,
-    &reference::r110_source_phase_does_not_produce::RULE,
-    &checkpoint::c201_approval_without_policy::RULE,
-    &checkpoint::c202_dead_approval_policy::RULE,
-    &checkpoint::c203_uncovered_long_running_phase::RULE,
-    &checkpoint::c204_checkpoint_without_staleness_checks::RULE,
-    &checkpoint::c205_non_positive_max_age::RULE,
-    &checkpoint::c206_fail_recovery_not_blocking::RULE,
-    &checkpoint::c207_blocking_with_log_and_continue::RULE,
-    &checkpoint::c208_revalidate_without_successor::RULE,
-    &graph::g301_unreachable_phase::RULE,
-    &graph::g302_cycle_without_invariant::RULE,
-    &graph::g303_unavailable_entry_field::RULE,
-    &graph::g304_dead_write::RULE,
-    &graph::g305_unprotected_mutation::RULE,
-    &graph::g306_unguarded_risk_escalation::RULE,
-    &graph::g307_unreachable_chain_destination::RULE,
-    &graph::g308_chain_field_dropped::RULE,
-    &policy::p401_irreversible_without_human_gate::RULE,
-    &policy::p402_unauthorized_never_mode::RULE,
-    &policy::p403_unsafe_verification::RULE,
-    &policy::p404_persisted_secret::RULE,
-    &policy::p405_always_mode_mutation_without_checkpoint::RULE,
-    &policy::p406_irreversible_phase_without_description::RULE,
-    &harness::h501_duplicate_checkpoint_name::RULE,
-    &harness::h502_unknown_trigger::RULE,
-    &harness::h503_unsafe_checkpoint_name::RULE,
-    &diff::D601_CHECKPOINT_REMOVED,
-    &diff::D602_CHECKPOINT_PHASE_CHANGED,
-    &diff::D603_RESUME_TARGETS_CHANGED,
-    &diff::D604_NEW_BLOCKING_ENTRY_REQUIREMENT,
-    &diff::D605_FIELD_TYPE_CHANGED,
-    &diff::D606_RESUMED_PHASE_RAISED,
-    &diff::D611_TARGET_DIGEST_CHANGED,
-    &diff::D612_STALENESS_TIGHTENED,
-    &diff::D613_APPROVAL_STRENGTHENED,
-    &diff::D614_PIPELINE_ID_CHANGED,
-    &diff::D621_PHASE_ADDED,
-    &diff::D622_LIMITS_LOOSENED,
-];
-
-pub fn rule(code: &str) -> Option<&'static Rule> {
-    RULES
-        .iter()
-        .copied()
-        .find(|r| r.code.as_str().eq_ignore_ascii_case(code))
-}
-
-/// Runs every model-level rule of contracts; schema findings come from the
-/// build step.
-pub(crate) fn run(context: &RuleContext<'_>, out: &mut Findings) {
-    for rule in RULES {
-        if let Some(Check::Contract(check)) = rule.check
-            && context.settings.is_enabled(rule.code.as_str())
-            && rule.needs.iter().all(|need| need.holds(context.contract))
-        {
-            check(context, out);
-        }
-    }
-}
-
-/// Runs every model-level rule of harness configs.
-pub(crate) fn run_harness(context: &HarnessContext<'_>, settings: &Settings, out: &mut Findings) {
-    for rule in RULES {
-        if let Some(Check::Harness(check)) = rule.check
-            && settings.is_enabled(rule.code.as_str())
-        {
-            check(context, out);
-        }
     }
 }

@@ -4,7 +4,7 @@
 use std::collections::HashMap;
 
 use phaselint_lint::diagnostic::Applicability;
-use phaselint_lint::suppression::{SuppressionEdits, can_be_suppressed};
+use phaselint_lint::suppression::SuppressionEdits;
 use tower_lsp_server::ls_types::{
     CodeAction, CodeActionKind, CodeActionOrCommand, Range, TextEdit, Uri, WorkspaceEdit,
 };
@@ -65,7 +65,7 @@ pub fn code_actions(
                 ..CodeAction::default()
             }));
         }
-        if !can_be_suppressed(d.code.as_str()) || !analysis.takes_comments() {
+        if !d.code.can_be_suppressed() || !analysis.takes_comments() {
             continue;
         }
         let suppression = suppressions.edit(d.span.start, d.code.as_str());

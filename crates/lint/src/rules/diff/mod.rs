@@ -6,7 +6,7 @@
 //!
 //! A new D-code is one `Rule` static here (`family: Family::Diff`,
 //! through `diff_rule!`), one line in `RULES`
-//! (`rules/mod.rs`), its page `rules/CODE.md` (an OLD and a NEW under
+//! (`rules/registry.rs`), its page `rules/CODE.md` (an OLD and a NEW under
 //! "Example that fails", a NEW under "Fix") and its fixture pair
 //! `fixtures/diff/CODE/{fail,pass}.contract.yaml` against
 //! `fixtures/diff/base.contract.yaml`.
@@ -16,12 +16,11 @@ use crate::rules::{Family, Rule};
 
 /// A D-code's declaration: everything but what differs per code. A
 /// finding is about a change between two files, not a line of one: a
-/// comment in NEW does not silence it (configuration does).
+/// comment in NEW does not silence it (configuration does), as its code
+/// says (`RuleId::can_be_suppressed`).
 macro_rules! diff_rule {
     ($code:literal, $name:literal, $severity:expr, $points_at:expr, $summary:expr $(,)?) => {
-        rule!($code, $name, Family::Diff, $severity, $summary)
-            .points_at($points_at)
-            .not_suppressible()
+        rule!($code, $name, Family::Diff, $severity, $summary).points_at($points_at)
     };
 }
 

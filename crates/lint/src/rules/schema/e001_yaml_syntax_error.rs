@@ -9,8 +9,7 @@ pub(crate) static RULE: Rule = rule!(
     Severity::Error,
     "The file is not valid YAML",
 )
-.points_at("where the YAML stops parsing")
-.always_on();
+.points_at("where the YAML stops parsing");
 
 pub(crate) fn diagnostic(parser_message: &str, offset: usize, language: &str) -> Diagnostic {
     RULE.diagnostic(

@@ -9,8 +9,7 @@ pub(crate) static RULE: Rule = rule!(
     Severity::Error,
     "Not a mapping at the root, not UTF-8, or over a size, depth or alias limit",
 )
-.points_at("the start of the file, or where a limit is crossed")
-.always_on();
+.points_at("the start of the file, or where a limit is crossed");
 
 /// `what` is what the file was read as: "a contract", "a harness config".
 pub(crate) fn diagnostic(span: Span, problem: &str, what: &str) -> Diagnostic {
