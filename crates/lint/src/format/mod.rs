@@ -18,7 +18,7 @@ mod tables;
 mod tests;
 mod types;
 
-pub use lookup::{mapping_at, value_type_at};
+pub(crate) use lookup::{mapping_at, value_type_at};
 pub use reference::{key_documentation, reference};
 pub use tables::*;
-pub use types::*;
+pub(crate) use types::*;

@@ -8,7 +8,7 @@ use ValueType as T;
 const FIELD_PATH_LIST: ValueType = T::List(&T::FieldPath);
 const FIELDS: ValueType = T::List(&T::Mapping(&FIELD));
 
-pub static ROOT: Mapping = Mapping {
+pub(crate) static ROOT: Mapping = Mapping {
     name: "Contract",
     open: false,
     description: "A context contract: the phases of a pipeline, what each needs and produces, how fields propagate, and where the run pauses and resumes.",
@@ -26,7 +26,7 @@ pub static ROOT: Mapping = Mapping {
     ],
 };
 
-pub static PHASE: Mapping = Mapping {
+pub(crate) static PHASE: Mapping = Mapping {
     name: "Phase",
     open: false,
     description: "One step of the pipeline: what it needs on entry and what it guarantees on exit.",
@@ -41,7 +41,7 @@ pub static PHASE: Mapping = Mapping {
     ],
 };
 
-pub static ENTRY: Mapping = Mapping {
+pub(crate) static ENTRY: Mapping = Mapping {
     name: "Entry",
     open: false,
     description: "The fields a phase reads when it starts.",
@@ -59,7 +59,7 @@ pub static ENTRY: Mapping = Mapping {
     ],
 };
 
-pub static EXIT: Mapping = Mapping {
+pub(crate) static EXIT: Mapping = Mapping {
     name: "Exit",
     open: false,
     description: "The fields a phase produces.",
@@ -73,7 +73,7 @@ pub static EXIT: Mapping = Mapping {
     ],
 };
 
-pub static FIELD: Mapping = Mapping {
+pub(crate) static FIELD: Mapping = Mapping {
     name: "Field",
     open: false,
     description: "A field of the context, as a phase reads or writes it.",
@@ -90,7 +90,7 @@ pub static FIELD: Mapping = Mapping {
     ],
 };
 
-pub static QUALITY: Mapping = Mapping {
+pub(crate) static QUALITY: Mapping = Mapping {
     name: "Quality",
     open: false,
     description: "A quality metric a field's value must meet.",
@@ -106,7 +106,7 @@ pub static QUALITY: Mapping = Mapping {
     ],
 };
 
-pub static EVALUATION: Mapping = Mapping {
+pub(crate) static EVALUATION: Mapping = Mapping {
     name: "Evaluation",
     open: false,
     description: "How a field's value is evaluated.",
@@ -128,7 +128,7 @@ pub static EVALUATION: Mapping = Mapping {
     ],
 };
 
-pub static CHAIN: Mapping = Mapping {
+pub(crate) static CHAIN: Mapping = Mapping {
     name: "Propagation chain",
     open: false,
     description: "A field that must travel from a source phase, through waypoints, to a destination phase.",
@@ -171,7 +171,7 @@ pub static CHAIN: Mapping = Mapping {
     ],
 };
 
-pub static ENDPOINT: Mapping = Mapping {
+pub(crate) static ENDPOINT: Mapping = Mapping {
     name: "Chain endpoint",
     open: false,
     description: "A stop of a propagation chain: a phase and the field there.",
@@ -181,7 +181,7 @@ pub static ENDPOINT: Mapping = Mapping {
     ],
 };
 
-pub static CHECKPOINT: Mapping = Mapping {
+pub(crate) static CHECKPOINT: Mapping = Mapping {
     name: "Checkpoint",
     open: false,
     description: "A pause after a phase, and what is checked before the run resumes (REQ-10).",
@@ -206,7 +206,7 @@ pub static CHECKPOINT: Mapping = Mapping {
     ],
 };
 
-pub static ON_RESUME: Mapping = Mapping {
+pub(crate) static ON_RESUME: Mapping = Mapping {
     name: "On resume",
     open: false,
     description: "What is checked before a paused run resumes.",
@@ -236,7 +236,7 @@ pub static ON_RESUME: Mapping = Mapping {
     ],
 };
 
-pub static STALENESS: Mapping = Mapping {
+pub(crate) static STALENESS: Mapping = Mapping {
     name: "Staleness check",
     open: false,
     description: "A field whose age is checked when the run resumes.",
@@ -268,7 +268,7 @@ pub static STALENESS: Mapping = Mapping {
     ],
 };
 
-pub static AUTHORIZATION: Mapping = Mapping {
+pub(crate) static AUTHORIZATION: Mapping = Mapping {
     name: "Checkpoint mode authorization",
     open: false,
     description: "Who authorized running without checkpoints, and why.",
@@ -284,7 +284,7 @@ pub static AUTHORIZATION: Mapping = Mapping {
     ],
 };
 
-pub static TOPOLOGY: Mapping = Mapping {
+pub(crate) static TOPOLOGY: Mapping = Mapping {
     name: "Graph topology",
     open: false,
     description: "Explicit control flow between phases (REQ-12).",
@@ -317,7 +317,7 @@ pub static TOPOLOGY: Mapping = Mapping {
     ],
 };
 
-pub static TOPOLOGY_NODE: Mapping = Mapping {
+pub(crate) static TOPOLOGY_NODE: Mapping = Mapping {
     name: "Topology node",
     open: false,
     description: "A node of the graph: what it requires and produces.",
@@ -329,7 +329,7 @@ pub static TOPOLOGY_NODE: Mapping = Mapping {
     ],
 };
 
-pub static EDGE: Mapping = Mapping {
+pub(crate) static EDGE: Mapping = Mapping {
     name: "Edge",
     open: false,
     description: "A transition from one phase to another.",
@@ -351,7 +351,7 @@ pub static EDGE: Mapping = Mapping {
     ],
 };
 
-pub static MERGE_POINT: Mapping = Mapping {
+pub(crate) static MERGE_POINT: Mapping = Mapping {
     name: "Merge point",
     open: false,
     description: "A phase where branches join.",
@@ -375,7 +375,7 @@ pub static MERGE_POINT: Mapping = Mapping {
     ],
 };
 
-pub static CYCLE_INVARIANT: Mapping = Mapping {
+pub(crate) static CYCLE_INVARIANT: Mapping = Mapping {
     name: "Cycle invariant",
     open: false,
     description: "What bounds a cycle of phases.",
@@ -401,7 +401,7 @@ pub static CYCLE_INVARIANT: Mapping = Mapping {
 /// Every mapping, in the order the reference lists them.
 /// A harness config, `.harness/config.json`: only its named checkpoints are
 /// phaselint's business.
-pub static HARNESS_ROOT: Mapping = Mapping {
+pub(crate) static HARNESS_ROOT: Mapping = Mapping {
     name: "Harness config",
     open: true,
     description: "A harness's `.harness/config.json`. Only `checkpoints` is checked; every other key belongs to the harness.",
@@ -412,7 +412,7 @@ pub static HARNESS_ROOT: Mapping = Mapping {
     )],
 };
 
-pub static HARNESS_CHECKPOINTS: Mapping = Mapping {
+pub(crate) static HARNESS_CHECKPOINTS: Mapping = Mapping {
     name: "Harness checkpoints",
     open: true,
     description: "Where the harness declares the kinds of checkpoint it takes.",
@@ -431,7 +431,7 @@ pub static HARNESS_CHECKPOINTS: Mapping = Mapping {
     ],
 };
 
-pub static HARNESS_CHECKPOINT_TYPE: Mapping = Mapping {
+pub(crate) static HARNESS_CHECKPOINT_TYPE: Mapping = Mapping {
     name: "Harness checkpoint type",
     open: true,
     description: "One named checkpoint: the harness writes `.harness/checkpoint-<name>.md` when it is taken, and `checkpoint-<name>.md.granted` once it is approved.",
@@ -443,7 +443,7 @@ pub static HARNESS_CHECKPOINT_TYPE: Mapping = Mapping {
 };
 
 /// The mappings of a harness config, in reference order.
-pub static HARNESS_MAPPINGS: &[&Mapping] = &[
+pub(crate) static HARNESS_MAPPINGS: &[&Mapping] = &[
     &HARNESS_ROOT,
     &HARNESS_CHECKPOINTS,
     &HARNESS_CHECKPOINT_TYPE,

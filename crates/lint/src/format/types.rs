@@ -18,7 +18,7 @@ pub enum EnumKind {
 }
 
 impl EnumKind {
-    pub const ALL: &'static [EnumKind] = &[
+    pub(crate) const ALL: &'static [EnumKind] = &[
         EnumKind::FieldSeverity,
         EnumKind::Recovery,
         EnumKind::ApprovalPolicy,
@@ -29,7 +29,7 @@ impl EnumKind {
     ];
 
     /// What a value is called in messages, and each value with its meaning.
-    pub fn values(self) -> (&'static str, Vec<(&'static str, &'static str)>) {
+    pub(crate) fn values(self) -> (&'static str, Vec<(&'static str, &'static str)>) {
         fn of<E: EnumValue>() -> (&'static str, Vec<(&'static str, &'static str)>) {
             (
                 E::WHAT,
@@ -122,14 +122,14 @@ impl ValueType {
 pub struct Key {
     pub name: &'static str,
     pub value: ValueType,
-    pub required: bool,
+    pub(crate) required: bool,
     /// The value assumed when the key is absent, as written in YAML.
-    pub default: Option<&'static str>,
+    pub(crate) default: Option<&'static str>,
     /// A list's least number of items, and why.
-    pub min_items: Option<(usize, &'static str)>,
+    pub(crate) min_items: Option<(usize, &'static str)>,
     /// A phaselint extension: ContextCore rejects it, so the `contextcore`
     /// dialect reports it.
-    pub extension: bool,
+    pub(crate) extension: bool,
     pub description: &'static str,
 }
 
@@ -178,13 +178,13 @@ pub struct Mapping {
     pub name: &'static str,
     /// Keys it does not list belong to someone else and are not reported
     /// (a harness config's own settings); otherwise they are E003.
-    pub open: bool,
-    pub description: &'static str,
+    pub(crate) open: bool,
+    pub(crate) description: &'static str,
     pub keys: &'static [Key],
 }
 
 impl Mapping {
-    pub fn key(&self, name: &str) -> Option<&'static Key> {
+    pub(crate) fn key(&self, name: &str) -> Option<&'static Key> {
         self.keys.iter().find(|k| k.name == name)
     }
 }
