@@ -34,7 +34,7 @@ impl DocumentKind {
         }
     }
 
-    pub fn as_str(self) -> &'static str {
+    pub(crate) fn as_str(self) -> &'static str {
         match self {
             DocumentKind::Contract => "contract",
             DocumentKind::Harness => "harness",
@@ -42,7 +42,7 @@ impl DocumentKind {
     }
 
     /// What a file of this kind is, in a message ("cannot load this file as …").
-    pub fn noun(self) -> &'static str {
+    pub(crate) fn noun(self) -> &'static str {
         match self {
             DocumentKind::Contract => "a contract",
             DocumentKind::Harness => "a harness config",
@@ -52,7 +52,7 @@ impl DocumentKind {
     /// Whether `source`, of this kind, is written as JSON: a harness
     /// config whose text opens an object. JSON is held to JSON's syntax,
     /// its helps speak JSON, and it takes no `#` comment.
-    pub fn is_json(self, source: &str) -> bool {
+    pub(crate) fn is_json(self, source: &str) -> bool {
         self == DocumentKind::Harness && source.trim_start().starts_with('{')
     }
 }
@@ -87,7 +87,7 @@ pub struct Analysis {
     pub line_index: LineIndex,
     pub(crate) is_context_contract: bool,
     /// What was built, by document kind.
-    pub model: Model,
+    pub(crate) model: Model,
     /// Sorted by position, then code; filtered by the settings and by
     /// suppression comments.
     pub diagnostics: Vec<Diagnostic>,
@@ -139,7 +139,7 @@ impl Analysis {
     }
 
     /// The contract's phase graph, when its model was built whole.
-    pub fn graph(&self) -> Option<&PhaseGraph> {
+    pub(crate) fn graph(&self) -> Option<&PhaseGraph> {
         match &self.model {
             Model::Contract { graph, .. } => graph.as_ref(),
             Model::Unbuilt | Model::Harness(_) => None,

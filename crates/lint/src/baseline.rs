@@ -26,7 +26,7 @@ use crate::diagnostic::Diagnostic;
 use crate::line_index::LineIndex;
 
 /// The version of the file format this build reads and writes.
-pub const VERSION: u32 = 1;
+pub(crate) const VERSION: u32 = 1;
 
 /// How many characters of a span's text an entry shows to a reader.
 const SHOWN_TEXT: usize = 60;
@@ -49,14 +49,14 @@ struct BaselineFile {
 /// One recorded kind of finding in one file, and how many times it occurs.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
-pub struct Entry {
-    pub path: String,
-    pub code: String,
-    pub fingerprint: String,
-    pub count: usize,
+pub(crate) struct Entry {
+    pub(crate) path: String,
+    pub(crate) code: String,
+    pub(crate) fingerprint: String,
+    pub(crate) count: usize,
     /// The primary span's text, for a person reading the file; not read back.
     #[serde(default, skip_serializing_if = "String::is_empty")]
-    pub text: String,
+    pub(crate) text: String,
 }
 
 /// The key of an entry: path, code, fingerprint.

@@ -18,7 +18,6 @@ mod file;
 mod merge;
 mod origin;
 
-pub use chain::MAX_EXTEND_CHAIN;
 use file::text;
 pub use file::{ConfigError, ConfigReader};
 use origin::list;
@@ -27,7 +26,7 @@ pub use origin::{Origin, Setting};
 /// The most a clock may be off: a larger `max_clock_skew` would let a
 /// timestamp from the future (a handoff dated 2125, a context stamped
 /// ahead) count as fresh for as long as the skew.
-pub const MAX_CLOCK_SKEW_LIMIT: u64 = 60 * 60;
+pub(crate) const MAX_CLOCK_SKEW_LIMIT: u64 = 60 * 60;
 
 impl Default for Settings {
     fn default() -> Self {
@@ -108,7 +107,7 @@ impl Globs {
     }
 }
 
-pub const DEFAULT_INCLUDE: &[&str] = &["**/*.contract.yaml", "**/*.contract.yml"];
+pub(crate) const DEFAULT_INCLUDE: &[&str] = &["**/*.contract.yaml", "**/*.contract.yml"];
 
 impl Config {
     pub fn defaults(root: &Path) -> Self {

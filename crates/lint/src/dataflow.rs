@@ -41,8 +41,8 @@ pub(crate) enum Meet {
 /// fact `start + i`.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub(crate) struct Window {
-    pub start: u32,
-    pub end: u32,
+    pub(crate) start: u32,
+    pub(crate) end: u32,
 }
 
 impl Window {

@@ -64,24 +64,6 @@ pub struct Fix {
     pub edits: Vec<Edit>,
 }
 
-impl Fix {
-    pub fn replace(
-        title: impl Into<String>,
-        applicability: Applicability,
-        span: Span,
-        replacement: impl Into<String>,
-    ) -> Self {
-        Fix {
-            title: title.into(),
-            applicability,
-            edits: vec![Edit {
-                span,
-                replacement: replacement.into(),
-            }],
-        }
-    }
-}
-
 /// A location the finding relates to: a span of the diagnostic's own file,
 /// or, with `file`, of another one (`phaselint diff`'s OLD contract).
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -104,7 +86,7 @@ pub struct OtherFile {
 }
 
 impl OtherFile {
-    pub fn new(path: impl Into<PathBuf>, source: &str) -> Self {
+    pub(crate) fn new(path: impl Into<PathBuf>, source: &str) -> Self {
         OtherFile {
             path: path.into(),
             source: source.to_string(),
@@ -136,7 +118,12 @@ pub struct Diagnostic {
 }
 
 impl Diagnostic {
-    pub fn new(code: RuleId, severity: Severity, span: Span, message: impl Into<String>) -> Self {
+    pub(crate) fn new(
+        code: RuleId,
+        severity: Severity,
+        span: Span,
+        message: impl Into<String>,
+    ) -> Self {
         Diagnostic {
             code,
             severity,
@@ -148,12 +135,12 @@ impl Diagnostic {
         }
     }
 
-    pub fn with_help(mut self, help: impl Into<Cow<'static, str>>) -> Self {
+    pub(crate) fn with_help(mut self, help: impl Into<Cow<'static, str>>) -> Self {
         self.help = Some(help.into());
         self
     }
 
-    pub fn with_related(mut self, span: Span, message: impl Into<String>) -> Self {
+    pub(crate) fn with_related(mut self, span: Span, message: impl Into<String>) -> Self {
         self.related.push(Related {
             span,
             message: message.into(),
@@ -162,12 +149,12 @@ impl Diagnostic {
         self
     }
 
-    pub fn with_related_location(mut self, related: Related) -> Self {
+    pub(crate) fn with_related_location(mut self, related: Related) -> Self {
         self.related.push(related);
         self
     }
 
-    pub fn with_fix(mut self, fix: Fix) -> Self {
+    pub(crate) fn with_fix(mut self, fix: Fix) -> Self {
         self.fix = Some(Box::new(fix));
         self
     }

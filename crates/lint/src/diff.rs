@@ -36,15 +36,13 @@ use sides::{At, Kept, Old, Targets, ids};
 
 /// The D-codes are declared in the rule registry (`rules/diff/`), so
 /// their levels, selection, pages and SARIF metadata are every rule's.
-pub use crate::rules::diff::{
-    D601_CHECKPOINT_REMOVED, D602_CHECKPOINT_PHASE_CHANGED, D603_RESUME_TARGETS_CHANGED,
-    D604_NEW_BLOCKING_ENTRY_REQUIREMENT, D605_FIELD_TYPE_CHANGED, D606_RESUMED_PHASE_RAISED,
-    D611_TARGET_DIGEST_CHANGED, D612_STALENESS_TIGHTENED, D613_APPROVAL_STRENGTHENED,
-    D614_PIPELINE_ID_CHANGED, D621_PHASE_ADDED, D622_LIMITS_LOOSENED,
+pub(crate) use crate::rules::diff::{
+    D601_CHECKPOINT_REMOVED, D611_TARGET_DIGEST_CHANGED, D613_APPROVAL_STRENGTHENED,
+    D614_PIPELINE_ID_CHANGED,
 };
 
 /// Every D-code, in code order: the registry's `Family::Diff` rules.
-pub fn codes() -> impl Iterator<Item = &'static Rule> {
+pub(crate) fn codes() -> impl Iterator<Item = &'static Rule> {
     crate::rules::RULES
         .iter()
         .copied()

@@ -13,7 +13,7 @@ use std::rc::Rc;
 pub struct FieldPath(compact_str::CompactString);
 
 impl FieldPath {
-    pub fn new(text: impl AsRef<str>) -> Self {
+    pub(crate) fn new(text: impl AsRef<str>) -> Self {
         FieldPath(compact_str::CompactString::new(text))
     }
 
@@ -21,13 +21,13 @@ impl FieldPath {
         &self.0
     }
 
-    pub fn segments(&self) -> impl Iterator<Item = &str> {
+    pub(crate) fn segments(&self) -> impl Iterator<Item = &str> {
         self.0.split('.')
     }
 
     /// Whether declaring `self` declares `other`: `other` is `self` or one of
     /// its sub-paths, segment by segment, with `*` matching any segment.
-    pub fn covers(&self, other: &FieldPath) -> bool {
+    pub(crate) fn covers(&self, other: &FieldPath) -> bool {
         let mut theirs = other.segments();
         for mine in self.segments() {
             match theirs.next() {
@@ -40,7 +40,7 @@ impl FieldPath {
 
     /// Whether either path covers the other: reading `a` reads `a.b`, and
     /// reading `a.b` reads part of `a`.
-    pub fn overlaps(&self, other: &FieldPath) -> bool {
+    pub(crate) fn overlaps(&self, other: &FieldPath) -> bool {
         self.covers(other) || other.covers(self)
     }
 }

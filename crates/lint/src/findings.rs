@@ -24,15 +24,15 @@ use crate::syntax::Span;
 /// How many findings are kept per document. Real contracts have tens; the
 /// largest generated ones in the tests have 200,000 (one per unknown key,
 /// or one per phase of 120,000).
-pub const MAX_FINDINGS: usize = 200_000;
+pub(crate) const MAX_FINDINGS: usize = 200_000;
 
 /// How much memory the findings kept for one document may take, their
 /// texts included.
-pub const MAX_FINDING_BYTES: usize = 64 * 1024 * 1024;
+pub(crate) const MAX_FINDING_BYTES: usize = 64 * 1024 * 1024;
 
 /// The longest message, help or label a finding keeps; longer ones are cut
 /// at a character boundary and end with `…`.
-pub const MAX_TEXT_BYTES: usize = 4 * 1024;
+pub(crate) const MAX_TEXT_BYTES: usize = 4 * 1024;
 
 /// A finding and the order it arrived in: the kept findings are the least
 /// by position, code, end and message, ties in arrival order, as a stable
@@ -220,7 +220,7 @@ impl<'a> Findings<'a> {
         self.unsure
     }
 
-    pub fn push(&mut self, mut d: Diagnostic) {
+    pub(crate) fn push(&mut self, mut d: Diagnostic) {
         // A position without extent (where the parser stopped) becomes the
         // character there: editors draw and hover an empty range badly.
         let source = self.source;
@@ -266,12 +266,6 @@ impl<'a> Findings<'a> {
             self.kept.push(d, seq);
         } else if error {
             self.hidden.push(d, seq);
-        }
-    }
-
-    pub fn extend(&mut self, diagnostics: impl IntoIterator<Item = Diagnostic>) {
-        for d in diagnostics {
-            self.push(d);
         }
     }
 

@@ -15,17 +15,17 @@ use crate::syntax::Span;
 use crate::{Analysis, Settings};
 
 /// Bumped when a key changes meaning or goes away (new keys may appear).
-pub const VERSION: u32 = 1;
+pub(crate) const VERSION: u32 = 1;
 
 /// Borrows its names and messages from the analysis it was drawn from: a
 /// contract at the size bound has millions of phases, and a copy of each
 /// name (three, for an edge's ends) doubled what drawing it cost.
 #[derive(Debug, Serialize)]
 pub struct GraphExport<'a> {
-    pub version: u32,
+    pub(crate) version: u32,
     pub pipeline_id: Option<&'a str>,
     /// `graph_topology` edges, or declaration order when there are none.
-    pub edges_from: EdgesFrom,
+    pub(crate) edges_from: EdgesFrom,
     /// `checkpoint_mode: always` checkpoints after every phase.
     pub checkpoint_mode: Option<CheckpointMode>,
     pub nodes: Vec<Node<'a>>,
@@ -38,7 +38,7 @@ pub struct GraphExport<'a> {
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "snake_case")]
-pub enum EdgesFrom {
+pub(crate) enum EdgesFrom {
     GraphTopology,
     DeclarationOrder,
 }
@@ -47,8 +47,8 @@ pub enum EdgesFrom {
 pub struct Node<'a> {
     pub id: &'a str,
     /// 1-based line of the phase's name.
-    pub line: usize,
-    pub entry: bool,
+    pub(crate) line: usize,
+    pub(crate) entry: bool,
     pub reachable: bool,
     pub checkpoints: Vec<CheckpointMark<'a>>,
     pub side_effects: SideEffects,
@@ -83,8 +83,8 @@ pub struct CheckpointMark<'a> {
 
 #[derive(Debug, Serialize)]
 pub struct Edge<'a> {
-    pub from: &'a str,
-    pub to: &'a str,
+    pub(crate) from: &'a str,
+    pub(crate) to: &'a str,
     /// Where `from` and `to` are in `GraphExport::nodes`, so a renderer
     /// does not look phases up by name.
     #[serde(skip)]

@@ -98,7 +98,7 @@ impl InputError {
         }
     }
 
-    pub fn path(&self) -> &Path {
+    pub(crate) fn path(&self) -> &Path {
         match self {
             InputError::Io { path, .. }
             | InputError::NotAFile { path, .. }
@@ -234,7 +234,7 @@ pub fn read_file_no_follow(
 }
 
 /// `read_file` with a bound in bytes.
-pub fn read_file_within(path: &Path, bound: u64) -> Result<Vec<u8>, InputError> {
+pub(crate) fn read_file_within(path: &Path, bound: u64) -> Result<Vec<u8>, InputError> {
     let io = |error| InputError::Io {
         path: path.to_path_buf(),
         error,
@@ -263,7 +263,7 @@ pub fn read_file_within(path: &Path, bound: u64) -> Result<Vec<u8>, InputError> 
 /// memory) and never past its size: a `/proc` or `/sys` file, whose size
 /// says nothing of what it gives, and a file being written to are refused
 /// (`Unstable`) instead of hashed for ever or half. `path` is for messages.
-pub fn sha256_regular(
+pub(crate) fn sha256_regular(
     mut file: std::fs::File,
     path: &Path,
     bound: u64,
@@ -357,7 +357,7 @@ fn read_within(
 }
 
 /// The E007 message of a file over the size bound.
-pub fn oversized(size: Option<u64>, bound: u64) -> String {
+pub(crate) fn oversized(size: Option<u64>, bound: u64) -> String {
     match size {
         Some(size) => format!(
             "file is {size} bytes, over the limit of {}",

@@ -1,6 +1,9 @@
 //! phaselint's analyzer: source text -> spanned YAML -> contract model ->
 //! phase graph -> rules -> diagnostics. `analyze` is the only way in; the
 //! CLI, the language server and the resume check all call it.
+// What the other crates use is `pub`, the rest `pub(crate)`: a `pub` item
+// no path outside reaches is flagged (ARCHITECTURE.md's invariants).
+#![warn(unreachable_pub)]
 
 pub mod add_suppressions;
 mod analysis;
@@ -25,11 +28,11 @@ pub mod line_index;
 pub mod model;
 pub mod rename;
 pub mod resume;
-pub mod rule_id;
+pub(crate) mod rule_id;
 pub mod rules;
 mod scalar_edit;
 mod schema;
-pub mod settings;
+pub(crate) mod settings;
 pub mod structure;
 mod suggest;
 pub mod suppression;
@@ -47,8 +50,8 @@ use rules::schema::{e001_yaml_syntax_error, e007_unloadable_document};
 use syntax::{Limits, Span, SyntaxError};
 
 pub use analysis::{Analysis, DocumentKind, Model};
-pub use input::oversized;
-pub use schema::looks_like_context_contract;
+pub(crate) use input::oversized;
+pub(crate) use schema::looks_like_context_contract;
 
 /// Analyzes raw bytes the caller hands over: the text is not copied (at
 /// the 32 MiB bound a copy is 32 MiB more at the peak of the analysis).
@@ -82,7 +85,7 @@ pub fn analyze_bytes(bytes: &[u8], kind: DocumentKind, settings: &Settings) -> A
 
 /// The analysis of a file that was not read at all because it is over a
 /// bound: one E007 with `message`.
-pub fn unloadable(message: &str, kind: DocumentKind) -> Analysis {
+pub(crate) fn unloadable(message: &str, kind: DocumentKind) -> Analysis {
     let mut analysis = Analysis::empty(kind, String::new());
     analysis.diagnostics = vec![e007_unloadable_document::diagnostic(
         Span::empty(0),
@@ -114,12 +117,12 @@ pub fn analyze_file(
 /// `p1: {}` lines (2.3 million phases) would need a gigabyte; generated
 /// contracts of 100,000 to 120,000 phases (the tests' largest) are
 /// analyzed, a realistic contract at the size bound has about 14,000.
-pub const MAX_PHASES: usize = 200_000;
+pub(crate) const MAX_PHASES: usize = 200_000;
 
 /// The longest name (a phase, a field, an id) a contract may use, in
 /// bytes: messages quote names, and a finding about each of a million
 /// fields of a phase would otherwise copy its name a million times.
-pub const MAX_NAME_BYTES: usize = 1024;
+pub(crate) const MAX_NAME_BYTES: usize = 1024;
 
 /// How much memory a contract's model may take, estimated as it is built
 /// (each phase, field, checkpoint, chain, edge… and its texts): what a
@@ -127,12 +130,12 @@ pub const MAX_NAME_BYTES: usize = 1024;
 /// written in 30 bytes is a 200-byte record), and the analyses that read
 /// the model grow with it. A realistic contract at the 32 MiB size bound
 /// takes about 40 MiB.
-pub const MAX_MODEL_BYTES: usize = 64 * 1024 * 1024;
+pub(crate) const MAX_MODEL_BYTES: usize = 64 * 1024 * 1024;
 
 /// How many distinct field names with a `*` segment a contract may use. A
 /// name with `*` matches every name at that level, so each costs a pass
 /// over the field names it could match; real contracts use a handful.
-pub const MAX_WILDCARD_NAMES: usize = 100;
+pub(crate) const MAX_WILDCARD_NAMES: usize = 100;
 
 /// The span of the first wildcard name past `MAX_WILDCARD_NAMES`, if any.
 fn too_many_wildcards(contract: &Contract) -> Option<Span> {
@@ -205,7 +208,7 @@ pub fn analyze(source: &str, settings: &Settings) -> Analysis {
 
 /// Analyzes one contract whose text the caller hands over, saving a copy
 /// of it (the language server's documents can be megabytes).
-pub fn analyze_owned(source: String, settings: &Settings) -> Analysis {
+pub(crate) fn analyze_owned(source: String, settings: &Settings) -> Analysis {
     analyze_document(source, DocumentKind::Contract, settings)
 }
 

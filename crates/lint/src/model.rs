@@ -13,7 +13,7 @@ pub struct Spanned<T> {
 }
 
 impl<T> Spanned<T> {
-    pub fn new(value: T, span: Span) -> Self {
+    pub(crate) fn new(value: T, span: Span) -> Self {
         Spanned { value, span }
     }
 }
@@ -27,21 +27,21 @@ pub use crate::format::{
 
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct Contract {
-    pub schema_version: Option<Spanned<String>>,
+    pub(crate) schema_version: Option<Spanned<String>>,
     pub pipeline_id: Option<Spanned<String>>,
-    pub description: Option<Spanned<String>>,
+    pub(crate) description: Option<Spanned<String>>,
     /// In declaration order, which is the default execution order. Present
     /// only when `phases` itself was well-formed; rules that need the phase
     /// list check `phases_known` before reporting "unknown phase".
     pub phases: Vec<Phase>,
-    pub phases_known: bool,
+    pub(crate) phases_known: bool,
     pub chains: Vec<Chain>,
     pub checkpoints: Vec<CheckpointSpec>,
-    pub topology: Option<GraphTopology>,
-    pub checkpoint_mode: Option<Spanned<CheckpointMode>>,
-    pub checkpoint_mode_authorization: Option<Authorization>,
-    pub pipeline_inputs: Vec<Spanned<FieldPath>>,
-    pub span: Span,
+    pub(crate) topology: Option<GraphTopology>,
+    pub(crate) checkpoint_mode: Option<Spanned<CheckpointMode>>,
+    pub(crate) checkpoint_mode_authorization: Option<Authorization>,
+    pub(crate) pipeline_inputs: Vec<Spanned<FieldPath>>,
+    pub(crate) span: Span,
     /// Phase indexes sorted by name, for lookups by name (4 bytes a phase,
     /// where a map of owned names cost about 70).
     pub(crate) phase_index: Vec<u32>,
@@ -50,13 +50,13 @@ pub struct Contract {
 impl Contract {
     /// Whether every phase parsed without a schema error: whole-graph field
     /// analyses (G303, G304) are only sound then.
-    pub fn fields_complete(&self) -> bool {
+    pub(crate) fn fields_complete(&self) -> bool {
         self.phases_known && self.phases.iter().all(|p| p.complete)
     }
 
     /// Whether the control flow is as written: no topology, or one whose
     /// edges parsed without a schema error.
-    pub fn topology_complete(&self) -> bool {
+    pub(crate) fn topology_complete(&self) -> bool {
         self.topology.as_ref().is_none_or(|t| t.edges_complete)
     }
 
@@ -64,7 +64,7 @@ impl Contract {
         self.phase_index(name).map(|i| &self.phases[i])
     }
 
-    pub fn phase_index(&self, name: &str) -> Option<usize> {
+    pub(crate) fn phase_index(&self, name: &str) -> Option<usize> {
         let at = self
             .phase_index
             .binary_search_by(|&i| self.phases[i as usize].name.as_str().cmp(name))
@@ -81,7 +81,7 @@ impl Contract {
     }
 
     /// Whether `name` is known not to be a phase (false while `phases` is broken).
-    pub fn is_unknown_phase(&self, name: &str) -> bool {
+    pub(crate) fn is_unknown_phase(&self, name: &str) -> bool {
         self.phases_known && self.phase_index(name).is_none()
     }
 
@@ -104,7 +104,7 @@ pub struct Phase {
     /// False when a schema error removed part of the phase (a misspelled
     /// `exit`, a field without a name): rules that read its field lists
     /// stay silent rather than report what the error already explains.
-    pub complete: bool,
+    pub(crate) complete: bool,
     /// Its entry.required, entry.enrichment, exit.required and
     /// exit.optional fields, in that order, in one list; `ends` is where
     /// the first three lists end. Four lists cost 96 bytes a phase even
@@ -117,20 +117,20 @@ pub struct Phase {
 
 /// The parts of a phase most phases do not write.
 #[derive(Clone, Debug, Default, PartialEq)]
-pub struct PhaseDetails {
-    pub description: Option<Spanned<String>>,
-    pub long_running: Option<Spanned<bool>>,
+pub(crate) struct PhaseDetails {
+    pub(crate) description: Option<Spanned<String>>,
+    pub(crate) long_running: Option<Spanned<bool>>,
     /// In seconds.
-    pub expected_duration: Option<Spanned<u64>>,
-    pub side_effects: Option<Spanned<SideEffects>>,
-    pub risk_class: Option<Spanned<RiskClass>>,
+    pub(crate) expected_duration: Option<Spanned<u64>>,
+    pub(crate) side_effects: Option<Spanned<SideEffects>>,
+    pub(crate) risk_class: Option<Spanned<RiskClass>>,
 }
 
 /// A phase's four field lists, for building one: appended in order
 /// (entry.required, entry.enrichment, exit.required, exit.optional) to one
 /// list, each `end_list` marking where one ends.
 #[derive(Clone, Debug, Default)]
-pub struct PhaseFields {
+pub(crate) struct PhaseFields {
     fields: Vec<Field>,
     ends: [u32; 3],
     lists: usize,
@@ -138,17 +138,17 @@ pub struct PhaseFields {
 
 impl PhaseFields {
     /// Adds to the list being built.
-    pub fn push(&mut self, field: Field) {
+    pub(crate) fn push(&mut self, field: Field) {
         self.fields.push(field);
     }
 
     /// How many lists were ended.
-    pub fn lists_ended(&self) -> usize {
+    pub(crate) fn lists_ended(&self) -> usize {
         self.lists
     }
 
     /// Ends the list being built; the next `push` starts the next list.
-    pub fn end_list(&mut self) {
+    pub(crate) fn end_list(&mut self) {
         if let Some(end) = self.ends.get_mut(self.lists) {
             *end = self.fields.len() as u32;
         }
@@ -157,7 +157,7 @@ impl PhaseFields {
 }
 
 impl Phase {
-    pub fn new(
+    pub(crate) fn new(
         name: String,
         name_span: Span,
         span: Span,
@@ -221,28 +221,28 @@ impl Phase {
         self.details()?.description.as_ref()
     }
 
-    pub fn long_running(&self) -> Option<&Spanned<bool>> {
+    pub(crate) fn long_running(&self) -> Option<&Spanned<bool>> {
         self.details()?.long_running.as_ref()
     }
 
     /// In seconds.
-    pub fn expected_duration(&self) -> Option<&Spanned<u64>> {
+    pub(crate) fn expected_duration(&self) -> Option<&Spanned<u64>> {
         self.details()?.expected_duration.as_ref()
     }
 
-    pub fn side_effects(&self) -> Option<&Spanned<SideEffects>> {
+    pub(crate) fn side_effects(&self) -> Option<&Spanned<SideEffects>> {
         self.details()?.side_effects.as_ref()
     }
 
-    pub fn risk_class(&self) -> Option<&Spanned<RiskClass>> {
+    pub(crate) fn risk_class(&self) -> Option<&Spanned<RiskClass>> {
         self.details()?.risk_class.as_ref()
     }
 
-    pub fn entry_fields(&self) -> impl Iterator<Item = &Field> {
+    pub(crate) fn entry_fields(&self) -> impl Iterator<Item = &Field> {
         self.fields[..self.ends[1] as usize].iter()
     }
 
-    pub fn exit_fields(&self) -> impl Iterator<Item = &Field> {
+    pub(crate) fn exit_fields(&self) -> impl Iterator<Item = &Field> {
         self.fields[self.ends[1] as usize..].iter()
     }
 
@@ -250,11 +250,11 @@ impl Phase {
         self.fields.iter()
     }
 
-    pub fn produces(&self, field: &FieldPath) -> bool {
+    pub(crate) fn produces(&self, field: &FieldPath) -> bool {
         self.exit_fields().any(|f| f.name.value.covers(field))
     }
 
-    pub fn reads(&self, field: &FieldPath) -> bool {
+    pub(crate) fn reads(&self, field: &FieldPath) -> bool {
         self.entry_fields().any(|f| f.name.value.covers(field))
     }
 
@@ -266,7 +266,7 @@ impl Phase {
 
     /// Marked `long_running`, or expected to take at least `threshold`
     /// seconds.
-    pub fn is_long_running(&self, threshold: u64) -> bool {
+    pub(crate) fn is_long_running(&self, threshold: u64) -> bool {
         self.long_running().is_some_and(|l| l.value)
             || self
                 .expected_duration()
@@ -293,28 +293,28 @@ pub struct Field {
 /// The parts of a field most fields do not write (a type and a
 /// description are common; the rest, rarer, is boxed once more).
 #[derive(Clone, Debug, Default, PartialEq)]
-pub struct FieldDetails {
+pub(crate) struct FieldDetails {
     /// Inline up to 24 bytes: `str`, `int`, `list`…
-    pub field_type: Option<Spanned<compact_str::CompactString>>,
-    pub description: Option<Spanned<String>>,
-    pub source_phase: Option<Spanned<String>>,
-    pub rare: Option<Box<FieldRare>>,
+    pub(crate) field_type: Option<Spanned<compact_str::CompactString>>,
+    pub(crate) description: Option<Spanned<String>>,
+    pub(crate) source_phase: Option<Spanned<String>>,
+    pub(crate) rare: Option<Box<FieldRare>>,
 }
 
 /// The parts of a field few fields write.
 #[derive(Clone, Debug, Default, PartialEq)]
-pub struct FieldRare {
+pub(crate) struct FieldRare {
     /// Where its `default` value is written (the resume check reads the
     /// value from the file).
-    pub default: Option<Span>,
+    pub(crate) default: Option<Span>,
     /// Where its `constraints` mapping is written.
-    pub constraints: Option<Span>,
-    pub quality: Option<Quality>,
-    pub evaluation: Option<Evaluation>,
+    pub(crate) constraints: Option<Span>,
+    pub(crate) quality: Option<Quality>,
+    pub(crate) evaluation: Option<Evaluation>,
 }
 
 impl Field {
-    pub fn new(
+    pub(crate) fn new(
         name: Spanned<FieldPath>,
         span: Span,
         severity: Option<Spanned<FieldSeverity>>,
@@ -333,7 +333,7 @@ impl Field {
         self.details.as_deref()
     }
 
-    pub fn field_type(&self) -> Option<&Spanned<compact_str::CompactString>> {
+    pub(crate) fn field_type(&self) -> Option<&Spanned<compact_str::CompactString>> {
         self.details()?.field_type.as_ref()
     }
 
@@ -342,29 +342,16 @@ impl Field {
     }
 
     /// Where its `default` value is written.
-    pub fn default(&self) -> Option<Span> {
+    pub(crate) fn default(&self) -> Option<Span> {
         self.rare()?.default
     }
 
-    pub fn description(&self) -> Option<&Spanned<String>> {
+    pub(crate) fn description(&self) -> Option<&Spanned<String>> {
         self.details()?.description.as_ref()
     }
 
     pub fn source_phase(&self) -> Option<&Spanned<String>> {
         self.details()?.source_phase.as_ref()
-    }
-
-    /// Where its `constraints` mapping is written.
-    pub fn constraints(&self) -> Option<Span> {
-        self.rare()?.constraints
-    }
-
-    pub fn quality(&self) -> Option<&Quality> {
-        self.rare()?.quality.as_ref()
-    }
-
-    pub fn evaluation(&self) -> Option<&Evaluation> {
-        self.rare()?.evaluation.as_ref()
     }
 
     /// Its `severity`, the format's default when absent.
@@ -375,33 +362,33 @@ impl Field {
 }
 
 #[derive(Clone, Debug, PartialEq)]
-pub struct Quality {
-    pub metric: Option<Spanned<String>>,
-    pub threshold: Option<Spanned<f64>>,
-    pub on_below: Option<Spanned<FieldSeverity>>,
-    pub description: Option<Spanned<String>>,
+pub(crate) struct Quality {
+    pub(crate) metric: Option<Spanned<String>>,
+    pub(crate) threshold: Option<Spanned<f64>>,
+    pub(crate) on_below: Option<Spanned<FieldSeverity>>,
+    pub(crate) description: Option<Spanned<String>>,
 }
 
 #[derive(Clone, Debug, PartialEq)]
-pub struct Evaluation {
-    pub required: Option<Spanned<bool>>,
-    pub policy: Option<Spanned<String>>,
-    pub threshold: Option<Spanned<f64>>,
-    pub evaluator: Option<Spanned<String>>,
-    pub on_unevaluated: Option<Spanned<FieldSeverity>>,
-    pub on_below_threshold: Option<Spanned<FieldSeverity>>,
+pub(crate) struct Evaluation {
+    pub(crate) required: Option<Spanned<bool>>,
+    pub(crate) policy: Option<Spanned<String>>,
+    pub(crate) threshold: Option<Spanned<f64>>,
+    pub(crate) evaluator: Option<Spanned<String>>,
+    pub(crate) on_unevaluated: Option<Spanned<FieldSeverity>>,
+    pub(crate) on_below_threshold: Option<Spanned<FieldSeverity>>,
 }
 
 #[derive(Clone, Debug, PartialEq)]
 pub struct Chain {
     pub chain_id: Option<Spanned<String>>,
     pub span: Span,
-    pub description: Option<Spanned<String>>,
-    pub source: Option<Endpoint>,
-    pub waypoints: Vec<Endpoint>,
+    pub(crate) description: Option<Spanned<String>>,
+    pub(crate) source: Option<Endpoint>,
+    pub(crate) waypoints: Vec<Endpoint>,
     pub destination: Option<Endpoint>,
-    pub severity: Option<Spanned<FieldSeverity>>,
-    pub verification: Option<Spanned<String>>,
+    pub(crate) severity: Option<Spanned<FieldSeverity>>,
+    pub(crate) verification: Option<Spanned<String>>,
 }
 
 impl Chain {
@@ -431,11 +418,11 @@ pub struct CheckpointSpec {
 
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct OnResume {
-    pub span: Option<Span>,
-    pub revalidate_entry: Option<Spanned<bool>>,
+    pub(crate) span: Option<Span>,
+    pub(crate) revalidate_entry: Option<Spanned<bool>>,
     pub staleness_checks: Vec<StalenessCheck>,
-    pub approval_required: Option<Spanned<bool>>,
-    pub approval_policy: Option<Spanned<ApprovalPolicy>>,
+    pub(crate) approval_required: Option<Spanned<bool>>,
+    pub(crate) approval_policy: Option<Spanned<ApprovalPolicy>>,
 }
 
 impl OnResume {
@@ -453,7 +440,7 @@ impl OnResume {
 
     /// Whether resuming past it needs a person's approval: required, with
     /// `approval_policy: human` (P401: an irreversible act needs a person).
-    pub fn requires_human_approval(&self) -> bool {
+    pub(crate) fn requires_human_approval(&self) -> bool {
         self.approval_required()
             && self
                 .approval_policy
@@ -466,10 +453,10 @@ impl OnResume {
 pub struct StalenessCheck {
     pub field: Option<Spanned<FieldPath>>,
     pub span: Span,
-    pub max_age_seconds: Option<Spanned<i64>>,
+    pub(crate) max_age_seconds: Option<Spanned<i64>>,
     pub on_stale: Option<Spanned<FieldSeverity>>,
     pub recovery: Option<Spanned<Recovery>>,
-    pub description: Option<Spanned<String>>,
+    pub(crate) description: Option<Spanned<String>>,
 }
 
 impl StalenessCheck {
@@ -481,63 +468,63 @@ impl StalenessCheck {
 
     /// Whether the field, once stale, blocks the resume: whatever is
     /// approved or acknowledged, only refreshing it unblocks.
-    pub fn blocks(&self) -> bool {
+    pub(crate) fn blocks(&self) -> bool {
         stale_field_blocks(self.on_stale(), self.recovery.as_ref().map(|r| r.value))
     }
 }
 
 /// `on_stale: blocking` blocks, and `recovery: fail` blocks whatever
 /// `on_stale` says.
-pub fn stale_field_blocks(on_stale: FieldSeverity, recovery: Option<Recovery>) -> bool {
+pub(crate) fn stale_field_blocks(on_stale: FieldSeverity, recovery: Option<Recovery>) -> bool {
     on_stale == FieldSeverity::Blocking || recovery == Some(Recovery::Fail)
 }
 
 #[derive(Clone, Debug, PartialEq)]
-pub struct Authorization {
-    pub span: Span,
-    pub authorized_by: Option<Spanned<String>>,
-    pub reason: Option<Spanned<String>>,
-    pub trust_tier: Option<Spanned<String>>,
+pub(crate) struct Authorization {
+    pub(crate) span: Span,
+    pub(crate) authorized_by: Option<Spanned<String>>,
+    pub(crate) reason: Option<Spanned<String>>,
+    pub(crate) trust_tier: Option<Spanned<String>>,
 }
 
 #[derive(Clone, Debug, Default, PartialEq)]
-pub struct GraphTopology {
-    pub span: Span,
+pub(crate) struct GraphTopology {
+    pub(crate) span: Span,
     /// False when a schema error removed an edge (one without `to`), so the
     /// graph is not the control flow the author wrote.
-    pub edges_complete: bool,
-    pub graph_id: Option<Spanned<String>>,
-    pub description: Option<Spanned<String>>,
-    pub nodes: Vec<TopologyNode>,
-    pub edges: Vec<TopologyEdge>,
-    pub merge_points: Vec<MergePoint>,
-    pub cycle_invariants: Vec<CycleInvariant>,
+    pub(crate) edges_complete: bool,
+    pub(crate) graph_id: Option<Spanned<String>>,
+    pub(crate) description: Option<Spanned<String>>,
+    pub(crate) nodes: Vec<TopologyNode>,
+    pub(crate) edges: Vec<TopologyEdge>,
+    pub(crate) merge_points: Vec<MergePoint>,
+    pub(crate) cycle_invariants: Vec<CycleInvariant>,
 }
 
 #[derive(Clone, Debug, PartialEq)]
-pub struct TopologyNode {
-    pub id: Spanned<String>,
-    pub requires: Vec<Spanned<FieldPath>>,
-    pub produces: Vec<Spanned<FieldPath>>,
-    pub optional: Vec<Spanned<FieldPath>>,
-    pub description: Option<Spanned<String>>,
+pub(crate) struct TopologyNode {
+    pub(crate) id: Spanned<String>,
+    pub(crate) requires: Vec<Spanned<FieldPath>>,
+    pub(crate) produces: Vec<Spanned<FieldPath>>,
+    pub(crate) optional: Vec<Spanned<FieldPath>>,
+    pub(crate) description: Option<Spanned<String>>,
 }
 
 #[derive(Clone, Debug, PartialEq)]
-pub struct TopologyEdge {
-    pub span: Span,
-    pub from: Option<Spanned<String>>,
-    pub to: Option<Spanned<String>>,
-    pub condition: Option<Spanned<String>>,
+pub(crate) struct TopologyEdge {
+    pub(crate) span: Span,
+    pub(crate) from: Option<Spanned<String>>,
+    pub(crate) to: Option<Spanned<String>>,
+    pub(crate) condition: Option<Spanned<String>>,
     /// `None` when the edge does not restrict what passes.
-    pub preserves: Option<Vec<Spanned<FieldPath>>>,
-    pub drops: Vec<Spanned<FieldPath>>,
-    pub description: Option<Spanned<String>>,
+    pub(crate) preserves: Option<Vec<Spanned<FieldPath>>>,
+    pub(crate) drops: Vec<Spanned<FieldPath>>,
+    pub(crate) description: Option<Spanned<String>>,
 }
 
 impl TopologyEdge {
     /// Whether `field` survives this edge.
-    pub fn passes(&self, field: &FieldPath) -> bool {
+    pub(crate) fn passes(&self, field: &FieldPath) -> bool {
         if self.drops.iter().any(|d| d.value.covers(field)) {
             return false;
         }
@@ -549,21 +536,21 @@ impl TopologyEdge {
 }
 
 #[derive(Clone, Debug, PartialEq)]
-pub struct MergePoint {
-    pub span: Span,
-    pub node: Option<Spanned<String>>,
-    pub sources: Vec<Spanned<String>>,
-    pub merge_policy: Vec<(Spanned<String>, Spanned<MergePolicy>)>,
+pub(crate) struct MergePoint {
+    pub(crate) span: Span,
+    pub(crate) node: Option<Spanned<String>>,
+    pub(crate) sources: Vec<Spanned<String>>,
+    pub(crate) merge_policy: Vec<(Spanned<String>, Spanned<MergePolicy>)>,
 }
 
 #[derive(Clone, Debug, PartialEq)]
-pub struct CycleInvariant {
-    pub span: Span,
-    pub cycle_id: Option<Spanned<String>>,
-    pub nodes: Vec<Spanned<String>>,
-    pub max_iterations: Option<Spanned<i64>>,
-    pub invariant_fields: Vec<Spanned<FieldPath>>,
-    pub description: Option<Spanned<String>>,
+pub(crate) struct CycleInvariant {
+    pub(crate) span: Span,
+    pub(crate) cycle_id: Option<Spanned<String>>,
+    pub(crate) nodes: Vec<Spanned<String>>,
+    pub(crate) max_iterations: Option<Spanned<i64>>,
+    pub(crate) invariant_fields: Vec<Spanned<FieldPath>>,
+    pub(crate) description: Option<Spanned<String>>,
 }
 
 /// A harness config: its named checkpoints, in file order.
@@ -577,10 +564,10 @@ pub struct HarnessConfig {
 
 #[derive(Clone, Debug, PartialEq)]
 pub struct HarnessCheckpoint {
-    pub span: Span,
-    pub name: Option<Spanned<String>>,
-    pub trigger_on: Option<Spanned<String>>,
-    pub description: Option<Spanned<String>>,
+    pub(crate) span: Span,
+    pub(crate) name: Option<Spanned<String>>,
+    pub(crate) trigger_on: Option<Spanned<String>>,
+    pub(crate) description: Option<Spanned<String>>,
 }
 
 impl HarnessConfig {
@@ -592,7 +579,7 @@ impl HarnessConfig {
     }
 
     /// The declared names, in file order.
-    pub fn names(&self) -> impl Iterator<Item = &str> {
+    pub(crate) fn names(&self) -> impl Iterator<Item = &str> {
         self.checkpoints
             .iter()
             .filter_map(|c| c.name.as_ref().map(|n| n.value.as_str()))

@@ -14,15 +14,15 @@ pub struct RuleId(&'static str);
 
 impl RuleId {
     /// E001: the file is not YAML.
-    pub const YAML_SYNTAX_ERROR: RuleId = RuleId::new("E001");
+    pub(crate) const YAML_SYNTAX_ERROR: RuleId = RuleId::new("E001");
     /// E007: the file cannot be loaded, or has more findings than are kept.
-    pub const UNLOADABLE_DOCUMENT: RuleId = RuleId::new("E007");
+    pub(crate) const UNLOADABLE_DOCUMENT: RuleId = RuleId::new("E007");
     /// S001: a suppression comment that silenced nothing.
-    pub const UNUSED_SUPPRESSION: RuleId = RuleId::new("S001");
+    pub(crate) const UNUSED_SUPPRESSION: RuleId = RuleId::new("S001");
 
     /// A code as a rule declares it. A malformed code fails the build: rule
     /// declarations are statics, evaluated at compile time.
-    pub const fn new(code: &'static str) -> RuleId {
+    pub(crate) const fn new(code: &'static str) -> RuleId {
         let bytes = code.as_bytes();
         assert!(
             bytes.len() == 4
@@ -63,7 +63,7 @@ impl RuleId {
 
     /// The file cannot be loaded (E001, E007): such a finding is always on,
     /// never suppressed, its level is error, and the file never passes.
-    pub const fn is_load_error(self) -> bool {
+    pub(crate) const fn is_load_error(self) -> bool {
         self.same(RuleId::YAML_SYNTAX_ERROR) || self.same(RuleId::UNLOADABLE_DOCUMENT)
     }
 

@@ -22,7 +22,7 @@ pub enum Dialect {
 
 impl Dialect {
     /// As a configuration file spells it.
-    pub fn name(self) -> &'static str {
+    pub(crate) fn name(self) -> &'static str {
         match self {
             Dialect::Phaselint => "phaselint",
             Dialect::Contextcore => "contextcore",
@@ -35,7 +35,7 @@ impl Dialect {
 pub struct Settings {
     /// A level for every rule of the registry (`config.rs` builds it so).
     pub(crate) levels: HashMap<RuleId, RuleLevel>,
-    pub long_running_threshold: u64,
+    pub(crate) long_running_threshold: u64,
     pub max_clock_skew: u64,
     pub dialect: Dialect,
     /// Only the orchestrator writes the context store, so the resume check
@@ -68,7 +68,7 @@ impl Settings {
     /// The severity a finding of `code` is reported at, or `None` if the
     /// code is off. A rule with two levels (C205, G303) keeps its own
     /// choice unless a `[severity]` override names the code.
-    pub fn level(&self, code: &str, reported: Severity) -> Option<Severity> {
+    pub(crate) fn level(&self, code: &str, reported: Severity) -> Option<Severity> {
         match self.levels.get(code) {
             Some(RuleLevel::Off) => None,
             Some(RuleLevel::Set(level)) => Some(*level),

@@ -8,7 +8,7 @@ const LONGEST_NAME: usize = 128;
 /// with every candidate (every phase, every produced field); past this
 /// many, a broken generated contract would make the rule quadratic, so
 /// later findings go without.
-pub const SUGGESTIONS_PER_RULE: usize = 50;
+pub(crate) const SUGGESTIONS_PER_RULE: usize = 50;
 
 /// Suggestions under the per-rule budget.
 pub(crate) struct Suggester {
@@ -48,7 +48,7 @@ impl Suggester {
 /// The candidate closest to `name`, if it is close enough to be a likely
 /// typo and no other candidate is as close: a tie is a coin toss, and a
 /// guess offered as a fix (and preferred in the editor) must not be one.
-pub fn closest<'a, I>(name: &str, candidates: I) -> Option<&'a str>
+pub(crate) fn closest<'a, I>(name: &str, candidates: I) -> Option<&'a str>
 where
     I: IntoIterator<Item = &'a str>,
 {

@@ -199,11 +199,11 @@ pub struct SuppressionAt {
     /// The part of `code` before the position: what a completion filters by.
     pub typed: String,
     /// `disable-file=` rather than `disable=`.
-    pub file_level: bool,
+    pub(crate) file_level: bool,
     /// 0-based line of the comment.
-    pub line: usize,
+    pub(crate) line: usize,
     /// Every code the comment lists, upper case.
-    pub listed: Vec<String>,
+    pub(crate) listed: Vec<String>,
 }
 
 /// The suppression comment at `offset`, when the position is inside its

@@ -52,19 +52,19 @@ impl Span {
 /// (docs/reliability.md lists them).
 #[derive(Clone, Copy, Debug)]
 pub struct Limits {
-    pub max_bytes: usize,
-    pub max_depth: usize,
+    pub(crate) max_bytes: usize,
+    pub(crate) max_depth: usize,
     /// Nodes that alias expansion may copy in total ("billion laughs").
-    pub max_alias_nodes: usize,
+    pub(crate) max_alias_nodes: usize,
     /// Nodes in the tree: every key, value and collection (an alias counts
     /// as one). Each costs 16 bytes here and more in whatever reads it.
-    pub max_nodes: usize,
+    pub(crate) max_nodes: usize,
 }
 
 /// The most YAML nodes (keys, values, collections) a document may have.
 /// A generated contract of realistic shape at the 32 MiB size bound has
 /// about 2.2 million; a file of `[a,a,a,…]` would have 16 million.
-pub const MAX_NODES: usize = 3_000_000;
+pub(crate) const MAX_NODES: usize = 3_000_000;
 
 impl Default for Limits {
     fn default() -> Self {
@@ -144,14 +144,9 @@ impl<'s> Tree<'s> {
         self.node(self.root)
     }
 
-    /// How many nodes the arena holds (the root not counted).
-    pub fn node_count(&self) -> usize {
-        self.nodes.len()
-    }
-
     /// The node written at `span`, found by descending from the root
     /// through the collections that contain it.
-    pub fn node_at(&self, span: Span) -> Option<Node<'_>> {
+    pub(crate) fn node_at(&self, span: Span) -> Option<Node<'_>> {
         let mut node = self.root();
         let within = |n: &Node<'_>| n.span.start <= span.start && span.end <= n.span.end;
         loop {
@@ -289,7 +284,7 @@ impl<'t> Mapping<'t> {
         self.raws.len() < 2
     }
 
-    pub fn get(&self, index: usize) -> Option<Entry<'t>> {
+    pub(crate) fn get(&self, index: usize) -> Option<Entry<'t>> {
         let pair = self.raws.get(2 * index..2 * index + 2)?;
         Some(entry(self.tree, pair[0], pair[1]))
     }
@@ -302,7 +297,7 @@ impl<'t> Mapping<'t> {
     }
 
     /// The value of the first entry with this key.
-    pub fn get_key(&self, key: &str) -> Option<Node<'t>> {
+    pub(crate) fn get_key(&self, key: &str) -> Option<Node<'t>> {
         self.iter().find(|e| e.key.text == key).map(|e| e.value)
     }
 }
@@ -376,7 +371,7 @@ impl<'t> Sequence<'t> {
         self.raws.is_empty()
     }
 
-    pub fn get(&self, index: usize) -> Option<Node<'t>> {
+    pub(crate) fn get(&self, index: usize) -> Option<Node<'t>> {
         self.raws.get(index).map(|&raw| self.tree.node(raw))
     }
 
@@ -442,14 +437,14 @@ impl<'t> Node<'t> {
         }
     }
 
-    pub fn as_mapping(&self) -> Option<Mapping<'t>> {
+    pub(crate) fn as_mapping(&self) -> Option<Mapping<'t>> {
         match self.kind() {
             NodeKind::Mapping(entries) => Some(entries),
             _ => None,
         }
     }
 
-    pub fn as_sequence(&self) -> Option<Sequence<'t>> {
+    pub(crate) fn as_sequence(&self) -> Option<Sequence<'t>> {
         match self.kind() {
             NodeKind::Sequence(items) => Some(items),
             _ => None,
@@ -463,12 +458,12 @@ impl<'t> Node<'t> {
         }
     }
 
-    pub fn is_null(&self) -> bool {
+    pub(crate) fn is_null(&self) -> bool {
         matches!(self.as_scalar().map(|s| s.resolve()), Some(Resolved::Null))
     }
 
     /// A short name for the node's YAML type, for messages.
-    pub fn type_name(&self) -> &'static str {
+    pub(crate) fn type_name(&self) -> &'static str {
         match self.kind() {
             NodeKind::Mapping(_) => "a mapping",
             NodeKind::Sequence(_) => "a list",
@@ -485,7 +480,7 @@ impl<'t> Node<'t> {
 
 /// The spans of every quoted and block scalar, sorted by start: where a
 /// `#` is text rather than a comment. Iterative, like the builder.
-pub fn string_spans(root: Node<'_>) -> Vec<Span> {
+pub(crate) fn string_spans(root: Node<'_>) -> Vec<Span> {
     let mut spans = Vec::new();
     let mut stack = vec![root];
     while let Some(node) = stack.pop() {

@@ -84,10 +84,10 @@ pub fn key_at<'t>(document: Node<'t>, offset: usize) -> Option<(Vec<&'t str>, &'
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct EnumValueAt {
     /// What the enum is called ("recovery strategy").
-    pub what: &'static str,
+    pub(crate) what: &'static str,
     /// The canonical value.
-    pub value: &'static str,
-    pub meaning: &'static str,
+    pub(crate) value: &'static str,
+    pub(crate) meaning: &'static str,
     /// Where the value is written.
     pub span: crate::syntax::Span,
 }

@@ -20,21 +20,21 @@ use values::*;
 
 /// Where the cursor is, in terms of the contract's structure.
 #[derive(Debug, PartialEq, Eq)]
-pub struct CursorContext {
+pub(crate) struct CursorContext {
     /// Keys from the root to the mapping the cursor is in; `-` is a list item.
-    pub path: Vec<String>,
-    pub position: CursorPosition,
+    pub(crate) path: Vec<String>,
+    pub(crate) position: CursorPosition,
 }
 
 #[derive(Debug, PartialEq, Eq)]
-pub enum CursorPosition {
+pub(crate) enum CursorPosition {
     /// Typing a key (the prefix typed so far).
     Key { prefix: String },
     /// Typing the value of `key`, or an item of the list under `key`.
     Value { key: String, prefix: String },
 }
 
-pub fn cursor_context(source: &str, offset: usize) -> CursorContext {
+pub(crate) fn cursor_context(source: &str, offset: usize) -> CursorContext {
     let mut offset = offset.min(source.len());
     while !source.is_char_boundary(offset) {
         offset -= 1;

@@ -14,17 +14,17 @@ use super::origin::Origin;
 /// The most files one chain may hold: far more than any real layering
 /// (repository, team, folder), and a bound on what a chain through links
 /// that lexical paths cannot see as a cycle costs.
-pub const MAX_EXTEND_CHAIN: usize = 32;
+pub(crate) const MAX_EXTEND_CHAIN: usize = 32;
 
 /// One file of a chain, parsed, with what is needed to name its keys.
 pub(super) struct Layer {
-    pub path: PathBuf,
+    pub(crate) path: PathBuf,
     /// The folder its relative paths and globs start from.
-    pub root: PathBuf,
+    pub(crate) root: PathBuf,
     text: String,
     /// `tool.phaselint.` in a `pyproject.toml`, nothing in `phaselint.toml`.
     prefix: &'static str,
-    pub file: ConfigFile,
+    pub(crate) file: ConfigFile,
     /// Which file extends this one, and where, for its error messages.
     extended_by: Option<String>,
 }
@@ -41,13 +41,13 @@ struct Tool {
 
 impl Layer {
     /// A `phaselint.toml` (or any file but a `pyproject.toml`).
-    pub fn parse(path: &Path, text: String) -> Result<Layer, ConfigError> {
+    pub(crate) fn parse(path: &Path, text: String) -> Result<Layer, ConfigError> {
         let file: ConfigFile = toml::from_str(&text).map_err(|e| invalid(path, &text, "", e))?;
         Ok(Layer::new(path, text, "", file))
     }
 
     /// A `pyproject.toml`'s `[tool.phaselint]`, or `None` when it has none.
-    pub fn parse_pyproject(path: &Path, text: String) -> Result<Option<Layer>, ConfigError> {
+    pub(crate) fn parse_pyproject(path: &Path, text: String) -> Result<Option<Layer>, ConfigError> {
         // A syntax error is the file's; only past it is the table to blame.
         toml::from_str::<toml::Table>(&text).map_err(|e| invalid(path, &text, "", e))?;
         let project: PyProject =
@@ -60,7 +60,10 @@ impl Layer {
 
     /// The file at `path`, read as its name says (a `pyproject.toml` must
     /// have a `[tool.phaselint]` table).
-    pub fn read(path: &Path, read: &mut ConfigReader<'_>) -> Result<Option<Layer>, ConfigError> {
+    pub(crate) fn read(
+        path: &Path,
+        read: &mut ConfigReader<'_>,
+    ) -> Result<Option<Layer>, ConfigError> {
         let Some(bytes) = read(path)? else {
             return Ok(None);
         };
@@ -68,7 +71,7 @@ impl Layer {
     }
 
     /// The bytes of the file at `path`, read as its name says.
-    pub fn from_bytes(path: &Path, bytes: Vec<u8>) -> Result<Layer, ConfigError> {
+    pub(crate) fn from_bytes(path: &Path, bytes: Vec<u8>) -> Result<Layer, ConfigError> {
         let text = text(path, bytes)?;
         if path.file_name().is_some_and(|n| n == "pyproject.toml") {
             return Layer::parse_pyproject(path, text)?.ok_or_else(|| ConfigError::Invalid {
@@ -93,7 +96,7 @@ impl Layer {
     }
 
     /// An error in this file's `key`.
-    pub fn error(&self, key: &str, message: String) -> ConfigError {
+    pub(crate) fn error(&self, key: &str, message: String) -> ConfigError {
         let by = self
             .extended_by
             .as_ref()
@@ -105,7 +108,7 @@ impl Layer {
     }
 
     /// Where this file set `key`, whose value is at `span`.
-    pub fn origin(&self, key: &str, span: std::ops::Range<usize>) -> Origin {
+    pub(crate) fn origin(&self, key: &str, span: std::ops::Range<usize>) -> Origin {
         Origin::File {
             path: self.path.clone(),
             line: self.line(span.start),

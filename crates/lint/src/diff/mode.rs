@@ -50,13 +50,6 @@ pub static VOIDS_APPROVALS: &[&Rule] = &[
 ];
 
 impl DiffMode {
-    pub fn as_str(self) -> &'static str {
-        match self {
-            DiffMode::Resume => "resume",
-            DiffMode::Approvals => "approvals",
-        }
-    }
-
     /// Whether this mode reports findings of `code`.
     pub fn reports(self, code: &str) -> bool {
         match self {

@@ -6,7 +6,7 @@ use super::{Mapping, ROOT, ValueType};
 /// Where the cursor is, as keys from the root (`-` for a list item):
 /// the mapping there, if it is one of the format's. `["phases", "plan",
 /// "exit", "required", "-"]` is a field.
-pub fn mapping_at(path: &[&str]) -> Option<&'static Mapping> {
+pub(crate) fn mapping_at(path: &[&str]) -> Option<&'static Mapping> {
     let mut mapping: &'static Mapping = &ROOT;
     let mut rest = path;
     while let [key, tail @ ..] = rest {
@@ -34,7 +34,7 @@ pub fn mapping_at(path: &[&str]) -> Option<&'static Mapping> {
 /// The key at the end of `path` (the last element names it) and its spec:
 /// what a value under the cursor is. For a value of an author-named key
 /// (`merge_policy: { answer: ... }`), the type of those values.
-pub fn value_type_at(path: &[&str], key: &str) -> Option<&'static ValueType> {
+pub(crate) fn value_type_at(path: &[&str], key: &str) -> Option<&'static ValueType> {
     if let Some(mapping) = mapping_at(path) {
         return mapping.key(key).map(|k| &k.value);
     }

@@ -22,7 +22,7 @@ mod tests;
 mod types;
 
 pub use enums::*;
-pub use lookup::{mapping_at, value_type_at};
+pub(crate) use lookup::{mapping_at, value_type_at};
 pub use reference::{key_documentation, reference};
 pub use tables::*;
-pub use types::*;
+pub(crate) use types::*;

@@ -72,7 +72,7 @@ pub static PHASE: Mapping = Mapping {
     ],
 };
 
-pub static ENTRY: Mapping = Mapping {
+pub(crate) static ENTRY: Mapping = Mapping {
     name: "Entry",
     open: false,
     description: "The fields a phase reads when it starts.",
@@ -90,7 +90,7 @@ pub static ENTRY: Mapping = Mapping {
     ],
 };
 
-pub static EXIT: Mapping = Mapping {
+pub(crate) static EXIT: Mapping = Mapping {
     name: "Exit",
     open: false,
     description: "The fields a phase produces.",
@@ -131,7 +131,7 @@ pub static FIELD: Mapping = Mapping {
     ],
 };
 
-pub static QUALITY: Mapping = Mapping {
+pub(crate) static QUALITY: Mapping = Mapping {
     name: "Quality",
     open: false,
     description: "A quality metric a field's value must meet.",
@@ -147,7 +147,7 @@ pub static QUALITY: Mapping = Mapping {
     ],
 };
 
-pub static EVALUATION: Mapping = Mapping {
+pub(crate) static EVALUATION: Mapping = Mapping {
     name: "Evaluation",
     open: false,
     description: "How a field's value is evaluated.",
@@ -215,7 +215,7 @@ pub static CHAIN: Mapping = Mapping {
     ],
 };
 
-pub static ENDPOINT: Mapping = Mapping {
+pub(crate) static ENDPOINT: Mapping = Mapping {
     name: "Chain endpoint",
     open: false,
     description: "A stop of a propagation chain: a phase and the field there.",
@@ -235,7 +235,7 @@ pub static ENDPOINT: Mapping = Mapping {
     ],
 };
 
-pub static CHECKPOINT: Mapping = Mapping {
+pub(crate) static CHECKPOINT: Mapping = Mapping {
     name: "Checkpoint",
     open: false,
     description: "A pause after a phase, and what is checked before the run resumes (REQ-10).",
@@ -327,7 +327,7 @@ pub static STALENESS: Mapping = Mapping {
     ],
 };
 
-pub static AUTHORIZATION: Mapping = Mapping {
+pub(crate) static AUTHORIZATION: Mapping = Mapping {
     name: "Checkpoint mode authorization",
     open: false,
     description: "Who authorized running without checkpoints, and why.",
@@ -343,7 +343,7 @@ pub static AUTHORIZATION: Mapping = Mapping {
     ],
 };
 
-pub static TOPOLOGY: Mapping = Mapping {
+pub(crate) static TOPOLOGY: Mapping = Mapping {
     name: "Graph topology",
     open: false,
     description: "Explicit control flow between phases (REQ-12).",
@@ -377,7 +377,7 @@ pub static TOPOLOGY: Mapping = Mapping {
     ],
 };
 
-pub static TOPOLOGY_NODE: Mapping = Mapping {
+pub(crate) static TOPOLOGY_NODE: Mapping = Mapping {
     name: "Topology node",
     open: false,
     description: "A node of the graph: what it requires and produces.",
@@ -389,7 +389,7 @@ pub static TOPOLOGY_NODE: Mapping = Mapping {
     ],
 };
 
-pub static EDGE: Mapping = Mapping {
+pub(crate) static EDGE: Mapping = Mapping {
     name: "Edge",
     open: false,
     description: "A transition from one phase to another.",
@@ -411,7 +411,7 @@ pub static EDGE: Mapping = Mapping {
     ],
 };
 
-pub static MERGE_POINT: Mapping = Mapping {
+pub(crate) static MERGE_POINT: Mapping = Mapping {
     name: "Merge point",
     open: false,
     description: "A phase where branches join.",
@@ -436,7 +436,7 @@ pub static MERGE_POINT: Mapping = Mapping {
     ],
 };
 
-pub static CYCLE_INVARIANT: Mapping = Mapping {
+pub(crate) static CYCLE_INVARIANT: Mapping = Mapping {
     name: "Cycle invariant",
     open: false,
     description: "What bounds a cycle of phases.",
@@ -462,7 +462,7 @@ pub static CYCLE_INVARIANT: Mapping = Mapping {
 /// Every mapping, in the order the reference lists them.
 /// A harness config, `.harness/config.json`: only its named checkpoints are
 /// phaselint's business.
-pub static HARNESS_ROOT: Mapping = Mapping {
+pub(crate) static HARNESS_ROOT: Mapping = Mapping {
     name: "Harness config",
     open: true,
     description: "A harness's `.harness/config.json`. Only `checkpoints` is checked; every other key belongs to the harness.",
@@ -494,7 +494,7 @@ pub static HARNESS_CHECKPOINTS: Mapping = Mapping {
     ],
 };
 
-pub static HARNESS_CHECKPOINT_TYPE: Mapping = Mapping {
+pub(crate) static HARNESS_CHECKPOINT_TYPE: Mapping = Mapping {
     name: "Harness checkpoint type",
     open: true,
     description: "One named checkpoint: the harness writes `.harness/checkpoint-<name>.md` when it is taken, and `checkpoint-<name>.md.granted` once it is approved.",
@@ -506,7 +506,7 @@ pub static HARNESS_CHECKPOINT_TYPE: Mapping = Mapping {
 };
 
 /// The mappings of a harness config, in reference order.
-pub static HARNESS_MAPPINGS: &[&Mapping] = &[
+pub(crate) static HARNESS_MAPPINGS: &[&Mapping] = &[
     &HARNESS_ROOT,
     &HARNESS_CHECKPOINTS,
     &HARNESS_CHECKPOINT_TYPE,

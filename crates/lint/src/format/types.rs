@@ -20,7 +20,7 @@ pub enum EnumKind {
 }
 
 impl EnumKind {
-    pub const ALL: &'static [EnumKind] = &[
+    pub(crate) const ALL: &'static [EnumKind] = &[
         EnumKind::FieldSeverity,
         EnumKind::Recovery,
         EnumKind::ApprovalPolicy,
@@ -31,7 +31,7 @@ impl EnumKind {
     ];
 
     /// What a value is called in messages, and each value with its meaning.
-    pub fn values(self) -> (&'static str, Vec<(&'static str, &'static str)>) {
+    pub(crate) fn values(self) -> (&'static str, Vec<(&'static str, &'static str)>) {
         fn of<E: EnumValue>() -> (&'static str, Vec<(&'static str, &'static str)>) {
             (
                 E::WHAT,
@@ -160,7 +160,7 @@ pub enum PhaseNames {
 
 /// The field types real contracts write, which the resume check knows:
 /// what completion offers for a `TypeName` value.
-pub const TYPE_NAMES: &[&str] = &["str", "int", "float", "bool", "list", "dict", "any"];
+pub(crate) const TYPE_NAMES: &[&str] = &["str", "int", "float", "bool", "list", "dict", "any"];
 
 /// One key of a mapping.
 #[derive(Debug)]
@@ -173,10 +173,10 @@ pub struct Key {
     /// the reference and the JSON Schema print it: declared once, here.
     pub default: Option<DefaultValue>,
     /// A list's least number of items, and why.
-    pub min_items: Option<(usize, &'static str)>,
+    pub(crate) min_items: Option<(usize, &'static str)>,
     /// A phaselint extension: ContextCore rejects it, so the `contextcore`
     /// dialect reports it.
-    pub extension: bool,
+    pub(crate) extension: bool,
     pub description: &'static str,
 }
 
@@ -335,13 +335,13 @@ pub struct Mapping {
     pub name: &'static str,
     /// Keys it does not list belong to someone else and are not reported
     /// (a harness config's own settings); otherwise they are E003.
-    pub open: bool,
-    pub description: &'static str,
+    pub(crate) open: bool,
+    pub(crate) description: &'static str,
     pub keys: &'static [Key],
 }
 
 impl Mapping {
-    pub fn key(&self, name: &str) -> Option<&'static Key> {
+    pub(crate) fn key(&self, name: &str) -> Option<&'static Key> {
         self.keys.iter().find(|k| k.name == name)
     }
 }

@@ -21,7 +21,10 @@ impl PhaseGraph {
     /// required entry fields are given, a phase adds its `exit.required`
     /// and keeps its blocking entry fields, an edge lets through only its
     /// `preserves` and never its `drops`. One solve answers every query.
-    pub fn held_after(&self, queries: &[(usize, &crate::field_path::FieldPath)]) -> Vec<bool> {
+    pub(crate) fn held_after(
+        &self,
+        queries: &[(usize, &crate::field_path::FieldPath)],
+    ) -> Vec<bool> {
         HeldAfter::solve(self, queries)
     }
 

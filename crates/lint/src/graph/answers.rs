@@ -14,12 +14,12 @@ pub enum Presence {
 /// How one leg of a propagation chain runs: from one stop's phase to the
 /// next's.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct Route {
-    pub from: usize,
-    pub to: usize,
+pub(crate) struct Route {
+    pub(crate) from: usize,
+    pub(crate) to: usize,
     /// Whether `to` is reachable from `from` by one or more edges.
-    pub reaches: bool,
+    pub(crate) reaches: bool,
     /// Whether some such path lets the first stop's field through every
     /// edge (no `drops` of it, every `preserves` keeps it).
-    pub passes: bool,
+    pub(crate) passes: bool,
 }

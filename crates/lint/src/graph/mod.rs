@@ -12,5 +12,5 @@ mod structure;
 #[cfg(test)]
 mod tests;
 
-pub use answers::{Presence, Route};
+pub(crate) use answers::Presence;
 pub use structure::{Direction, EdgeOrigin, PhaseGraph};

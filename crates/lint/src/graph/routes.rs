@@ -17,7 +17,7 @@ impl PhaseGraph {
     /// The legs of chain `chain` (by position in `Contract::chains`), one
     /// per pair of consecutive stops; empty when a stop names no known
     /// phase (R103's finding) or the chain lacks a source or destination.
-    pub fn chain_routes(&self, chain: usize) -> &[Route] {
+    pub(crate) fn chain_routes(&self, chain: usize) -> &[Route] {
         self.chain_routes
             .get_or_init(|| ChainRoutes::solve(self))
             .get(chain)

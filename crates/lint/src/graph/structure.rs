@@ -106,9 +106,9 @@ impl<T> Ragged<T> {
 /// A strongly connected component: one phase, or the phases of a cycle.
 #[derive(Debug)]
 pub(crate) struct Component {
-    pub id: usize,
+    pub(crate) id: usize,
     /// More than one phase, or one with an edge to itself.
-    pub cyclic: bool,
+    pub(crate) cyclic: bool,
     /// Where its phases are in `PhaseGraph::component_nodes`.
     nodes: Range<u32>,
 }
@@ -252,42 +252,45 @@ impl PhaseGraph {
         }
     }
 
-    pub fn phase_count(&self) -> usize {
+    pub(crate) fn phase_count(&self) -> usize {
         self.graph.node_count()
     }
 
     /// Whether the edges come from `graph_topology` rather than declaration order.
-    pub fn from_topology(&self) -> bool {
+    // A question, not a conversion: clippy's `from_*` rule checked it only
+    // once it was no longer `pub`.
+    #[allow(clippy::wrong_self_convention)]
+    pub(crate) fn from_topology(&self) -> bool {
         self.from_topology
     }
 
     /// Phases with no incoming edge.
-    pub fn entries(&self) -> &[usize] {
+    pub(crate) fn entries(&self) -> &[usize] {
         &self.entries
     }
 
-    pub fn is_entry(&self, phase: usize) -> bool {
+    pub(crate) fn is_entry(&self, phase: usize) -> bool {
         self.entries.binary_search(&phase).is_ok()
     }
 
-    pub fn is_reachable(&self, phase: usize) -> bool {
+    pub(crate) fn is_reachable(&self, phase: usize) -> bool {
         self.reachable.contains(phase)
     }
 
-    pub fn successors(&self, phase: usize) -> impl Iterator<Item = usize> + '_ {
+    pub(crate) fn successors(&self, phase: usize) -> impl Iterator<Item = usize> + '_ {
         self.graph
             .neighbors(NodeIndex::new(phase))
             .map(NodeIndex::index)
     }
 
-    pub fn predecessors(&self, phase: usize) -> impl Iterator<Item = usize> + '_ {
+    pub(crate) fn predecessors(&self, phase: usize) -> impl Iterator<Item = usize> + '_ {
         self.graph
             .neighbors_directed(NodeIndex::new(phase), EdgeDirection::Incoming)
             .map(NodeIndex::index)
     }
 
     /// `(to, origin)` of every edge leaving `phase`, in edge order.
-    pub fn out_edges(&self, phase: usize) -> impl Iterator<Item = (usize, EdgeOrigin)> + '_ {
+    pub(crate) fn out_edges(&self, phase: usize) -> impl Iterator<Item = (usize, EdgeOrigin)> + '_ {
         let mut edges: Vec<(usize, EdgeOrigin)> = self
             .graph
             .edges(NodeIndex::new(phase))
@@ -298,12 +301,12 @@ impl PhaseGraph {
         edges.into_iter()
     }
 
-    pub fn has_edges(&self, phase: usize) -> bool {
+    pub(crate) fn has_edges(&self, phase: usize) -> bool {
         self.successors(phase).next().is_some() || self.predecessors(phase).next().is_some()
     }
 
     /// `(from, to, origin)` of every edge between phases.
-    pub fn edges(&self) -> impl Iterator<Item = (usize, usize, EdgeOrigin)> + '_ {
+    pub(crate) fn edges(&self) -> impl Iterator<Item = (usize, usize, EdgeOrigin)> + '_ {
         self.graph
             .edge_references()
             .map(|e| (e.source().index(), e.target().index(), *e.weight()))
@@ -311,14 +314,14 @@ impl PhaseGraph {
 
     /// Strongly connected components that contain a cycle, each sorted by
     /// declaration order.
-    pub fn cycles(&self) -> &[Vec<usize>] {
+    pub(crate) fn cycles(&self) -> &[Vec<usize>] {
         &self.cycles
     }
 
     /// Whether `to` is reachable from `from` by one or more edges. In
     /// declaration order that is a comparison; otherwise a search that
     /// stops at `to`, so a chain between nearby phases costs little.
-    pub fn reaches(&self, from: usize, to: usize) -> bool {
+    pub(crate) fn reaches(&self, from: usize, to: usize) -> bool {
         if !self.from_topology {
             return to > from && to < self.phase_count();
         }
@@ -327,7 +330,7 @@ impl PhaseGraph {
 
     /// Whether `to` is reachable from `from` by one or more edges whose
     /// origin passes `allow`; the search stops at `to`.
-    pub fn reaches_by(
+    pub(crate) fn reaches_by(
         &self,
         from: usize,
         to: usize,
@@ -337,7 +340,7 @@ impl PhaseGraph {
     }
 
     /// Phases reachable from `from` by one or more edges whose origin passes `allow`.
-    pub fn reachable_from(
+    pub(crate) fn reachable_from(
         &self,
         from: usize,
         allow: impl FnMut(EdgeOrigin) -> bool,
@@ -376,7 +379,7 @@ impl PhaseGraph {
     /// Every phase in graph order: upstream before downstream, the phases
     /// of a cycle together (components in topological order, each in
     /// reverse post-order), the order the data flows run in.
-    pub fn order(&self) -> Vec<usize> {
+    pub(crate) fn order(&self) -> Vec<usize> {
         self.components_in(Direction::Forward)
             .flat_map(|c| self.component_nodes(c, Direction::Forward))
             .map(|node| node as usize)

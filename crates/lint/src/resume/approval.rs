@@ -32,7 +32,7 @@ pub enum ApproverKind {
 }
 
 impl ApproverKind {
-    pub fn as_str(self) -> &'static str {
+    pub(crate) fn as_str(self) -> &'static str {
         match self {
             ApproverKind::Human => "human",
             ApproverKind::Orchestrator => "orchestrator",
@@ -64,14 +64,14 @@ impl ApproverKind {
 pub struct ApprovalRecord {
     pub approved_by: String,
     /// ISO 8601 / RFC 3339 with `Z` or an offset.
-    pub approved_at: String,
+    pub(crate) approved_at: String,
     /// `human` or `orchestrator`: the kind of approver.
-    pub policy: String,
+    pub(crate) policy: String,
     pub checkpoint_id: String,
     #[serde(default)]
-    pub stale_fields_acknowledged: Vec<String>,
+    pub(crate) stale_fields_acknowledged: Vec<String>,
     #[serde(default)]
-    pub notes: Option<String>,
+    pub(crate) notes: Option<String>,
     /// Hex SHA-256 of the checkpoint's canonical target (see `target_digest`).
     #[serde(default)]
     pub target_digest: Option<String>,
@@ -81,7 +81,7 @@ pub struct ApprovalRecord {
     pub context_digest: Option<String>,
     /// Each of those fields' own digest, so a refusal can name what changed.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub context_field_digests: Option<BTreeMap<String, String>>,
+    pub(crate) context_field_digests: Option<BTreeMap<String, String>>,
 }
 
 /// Reads an approvals document: one record (a mapping) or a list of them.
@@ -195,25 +195,25 @@ impl Candidate {
 
 /// What the approval is checked against.
 pub(crate) struct Expectation<'a> {
-    pub checkpoint_id: &'a str,
+    pub(crate) checkpoint_id: &'a str,
     /// What the resume needs: the spec's policy, or `human` when the run
     /// resumes into an irreversible phase.
-    pub policy: ApprovalPolicy,
-    pub now: Timestamp,
-    pub stale_fields: &'a [String],
-    pub digest: &'a str,
+    pub(crate) policy: ApprovalPolicy,
+    pub(crate) now: Timestamp,
+    pub(crate) stale_fields: &'a [String],
+    pub(crate) digest: &'a str,
     /// The version-1 digest an earlier phaselint bound approvals to.
-    pub legacy_digest: &'a str,
+    pub(crate) legacy_digest: &'a str,
     /// The entry fields of the phases resumed into, as the context has them
     /// now; `None` when no context is given (`phaselint checkpoints`
     /// without `--context`): a record's context digest is then not judged.
-    pub context: Option<&'a ContextBinding>,
+    pub(crate) context: Option<&'a ContextBinding>,
     /// The irreversible phases the run resumes into, which make `policy`
     /// `human` whatever the spec says, and need a context-bound record.
-    pub irreversible_next: &'a [String],
+    pub(crate) irreversible_next: &'a [String],
     /// `--trust-context-approvals`: only the orchestrator writes the context
     /// store, so a record read from it may satisfy a `human` policy.
-    pub trust_context: bool,
+    pub(crate) trust_context: bool,
 }
 
 /// The problems that make `record`, found at `source`, no approval of the

@@ -21,12 +21,12 @@ pub const BOOKKEEPING_PREFIX: &str = "_cc_";
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct ContextBinding {
     /// The field names, sorted, each once.
-    pub fields: Vec<String>,
+    pub(crate) fields: Vec<String>,
     /// Hex SHA-256 of the canonical JSON of `{field: value}` (a missing
     /// field is `null`).
-    pub digest: String,
+    pub(crate) digest: String,
     /// Hex SHA-256 of each field's value alone, to name what changed.
-    pub field_digests: BTreeMap<String, String>,
+    pub(crate) field_digests: BTreeMap<String, String>,
 }
 
 impl ContextBinding {
@@ -71,7 +71,7 @@ impl ContextBinding {
     /// The fields whose values differ from the ones `recorded` were taken
     /// from (every bound field when the record names none of them: then
     /// only the whole digest says that something changed).
-    pub fn changed_since(&self, recorded: Option<&BTreeMap<String, String>>) -> Vec<String> {
+    pub(crate) fn changed_since(&self, recorded: Option<&BTreeMap<String, String>>) -> Vec<String> {
         let Some(recorded) = recorded else {
             return self.fields.clone();
         };

@@ -21,86 +21,86 @@ use crate::resume::report::{EntryRevalidation, ResumeReport, StaleField};
 /// REQ-10-012's `CheckpointResumeResult`.
 #[derive(Clone, Debug, Serialize)]
 pub struct CheckpointResumeResult {
-    pub checkpoint_id: String,
+    pub(crate) checkpoint_id: String,
     /// The phase the checkpoint follows; empty when the contract declares
     /// no checkpoint specs (REQ-10-011: nothing was checked).
-    pub phase: String,
+    pub(crate) phase: String,
     pub passed: bool,
-    pub stale_fields: Vec<StalenessCheckResult>,
-    pub fresh_fields: Vec<String>,
-    pub missing_provenance: Vec<String>,
+    pub(crate) stale_fields: Vec<StalenessCheckResult>,
+    pub(crate) fresh_fields: Vec<String>,
+    pub(crate) missing_provenance: Vec<String>,
     /// `None` when no entry revalidation ran: `revalidate_entry: false`,
     /// or no phase follows the checkpoint.
-    pub entry_revalidation: Option<ContractValidationResult>,
+    pub(crate) entry_revalidation: Option<ContractValidationResult>,
     /// The record that granted the approval; `None` when none did (not
     /// required, granted by `auto_if_fresh`, or denied).
-    pub approval_status: Option<ApprovalRecord>,
+    pub(crate) approval_status: Option<ApprovalRecord>,
 }
 
 /// REQ-10-012's `StalenessCheckResult`; the recovery attempt REQ-10-008
 /// records is its `recovery`, `recovery_attempted` and
 /// `recovery_succeeded`.
 #[derive(Clone, Debug, Serialize)]
-pub struct StalenessCheckResult {
-    pub field: String,
+pub(crate) struct StalenessCheckResult {
+    pub(crate) field: String,
     /// `None` when the age is unknown: no stamp, or an unparseable one
     /// (REQ-10-004's infinite age, which JSON cannot carry).
-    pub elapsed_seconds: Option<i64>,
-    pub max_age_seconds: i64,
-    pub is_stale: bool,
-    pub severity: FieldSeverity,
-    pub recovery: Recovery,
-    pub recovery_attempted: bool,
-    pub recovery_succeeded: bool,
+    pub(crate) elapsed_seconds: Option<i64>,
+    pub(crate) max_age_seconds: i64,
+    pub(crate) is_stale: bool,
+    pub(crate) severity: FieldSeverity,
+    pub(crate) recovery: Recovery,
+    pub(crate) recovery_attempted: bool,
+    pub(crate) recovery_succeeded: bool,
 }
 
 /// Layer 1's `ContractValidationResult`, for the entry revalidation.
 #[derive(Clone, Debug, Serialize)]
-pub struct ContractValidationResult {
-    pub passed: bool,
+pub(crate) struct ContractValidationResult {
+    pub(crate) passed: bool,
     /// The phase revalidated; with several graph successors, their names
     /// joined with `,` (ContextCore revalidates one next phase).
-    pub phase: String,
-    pub direction: &'static str,
-    pub field_results: Vec<FieldValidationResult>,
+    pub(crate) phase: String,
+    pub(crate) direction: &'static str,
+    pub(crate) field_results: Vec<FieldValidationResult>,
     /// The fields that failed.
-    pub blocking_failures: Vec<String>,
+    pub(crate) blocking_failures: Vec<String>,
     /// `field: message` for each defaulted or partial field.
-    pub warnings: Vec<String>,
-    pub propagation_status: FieldStatus,
+    pub(crate) warnings: Vec<String>,
+    pub(crate) propagation_status: FieldStatus,
     /// phaselint does not check quality metrics on resume: always empty.
-    pub quality_violations: Vec<QualityViolation>,
+    pub(crate) quality_violations: Vec<QualityViolation>,
 }
 
 /// Layer 1's `FieldValidationResult`.
 #[derive(Clone, Debug, Serialize)]
-pub struct FieldValidationResult {
-    pub field: String,
-    pub status: FieldStatus,
-    pub severity: FieldSeverity,
-    pub message: String,
+pub(crate) struct FieldValidationResult {
+    pub(crate) field: String,
+    pub(crate) status: FieldStatus,
+    pub(crate) severity: FieldSeverity,
+    pub(crate) message: String,
     /// A warning field was missing and its declared default takes its place.
-    pub default_applied: bool,
-    pub quality_violations: Vec<QualityViolation>,
+    pub(crate) default_applied: bool,
+    pub(crate) quality_violations: Vec<QualityViolation>,
     /// phaselint does not run evaluation gates on resume: always `None`.
-    pub evaluation_satisfied: Option<bool>,
+    pub(crate) evaluation_satisfied: Option<bool>,
 }
 
 /// Layer 1's `QualityViolation`: phaselint reports none, so this type has
 /// no value and the lists holding it are always empty.
 #[derive(Clone, Debug, Serialize)]
-pub enum QualityViolation {}
+pub(crate) enum QualityViolation {}
 
 /// REQ-10-006's `ApprovalRecord`: the keys ContextCore declares, without
 /// phaselint's digests.
 #[derive(Clone, Debug, Serialize)]
-pub struct ApprovalRecord {
+pub(crate) struct ApprovalRecord {
     pub approved_by: String,
-    pub approved_at: String,
-    pub policy: ApprovalPolicy,
+    pub(crate) approved_at: String,
+    pub(crate) policy: ApprovalPolicy,
     pub checkpoint_id: String,
-    pub stale_fields_acknowledged: Vec<String>,
-    pub notes: Option<String>,
+    pub(crate) stale_fields_acknowledged: Vec<String>,
+    pub(crate) notes: Option<String>,
 }
 
 /// Why `--format contextcore` cannot print the result of checking

@@ -18,7 +18,7 @@ pub enum DocumentFormat {
 
 impl DocumentFormat {
     /// The format a file name implies: `.json`, `.yaml`/`.yml`, else detect.
-    pub fn from_file_name(name: &str) -> Self {
+    pub(crate) fn from_file_name(name: &str) -> Self {
         let lower = name.to_ascii_lowercase();
         if lower.ends_with(".json") {
             DocumentFormat::Json
@@ -604,7 +604,7 @@ pub(crate) fn write_canonical_without(
     }
 }
 
-pub fn type_name(value: &Value) -> &'static str {
+pub(crate) fn type_name(value: &Value) -> &'static str {
     match value {
         Value::Null => "null",
         Value::Bool(_) => "a boolean",

@@ -32,12 +32,12 @@ pub struct FieldResult {
     pub status: FieldStatus,
     pub severity: FieldSeverity,
     /// The declared `type`, if any.
-    pub declared_type: Option<String>,
+    pub(crate) declared_type: Option<String>,
     /// Whether the declared type is one the check knows and verified.
-    pub type_checked: bool,
+    pub(crate) type_checked: bool,
     pub message: String,
     /// The declared `default` (for warning fields that are missing).
-    pub default: Option<Value>,
+    pub(crate) default: Option<Value>,
 }
 
 /// A declared type the check knows: what values it lets through.
@@ -96,11 +96,11 @@ fn type_matches(declared: &str, value: &Value) -> Option<bool> {
 /// How many context values the entry check of one resume may visit. A
 /// wildcard field (`big.*.*`) visits every value it matches; past this
 /// many in all, the check stops and gives no verdict rather than run on.
-pub const ENTRY_VISIT_BUDGET: u64 = 100_000_000;
+pub(crate) const ENTRY_VISIT_BUDGET: u64 = 100_000_000;
 
 /// The entry check ran out of its visit budget.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct TooMuchWork;
+pub(crate) struct TooMuchWork;
 
 /// One step of a concrete path through the context.
 #[derive(Clone, Copy)]

@@ -17,7 +17,7 @@ use crate::syntax::{Node, Span};
 /// The version of the target digest's canonical form, hashed with it. 1
 /// covered the checkpoint and its own phase only; 2 adds the phases the
 /// run resumes into.
-pub const DIGEST_VERSION: u64 = 2;
+pub(crate) const DIGEST_VERSION: u64 = 2;
 
 /// What the resume check reads from a contract's YAML tree, from one parse
 /// of its text: the canonical target of each checkpoint spec and the value

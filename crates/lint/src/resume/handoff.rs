@@ -30,7 +30,7 @@ pub use tasks::Task;
 use tasks::task_table;
 
 /// The sections every handoff has, as the checkpoint skill writes them.
-pub const REQUIRED_SECTIONS: &[&str] = &[
+pub(crate) const REQUIRED_SECTIONS: &[&str] = &[
     "Timestamp",
     "Reason",
     "Team Composition",
@@ -63,10 +63,10 @@ pub struct HandoffInput {
 /// The report of a handoff check, as `--format json` prints it.
 #[derive(Clone, Debug, Serialize)]
 pub struct HandoffReport {
-    pub version: u32,
-    pub kind: &'static str,
+    pub(crate) version: u32,
+    pub(crate) kind: &'static str,
     pub decision: Decision,
-    pub passed: bool,
+    pub(crate) passed: bool,
     pub mode: Mode,
     #[serde(skip)]
     pub strict_decision: Decision,

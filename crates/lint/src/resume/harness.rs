@@ -106,22 +106,22 @@ pub fn unsafe_name(name: &str) -> Option<String> {
 /// The files of one checkpoint in a harness directory.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct SentinelPaths {
-    pub dir: PathBuf,
+    pub(crate) dir: PathBuf,
     /// `checkpoint-<name>.md`: the request, written when it fires.
-    pub request: PathBuf,
+    pub(crate) request: PathBuf,
     /// `checkpoint-<name>.md.granted`: the grant.
-    pub grant: PathBuf,
+    pub(crate) grant: PathBuf,
     /// `.checkpoint-<name>.fired`: fired this mission.
-    pub fired: PathBuf,
+    pub(crate) fired: PathBuf,
     /// `.checkpoint-<name>.consuming/`: a `--consume` under way (or
     /// interrupted), holding what it moved out of the way.
-    pub journal: PathBuf,
+    pub(crate) journal: PathBuf,
 }
 
 impl SentinelPaths {
     /// The paths for `name`, which must be filename-safe: no path is ever
     /// built from a name that could leave the directory.
-    pub fn of(dir: &Path, name: &str) -> Result<Self, String> {
+    pub(crate) fn of(dir: &Path, name: &str) -> Result<Self, String> {
         if let Some(problem) = unsafe_name(name) {
             return Err(format!(
                 "checkpoint name `{}` cannot name a harness sentinel: {problem} (H503), so no file is looked at for it",
@@ -138,12 +138,12 @@ impl SentinelPaths {
     }
 
     /// Where a `--consume` keeps the grant it moved (first step).
-    pub fn journal_grant(&self) -> PathBuf {
+    pub(crate) fn journal_grant(&self) -> PathBuf {
         self.journal.join("granted")
     }
 
     /// Where a `--consume` keeps the request it moved (second step).
-    pub fn journal_request(&self) -> PathBuf {
+    pub(crate) fn journal_request(&self) -> PathBuf {
         self.journal.join("request")
     }
 }
@@ -151,10 +151,10 @@ impl SentinelPaths {
 /// What a checkpoint's sentinels are now.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Sentinels {
-    pub paths: SentinelPaths,
-    pub request: Option<SentinelFile>,
-    pub grant: Option<SentinelFile>,
-    pub fired: Option<SentinelFile>,
+    pub(crate) paths: SentinelPaths,
+    pub(crate) request: Option<SentinelFile>,
+    pub(crate) grant: Option<SentinelFile>,
+    pub(crate) fired: Option<SentinelFile>,
 }
 
 /// Reads a checkpoint's sentinels. An interrupted `--consume` (its journal
@@ -213,7 +213,7 @@ pub enum GrantTiming {
 }
 
 impl GrantTiming {
-    pub fn of(
+    pub(crate) fn of(
         request: Option<&SentinelFile>,
         grant: &SentinelFile,
         now: Timestamp,
@@ -237,7 +237,7 @@ impl GrantTiming {
     }
 
     /// Why a grant that does not answer its request is ignored.
-    pub fn reason(self, grant: &Path, request: &Path) -> String {
+    pub(crate) fn reason(self, grant: &Path, request: &Path) -> String {
         let (grant, request) = (grant.display(), request.display());
         match self {
             GrantTiming::Answers => format!("the grant `{grant}` answers the request `{request}`"),

@@ -45,7 +45,7 @@ pub enum SentinelState {
 }
 
 impl SentinelState {
-    pub fn as_str(self) -> &'static str {
+    pub(crate) fn as_str(self) -> &'static str {
         match self {
             SentinelState::None => "none",
             SentinelState::Pending => "pending",
@@ -58,18 +58,18 @@ impl SentinelState {
 /// The report of a harness check, as `--format json` prints it.
 #[derive(Clone, Debug, Serialize)]
 pub struct HarnessReport {
-    pub version: u32,
-    pub kind: &'static str,
+    pub(crate) version: u32,
+    pub(crate) kind: &'static str,
     pub checkpoint_id: String,
     pub harness_dir: String,
     pub decision: Decision,
-    pub passed: bool,
+    pub(crate) passed: bool,
     pub mode: Mode,
     #[serde(skip)]
     pub strict_decision: Decision,
     pub now: String,
     /// `checkpoints.enabled` is true: the harness itself gates on these files.
-    pub checkpoints_enabled: bool,
+    pub(crate) checkpoints_enabled: bool,
     pub trigger_on: Option<String>,
     pub description: Option<String>,
     pub state: SentinelState,
@@ -97,7 +97,7 @@ pub struct RequestFile {
 pub struct GrantFile {
     pub path: String,
     pub modified: String,
-    pub timing: GrantTiming,
+    pub(crate) timing: GrantTiming,
     /// `empty`, `text`, `document` or `records`; null when the grant was
     /// ignored unread (it answers no request).
     pub content_kind: Option<&'static str>,
@@ -412,8 +412,8 @@ fn judge_grant(
 /// them (`phaselint harness status`).
 #[derive(Clone, Debug, Serialize)]
 pub struct HarnessStatus {
-    pub version: u32,
-    pub kind: &'static str,
+    pub(crate) version: u32,
+    pub(crate) kind: &'static str,
     pub harness_dir: String,
     pub checkpoints_enabled: bool,
     pub checkpoints: Vec<StatusRow>,
@@ -423,11 +423,11 @@ pub struct HarnessStatus {
 pub struct StatusRow {
     pub name: String,
     pub trigger_on: Option<String>,
-    pub description: Option<String>,
+    pub(crate) description: Option<String>,
     /// `none`, `pending`, `granted`, `fired`, or `error` when its files
     /// cannot be read (then `error` says why).
     pub state: &'static str,
-    pub fired: bool,
+    pub(crate) fired: bool,
     pub requested_at: Option<String>,
     pub granted_at: Option<String>,
     pub fired_at: Option<String>,

@@ -162,10 +162,10 @@ pub fn consume(store: &impl SentinelStore, dir: &Path, name: &str) -> Result<(),
 /// What `harness fire` did.
 #[derive(Clone, Debug, Serialize)]
 pub struct FireReport {
-    pub version: u32,
-    pub kind: &'static str,
+    pub(crate) version: u32,
+    pub(crate) kind: &'static str,
     pub checkpoint_id: String,
-    pub harness_dir: String,
+    pub(crate) harness_dir: String,
     /// `TRIGGER` for the hook: the type's `triggerOn`, or `orchestrator`
     /// for a checkpoint taken on request.
     pub trigger: String,

@@ -85,8 +85,7 @@ pub use manifest_files::{
     DiskFiles, Hashed, MAX_SCOPE_FILES, SCOPE_FILE_BYTES, SCOPE_TOTAL_BYTES, ScopeError,
     ScopeFiles, combined_hash, manifest_hash, scoped,
 };
-pub use next::{Approver, NextStep};
-pub use next_steps::next_steps;
+pub(crate) use next::NextStep;
 pub use nothing_to_check::NOTHING_TO_CHECK;
 pub(crate) use nothing_to_check::declares_no_checkpoints;
 pub use queue::{ApprovalState, Queue, QueueItem, QueueRequest, approval_question, queue};

@@ -8,7 +8,11 @@ use crate::resume::report::{Decision, Mode, ResumeReport};
 
 /// The steps for a report. `recovery_hook`: a `--recover-with` command was
 /// given; `interactive`: an operator could have been asked.
-pub fn next_steps(report: &ResumeReport, recovery_hook: bool, interactive: bool) -> Vec<NextStep> {
+pub(crate) fn next_steps(
+    report: &ResumeReport,
+    recovery_hook: bool,
+    interactive: bool,
+) -> Vec<NextStep> {
     let mut steps = Vec::new();
     if report.decision == Decision::Resume {
         let into = report.entry_revalidation.phases.clone();

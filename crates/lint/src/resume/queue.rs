@@ -40,11 +40,11 @@ pub struct QueueRequest {
 #[derive(Clone, Debug, Serialize)]
 pub struct Queue {
     /// The version of this JSON shape.
-    pub version: u32,
+    pub(crate) version: u32,
     pub pipeline_id: String,
     pub now: String,
     /// Whether a context was given.
-    pub context_checked: bool,
+    pub(crate) context_checked: bool,
     /// How many checkpoints wait for an operator (`pending` items).
     pub pending: usize,
     /// How many checkpoints cannot be checked (`resume-check` would give
@@ -68,7 +68,7 @@ pub struct QueueItem {
     pub required_policy: Option<ApprovalPolicy>,
     pub approval_state: ApprovalState,
     /// Who gave the approval that holds (or, without a context, is on file).
-    pub approved_by: Option<String>,
+    pub(crate) approved_by: Option<String>,
     /// One sentence: why the approval stands where it does.
     pub approval_reason: String,
     /// It waits for an operator: its approval is required and missing,

@@ -17,7 +17,7 @@ pub use crate::resume::decision::{Decision, Mode, NO_VERDICT_EXIT};
 #[derive(Clone, Debug, Serialize)]
 pub struct ResumeReport {
     /// The version of this JSON shape.
-    pub version: u32,
+    pub(crate) version: u32,
     pub checkpoint_id: String,
     /// The phase the checkpoint follows.
     pub phase: String,
@@ -33,7 +33,7 @@ pub struct ResumeReport {
     pub decision: Decision,
     pub mode: Mode,
     /// What strict mode would have decided (differs in permissive and audit).
-    pub strict_decision: Decision,
+    pub(crate) strict_decision: Decision,
     /// The resume time the check used.
     pub now: String,
     pub max_clock_skew_seconds: u64,
@@ -45,10 +45,10 @@ pub struct ResumeReport {
     /// and `set_at` are those of the finding (before recovery), `is_stale`
     /// is the final state, and `reason` says what recovery changed.
     pub stale_fields: Vec<StaleField>,
-    pub fresh_fields: Vec<String>,
+    pub(crate) fresh_fields: Vec<String>,
     pub missing_provenance: Vec<String>,
     /// Whether the context carries `_cc_propagation` at all.
-    pub provenance_present: bool,
+    pub(crate) provenance_present: bool,
     pub recovery_attempts: Vec<RecoveryAttempt>,
     pub entry_revalidation: EntryRevalidation,
     pub approval_status: ApprovalStatus,
@@ -58,7 +58,7 @@ pub struct ResumeReport {
     pub failures: Vec<String>,
     /// What is reported without failing.
     pub warnings: Vec<String>,
-    pub gate_result: GateResult,
+    pub(crate) gate_result: GateResult,
     pub events: Vec<Event>,
     /// What to do next: only steps that can change the verdict.
     pub next_steps: Vec<crate::resume::NextStep>,
@@ -68,8 +68,8 @@ pub struct ResumeReport {
 pub struct CheckedField {
     pub field: String,
     pub state: FieldState,
-    pub elapsed_seconds: Option<i64>,
-    pub max_age_seconds: i64,
+    pub(crate) elapsed_seconds: Option<i64>,
+    pub(crate) max_age_seconds: i64,
     pub severity: FieldSeverity,
     pub reason: String,
 }
@@ -79,20 +79,20 @@ pub struct StaleField {
     pub field: String,
     /// When found stale; `null` when unknown (no stamp, or an unparseable
     /// timestamp).
-    pub elapsed_seconds: Option<i64>,
-    pub max_age_seconds: i64,
-    pub is_stale: bool,
+    pub(crate) elapsed_seconds: Option<i64>,
+    pub(crate) max_age_seconds: i64,
+    pub(crate) is_stale: bool,
     /// The check's `on_stale`.
-    pub severity: FieldSeverity,
+    pub(crate) severity: FieldSeverity,
     pub recovery: Option<Recovery>,
     /// Whether it blocks the resume while stale (`on_stale: blocking` or
     /// `recovery: fail`).
     pub blocking: bool,
     pub reason: String,
-    pub recovery_attempted: bool,
-    pub recovery_succeeded: bool,
-    pub set_at: Option<String>,
-    pub description: Option<String>,
+    pub(crate) recovery_attempted: bool,
+    pub(crate) recovery_succeeded: bool,
+    pub(crate) set_at: Option<String>,
+    pub(crate) description: Option<String>,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
@@ -114,7 +114,7 @@ pub struct RecoveryAttempt {
     pub strategy: Recovery,
     pub command: String,
     pub outcome: AttemptOutcome,
-    pub exit_code: Option<i32>,
+    pub(crate) exit_code: Option<i32>,
     pub detail: String,
     /// The hook succeeded and the field is fresh after re-reading the context.
     pub recovered: bool,
@@ -125,10 +125,10 @@ pub struct EntryRevalidation {
     /// False when the checkpoint sets `revalidate_entry: false`.
     pub performed: bool,
     /// The next phase when there is exactly one; `null` otherwise.
-    pub phase: Option<String>,
+    pub(crate) phase: Option<String>,
     /// Every phase revalidated (graph successors, or `--next-phase`).
-    pub phases: Vec<String>,
-    pub next_phase_source: NextPhaseSource,
+    pub(crate) phases: Vec<String>,
+    pub(crate) next_phase_source: NextPhaseSource,
     pub passed: bool,
     pub field_results: Vec<FieldResult>,
     pub reason: String,
@@ -143,9 +143,9 @@ pub struct ApprovalStatus {
     pub policy: Option<ApprovalPolicy>,
     pub granted: bool,
     /// `auto_if_fresh` granted it because nothing blocking is stale.
-    pub auto_granted: bool,
+    pub(crate) auto_granted: bool,
     /// The record that granted it.
-    pub approval: Option<ApprovalRecord>,
+    pub(crate) approval: Option<ApprovalRecord>,
     /// A harness request `checkpoint-<id>.md` waits for its `.granted`.
     pub harness_pending: bool,
     /// The irreversible phases the run resumes into: they make a person's
@@ -176,13 +176,13 @@ pub struct ApprovalStatus {
 /// anything itself.
 #[derive(Clone, Debug, Serialize)]
 pub struct Denial {
-    pub reason: String,
-    pub checkpoint_id: String,
-    pub phase: String,
+    pub(crate) reason: String,
+    pub(crate) checkpoint_id: String,
+    pub(crate) phase: String,
     /// The checkpoint's `approval_policy` (`human` when it names none).
-    pub required_policy: ApprovalPolicy,
-    pub target_digest: String,
-    pub stale_fields: Vec<String>,
+    pub(crate) required_policy: ApprovalPolicy,
+    pub(crate) target_digest: String,
+    pub(crate) stale_fields: Vec<String>,
     pub checkpoint_pending: CheckpointPending,
 }
 
@@ -191,48 +191,48 @@ pub struct CheckpointPending {
     /// Which of Syndicate's checkpoint trigger categories (its §7.1) makes
     /// this resume wait for approval.
     pub checkpoint_type: TriggerCategory,
-    pub trigger_description: String,
-    pub canonical_request_summary: String,
-    pub scope_delta: ScopeDelta,
-    pub risk_classification: RiskClass,
-    pub side_effect_class: SideEffects,
-    pub policy_basis: ApprovalPolicy,
-    pub authorization_statement: String,
-    pub trust_state: TrustState,
+    pub(crate) trigger_description: String,
+    pub(crate) canonical_request_summary: String,
+    pub(crate) scope_delta: ScopeDelta,
+    pub(crate) risk_classification: RiskClass,
+    pub(crate) side_effect_class: SideEffects,
+    pub(crate) policy_basis: ApprovalPolicy,
+    pub(crate) authorization_statement: String,
+    pub(crate) trust_state: TrustState,
 }
 
 #[derive(Clone, Debug, Serialize)]
 pub struct ScopeDelta {
-    pub stale_fields: Vec<String>,
-    pub failed_entry_fields: Vec<String>,
+    pub(crate) stale_fields: Vec<String>,
+    pub(crate) failed_entry_fields: Vec<String>,
 }
 
 /// ContextCore's GateResult shape.
 #[derive(Clone, Debug, Serialize)]
 pub struct GateResult {
-    pub gate_id: String,
-    pub phase: String,
-    pub result: GateOutcome,
-    pub severity: GateSeverity,
-    pub reason: String,
-    pub blocking: bool,
-    pub evidence: Vec<Evidence>,
+    pub(crate) gate_id: String,
+    pub(crate) phase: String,
+    pub(crate) result: GateOutcome,
+    pub(crate) severity: GateSeverity,
+    pub(crate) reason: String,
+    pub(crate) blocking: bool,
+    pub(crate) evidence: Vec<Evidence>,
 }
 
 #[derive(Clone, Debug, Serialize)]
 pub struct Evidence {
     #[serde(rename = "type")]
-    pub kind: &'static str,
+    pub(crate) kind: &'static str,
     #[serde(rename = "ref")]
-    pub reference: String,
-    pub description: String,
+    pub(crate) reference: String,
+    pub(crate) description: String,
 }
 
 /// A span event with REQ-10-009's name and attributes.
 #[derive(Clone, Debug, Serialize)]
 pub struct Event {
-    pub name: &'static str,
-    pub timestamp: String,
+    pub(crate) name: &'static str,
+    pub(crate) timestamp: String,
     /// Sorted by name.
     pub attributes: std::collections::BTreeMap<String, Value>,
 }

@@ -252,7 +252,7 @@ pub fn read_text(path: &Path, what: &str, bound: Bound) -> Result<DocumentText, 
 }
 
 /// Parses a document's text within what it may take in memory.
-pub fn parse_document_text(
+pub(crate) fn parse_document_text(
     document: DocumentText,
     what: &str,
     bound: Bound,

@@ -19,9 +19,9 @@ use std::fmt;
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct StashRestore {
     /// `N` of `stash@{N}` (0 when the command names none, as git does).
-    pub index: u32,
+    pub(crate) index: u32,
     /// `pop` (drops the stash once applied) rather than `apply`.
-    pub pop: bool,
+    pub(crate) pop: bool,
 }
 
 /// One `cp SOURCE... DESTINATION` of a `file_backup`'s restore command,
@@ -32,12 +32,12 @@ pub struct Copy {
     pub destination: String,
     /// The destination was written as a folder (`config/`), or there are
     /// several sources, so it must be one.
-    pub into_folder: bool,
+    pub(crate) into_folder: bool,
 }
 
 /// Why a restore command cannot be read.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Unreadable(pub String);
+pub struct Unreadable(pub(crate) String);
 
 impl fmt::Display for Unreadable {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
@@ -47,7 +47,7 @@ impl fmt::Display for Unreadable {
 
 /// The most stash entries a `stash@{N}` may count back: git keeps every
 /// entry, but a checkpoint is one of the last few.
-pub const MAX_STASH_INDEX: u32 = 10_000;
+pub(crate) const MAX_STASH_INDEX: u32 = 10_000;
 
 /// Reads a `git_stash` checkpoint's restore command.
 pub fn read_stash_restore(command: &str) -> Result<StashRestore, Unreadable> {
@@ -159,7 +159,7 @@ pub fn read_copy_restore(command: &str) -> Result<Vec<Copy>, Unreadable> {
 /// A path as a `cp` writes it, normalized: `./a//b/` is `a/b`, and `.` is
 /// the empty path (the folder the command runs in). `..` is refused: the
 /// restore runs at the root, and a path that climbs is not a scope path.
-pub fn normalized(path: &str) -> Result<String, Unreadable> {
+pub(crate) fn normalized(path: &str) -> Result<String, Unreadable> {
     if path.starts_with('/') {
         return Err(Unreadable(format!(
             "`{path}` is absolute; the restore runs at the root, where scope paths and `.checkpoints/` are relative"

@@ -110,14 +110,6 @@ pub enum Refusal {
     },
 }
 
-impl Refusal {
-    /// Whether it is a link that is refused (rather than something that
-    /// cannot be read).
-    pub fn is_link(&self) -> bool {
-        matches!(self, Refusal::Escapes { .. } | Refusal::Link { .. })
-    }
-}
-
 impl fmt::Display for Refusal {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
@@ -305,7 +297,7 @@ pub struct FileId {
 }
 
 #[cfg(unix)]
-pub use disk::DiskTree;
+pub(crate) use disk::DiskTree;
 
 #[cfg(unix)]
 mod disk {
@@ -318,13 +310,13 @@ mod disk {
     use super::{Entry, FileId, Tree};
 
     /// A folder on disk, held open: every path is walked from it.
-    pub struct DiskTree {
+    pub(crate) struct DiskTree {
         root: OwnedFd,
     }
 
     impl DiskTree {
         /// Opens `root` (following links in it: it is the caller's).
-        pub fn open(root: &Path) -> std::io::Result<Self> {
+        pub(crate) fn open(root: &Path) -> std::io::Result<Self> {
             let root = rustix::fs::open(
                 root,
                 OFlags::RDONLY | OFlags::DIRECTORY | OFlags::CLOEXEC,

@@ -82,18 +82,18 @@ pub fn parse_timestamp(text: &str) -> Result<Timestamp, String> {
 /// One staleness check evaluated against one context.
 #[derive(Clone, Debug)]
 pub(crate) struct Evaluation {
-    pub field: String,
-    pub max_age_seconds: i64,
-    pub severity: FieldSeverity,
+    pub(crate) field: String,
+    pub(crate) max_age_seconds: i64,
+    pub(crate) severity: FieldSeverity,
     /// `None` when the check names no strategy.
-    pub recovery: Option<Recovery>,
-    pub description: Option<String>,
-    pub set_at: Option<String>,
+    pub(crate) recovery: Option<Recovery>,
+    pub(crate) description: Option<String>,
+    pub(crate) set_at: Option<String>,
     /// Whole seconds from `set_at` to now, truncated toward zero; negative
     /// when `set_at` is in the future; `None` when unknown.
-    pub elapsed_seconds: Option<i64>,
-    pub state: State,
-    pub reason: String,
+    pub(crate) elapsed_seconds: Option<i64>,
+    pub(crate) state: State,
+    pub(crate) reason: String,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -105,16 +105,16 @@ pub(crate) enum State {
 }
 
 impl Evaluation {
-    pub fn is_stale(&self) -> bool {
+    pub(crate) fn is_stale(&self) -> bool {
         self.state == State::Stale
     }
 
     /// `recovery: fail` blocks whatever `on_stale` says.
-    pub fn blocks(&self) -> bool {
+    pub(crate) fn blocks(&self) -> bool {
         crate::model::stale_field_blocks(self.severity, self.recovery)
     }
 
-    pub fn missing_provenance(&self) -> bool {
+    pub(crate) fn missing_provenance(&self) -> bool {
         self.set_at.is_none()
     }
 }

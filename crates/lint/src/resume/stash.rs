@@ -141,11 +141,11 @@ pub struct StashInfo {
     /// Its message's first line (bounded).
     pub message: Option<String>,
     /// The commit the stash was taken on (its first parent).
-    pub base: Option<String>,
+    pub(crate) base: Option<String>,
     /// Paths (from the top of the work tree) `git stash apply` also
     /// writes that are not scope files: changed between the base and the
     /// stash, or in its untracked files.
-    pub paths_outside_scope: Vec<String>,
+    pub(crate) paths_outside_scope: Vec<String>,
 }
 
 /// Whether a stash message carries `checkpoint:<id>` as a whole token:
@@ -162,7 +162,7 @@ pub fn carries_checkpoint(message: &str, id: &str) -> bool {
 }
 
 /// The first line of a message, at most 200 characters.
-pub fn first_line(message: &str) -> String {
+pub(crate) fn first_line(message: &str) -> String {
     let line = message.lines().next().unwrap_or_default();
     let mut shown: String = line.chars().take(200).collect();
     if line.chars().count() > 200 {
@@ -175,7 +175,7 @@ pub fn first_line(message: &str) -> String {
 /// the path with `.` names and repeated `/` removed. `None` for a path
 /// that climbs (`..`), or holds a line break (git's text formats cannot
 /// carry it): such a path cannot be looked up in a tree.
-pub fn tree_path(prefix: &str, listed: &str) -> Option<String> {
+pub(crate) fn tree_path(prefix: &str, listed: &str) -> Option<String> {
     if listed.contains(['\n', '\r']) || listed.starts_with('/') {
         return None;
     }
@@ -195,28 +195,28 @@ pub fn tree_path(prefix: &str, listed: &str) -> Option<String> {
 
 /// Stash entries looked through for the checkpoint's marker when the one
 /// the restore command names does not carry it.
-pub const STASH_ENTRIES_SEARCHED: u32 = 50;
+pub(crate) const STASH_ENTRIES_SEARCHED: u32 = 50;
 
 /// What the stash check found.
 #[derive(Debug, Default)]
 pub(super) struct StashCheck {
-    pub info: Option<StashInfo>,
+    pub(crate) info: Option<StashInfo>,
     /// The SHA-256 of each scope file as the stash holds it, in listed
     /// order (`None`: not found or not hashed).
-    pub stored: Vec<Option<String>>,
+    pub(crate) stored: Vec<Option<String>>,
     /// Each scope file's path in the repository's tree.
-    pub tree_paths: Vec<Option<String>>,
+    pub(crate) tree_paths: Vec<Option<String>>,
     /// Whether each scope file is in the stash as an untracked file (in
     /// its third parent, not its tree): `git stash apply` creates it, and
     /// fails when it exists.
-    pub untracked: Vec<bool>,
+    pub(crate) untracked: Vec<bool>,
     /// Problems with the stash: it is no valid rollback point.
-    pub problems: Vec<String>,
+    pub(crate) problems: Vec<String>,
     /// What makes `git stash apply` restore something else than the
     /// checkpoint (files outside the scope, scope files HEAD changed):
     /// problems for a rollback, warnings before a mutation.
-    pub rollback_problems: Vec<String>,
-    pub warnings: Vec<String>,
+    pub(crate) rollback_problems: Vec<String>,
+    pub(crate) warnings: Vec<String>,
 }
 
 /// Checks the stash entry `index` for checkpoint `id` holding `files` as
@@ -448,7 +448,7 @@ pub(super) fn check_stash(
 
 /// Paths of a stash listed at most (beyond: no verdict is needed, the
 /// list is cut off and says so).
-pub const STASH_PATHS_LISTED: usize = 1000;
+pub(crate) const STASH_PATHS_LISTED: usize = 1000;
 
 /// Hooks `git stash apply` runs (seen with git 2.47: it updates the index
 /// and refs), and those a checkout or merge runs, which it may come to.

@@ -179,11 +179,11 @@ mod exact {
     use crate::syntax::{Resolved, Scalar};
 
     /// A number that cannot be hashed exactly, where it is and why.
-    pub struct Inexact {
-        pub path: String,
-        pub text: String,
-        pub line: usize,
-        pub why: String,
+    pub(crate) struct Inexact {
+        pub(crate) path: String,
+        pub(crate) text: String,
+        pub(crate) line: usize,
+        pub(crate) why: String,
     }
 
     /// A step of the path to a value, as shown: `.key` or `[index]`.
@@ -216,7 +216,7 @@ mod exact {
     /// The first number of a JSON text (already read successfully) that a
     /// reader turns into another number: serde_json reads an integer
     /// beyond 64 bits, and any float, as the nearest 64-bit float.
-    pub fn first_inexact_json(text: &str) -> Option<Inexact> {
+    pub(crate) fn first_inexact_json(text: &str) -> Option<Inexact> {
         let fits = |t: &str| t.parse::<i64>().is_ok() || t.parse::<u64>().is_ok();
         let bytes = text.as_bytes();
         let mut frames: Vec<Frame> = Vec::new();
@@ -281,7 +281,7 @@ mod exact {
     /// exactly: a float beyond 64 bits' precision or range, `.inf`, `.nan`,
     /// an integer beyond 64 bits (read as a float, or as text when written
     /// in hex or octal).
-    pub fn first_inexact_yaml(text: &str) -> Option<Inexact> {
+    pub(crate) fn first_inexact_yaml(text: &str) -> Option<Inexact> {
         use saphyr_parser::{Event, Parser, ScalarStyle};
         let fits = |t: &str| t.parse::<i64>().is_ok();
         let mut frames: Vec<Frame> = Vec::new();

@@ -19,23 +19,23 @@ pub const SUPPRESSED_ERROR_NOTE: &str = "suppressed, but not for the resume chec
 /// One checkpoint of a contract that is clean enough to check.
 pub struct Target<'a> {
     /// The contract's text.
-    pub source: &'a str,
-    pub contract: &'a Contract,
-    pub spec: &'a CheckpointSpec,
-    pub checkpoint_id: String,
-    pub phase: &'a Phase,
-    pub phase_index: usize,
+    pub(crate) source: &'a str,
+    pub(crate) contract: &'a Contract,
+    pub(crate) spec: &'a CheckpointSpec,
+    pub(crate) checkpoint_id: String,
+    pub(crate) phase: &'a Phase,
+    pub(crate) phase_index: usize,
     /// Where the checkpoint is in `checkpoint_integrity`.
-    pub spec_index: usize,
-    pub pipeline_id: String,
+    pub(crate) spec_index: usize,
+    pub(crate) pipeline_id: String,
     /// The phases the run may resume into: the graph successors of the
     /// checkpoint's phase, by index, in declaration order.
-    pub successors: Vec<usize>,
+    pub(crate) successors: Vec<usize>,
     pub digest: String,
     /// The digest an earlier phaselint bound approvals to (version 1: the
     /// checkpoint and its phase only), so such a record is recognised and
     /// refused with "approve again" rather than as a stranger's.
-    pub legacy_digest: String,
+    pub(crate) legacy_digest: String,
     /// The digest of the same canonical form without the checkpoint's
     /// `checkpoint_id` and the `pipeline_id`: equal for the same target
     /// under another id (`phaselint diff` recognises a renamed checkpoint
@@ -65,7 +65,7 @@ impl<'a> Target<'a> {
     /// an operator can read exactly what an approval binds. Built by the
     /// same writer as the digest, and checked against it: what is shown is
     /// what is bound, or nothing is shown.
-    pub fn canonical_form(&self, analysis: &Analysis) -> Result<String, ResumeError> {
+    pub(crate) fn canonical_form(&self, analysis: &Analysis) -> Result<String, ResumeError> {
         let unreadable = || ResumeError::ContractHasErrors {
             findings: vec!["the contract could not be loaded".into()],
         };
@@ -239,13 +239,13 @@ fn declared_twice(checkpoint_id: &str) -> ResumeError {
 /// `approve`, at its 1-based line and column (in characters).
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct ContractError {
-    pub line: usize,
-    pub column: usize,
-    pub code: crate::rule_id::RuleId,
-    pub message: String,
+    pub(crate) line: usize,
+    pub(crate) column: usize,
+    pub(crate) code: crate::rule_id::RuleId,
+    pub(crate) message: String,
     /// Hidden from the linter by a suppression comment or a configured
     /// level, and counted here all the same.
-    pub suppressed: bool,
+    pub(crate) suppressed: bool,
 }
 
 impl std::fmt::Display for ContractError {

@@ -27,7 +27,7 @@ macro_rules! rule {
 }
 
 mod checkpoint;
-pub mod diff;
+pub(crate) mod diff;
 mod graph;
 mod harness;
 pub mod page;
@@ -86,10 +86,10 @@ impl Family {
 pub struct RuleContext<'a> {
     /// The document's text: a rule narrowing a span inside a scalar checks
     /// that the scalar is written as its value reads.
-    pub source: &'a str,
-    pub contract: &'a Contract,
-    pub graph: &'a PhaseGraph,
-    pub settings: &'a Settings,
+    pub(crate) source: &'a str,
+    pub(crate) contract: &'a Contract,
+    pub(crate) graph: &'a PhaseGraph,
+    pub(crate) settings: &'a Settings,
     fields: OnceLock<FieldLookups<'a>>,
     checkpoints_by_phase: OnceLock<Vec<Vec<&'a CheckpointSpec>>>,
 }
@@ -306,8 +306,8 @@ pub enum Check {
 /// What a harness rule sees: the text (a fix keeps a JSON string's quotes)
 /// and the model.
 pub struct HarnessContext<'a> {
-    pub source: &'a str,
-    pub config: &'a HarnessConfig,
+    pub(crate) source: &'a str,
+    pub(crate) config: &'a HarnessConfig,
 }
 
 /// What fixes a rule's findings can carry: safe ones `--fix` applies,
@@ -333,7 +333,7 @@ impl FixAvailability {
 /// What a rule reads that a schema error can take away. A rule whose need
 /// does not hold is not run: it would report what the error explains.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Need {
+pub(crate) enum Need {
     /// Every phase's fields as written (no schema error in a phase body).
     CompleteFields,
     /// `graph_topology`'s edges as written.
@@ -361,12 +361,12 @@ pub struct Rule {
     /// Off-by-default rules run only when `select` names them (or `ALL`).
     pub default_enabled: bool,
     pub fix: FixAvailability,
-    pub needs: &'static [Need],
+    pub(crate) needs: &'static [Need],
     /// A rule that reports at more than one level: each level and when.
     /// Empty for a rule with one level, `default_severity`.
-    pub levels: &'static [(Severity, &'static str)],
+    pub(crate) levels: &'static [(Severity, &'static str)],
     /// Where its diagnostic points, in words, for the page.
-    pub points_at: &'static str,
+    pub(crate) points_at: &'static str,
     /// Cannot be turned off, downgraded or suppressed: a file that cannot be
     /// loaded never passes. Read off the code (`RuleId::is_load_error`).
     pub always_on: bool,
@@ -388,7 +388,7 @@ impl Rule {
     /// the walk); whether it is always on and can be suppressed is its
     /// code's. Declared through `rule!`, which finds the
     /// page from the code.
-    pub const fn new(
+    pub(crate) const fn new(
         code: RuleId,
         name: &'static str,
         family: Family,
@@ -415,7 +415,7 @@ impl Rule {
     }
 
     /// Runs only when `select` names it (or `ALL`).
-    pub const fn off_by_default(self) -> Rule {
+    pub(crate) const fn off_by_default(self) -> Rule {
         Rule {
             default_enabled: false,
             ..self
@@ -424,25 +424,25 @@ impl Rule {
 
     /// Is not run unless these hold: what it would report, the schema
     /// error that took them away already explains.
-    pub const fn needs(self, needs: &'static [Need]) -> Rule {
+    pub(crate) const fn needs(self, needs: &'static [Need]) -> Rule {
         Rule { needs, ..self }
     }
 
-    pub const fn fix(self, fix: FixAvailability) -> Rule {
+    pub(crate) const fn fix(self, fix: FixAvailability) -> Rule {
         Rule { fix, ..self }
     }
 
     /// Reports at more than one level: each level, and when.
-    pub const fn levels(self, levels: &'static [(Severity, &'static str)]) -> Rule {
+    pub(crate) const fn levels(self, levels: &'static [(Severity, &'static str)]) -> Rule {
         Rule { levels, ..self }
     }
 
     /// Where its diagnostic points, in words, for the page.
-    pub const fn points_at(self, points_at: &'static str) -> Rule {
+    pub(crate) const fn points_at(self, points_at: &'static str) -> Rule {
         Rule { points_at, ..self }
     }
 
-    pub const fn check(self, check: Check) -> Rule {
+    pub(crate) const fn check(self, check: Check) -> Rule {
         Rule {
             check: Some(check),
             ..self
@@ -460,7 +460,11 @@ impl Rule {
         }
     }
 
-    pub fn diagnostic(&self, span: crate::syntax::Span, message: impl Into<String>) -> Diagnostic {
+    pub(crate) fn diagnostic(
+        &self,
+        span: crate::syntax::Span,
+        message: impl Into<String>,
+    ) -> Diagnostic {
         Diagnostic::new(self.code, self.default_severity, span, message)
     }
 }

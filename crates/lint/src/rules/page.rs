@@ -16,7 +16,7 @@ use crate::rules::{Family, FixAvailability, RULES, Rule};
 /// here, and every copy of the address elsewhere (editor extensions, the
 /// README's pre-commit `repo:`, the CI guide) must be this one, which a
 /// test checks. Still a placeholder until the project is published.
-pub const REPOSITORY: &str = env!("CARGO_PKG_REPOSITORY");
+pub(crate) const REPOSITORY: &str = env!("CARGO_PKG_REPOSITORY");
 
 /// Where the page of the rule `code` is published: `rules/CODE.md` in the
 /// repository (SARIF's `helpUri`, the editor's `codeDescription`).
@@ -32,7 +32,7 @@ const CONFIGURATION: &str = "## Configuration";
 
 /// The hand-written part of a page: from "What it checks" up to the
 /// generated Configuration section.
-pub fn hand_written(doc: &str) -> &str {
+pub(crate) fn hand_written(doc: &str) -> &str {
     let start = doc.find(HAND_WRITTEN_START).unwrap_or(0);
     let end = doc[start..]
         .find(CONFIGURATION)

@@ -198,7 +198,7 @@ pub(crate) fn build<'s>(
 
 /// Whether a parsed document looks like a context contract at all: walked
 /// files of another kind that share the suffix are skipped, not reported.
-pub fn looks_like_context_contract(root: Node<'_>) -> bool {
+pub(crate) fn looks_like_context_contract(root: Node<'_>) -> bool {
     match root.kind() {
         NodeKind::Mapping(entries) => entries.iter().any(|e| {
             matches!(

@@ -8,7 +8,7 @@ use serde::Serialize;
 use super::markdown::{MAX_TASKS, Row, Table, names_nobody};
 
 /// Task statuses a task list uses.
-pub const STATUSES: &[&str] = &["pending", "in_progress", "completed", "blocked"];
+pub(crate) const STATUSES: &[&str] = &["pending", "in_progress", "completed", "blocked"];
 
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct Task {
@@ -20,7 +20,7 @@ pub struct Task {
     pub blocked_by: Vec<String>,
     /// Where its row is (1-based), for what is said about it.
     #[serde(skip)]
-    pub line: usize,
+    pub(crate) line: usize,
 }
 
 /// The tasks of the `Task States` table, with its problems.

@@ -39,13 +39,13 @@ pub struct ManifestInput {
 /// The report of a manifest check, as `--format json` prints it.
 #[derive(Clone, Debug, Serialize)]
 pub struct ManifestReport {
-    pub version: u32,
-    pub kind: &'static str,
+    pub(crate) version: u32,
+    pub(crate) kind: &'static str,
     pub checkpoint_id: String,
     pub checkpoint_type: String,
     pub question: Question,
     pub decision: Decision,
-    pub passed: bool,
+    pub(crate) passed: bool,
     pub mode: Mode,
     #[serde(skip)]
     pub strict_decision: Decision,
@@ -75,7 +75,7 @@ pub struct ScopeFile {
     /// Its SHA-256 now.
     pub sha256: Option<String>,
     /// Its SHA-256 as the checkpoint stored it (in the stash, the backup).
-    pub stored_sha256: Option<String>,
+    pub(crate) stored_sha256: Option<String>,
     /// Whether it differs from what was stored; `None` when unknown.
     pub changed: Option<bool>,
 }
@@ -103,15 +103,6 @@ pub enum Question {
     /// backups are intact and match the hash, whatever the live files
     /// are now.
     Rollback,
-}
-
-impl Question {
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Question::Mutate => "mutate",
-            Question::Rollback => "rollback",
-        }
-    }
 }
 
 /// The SHA-256 of empty input, which a hash of nothing is.

@@ -24,84 +24,84 @@ macro_rules! diff_rule {
     };
 }
 
-pub static D601_CHECKPOINT_REMOVED: Rule = diff_rule!(
+pub(crate) static D601_CHECKPOINT_REMOVED: Rule = diff_rule!(
     "D601",
     "checkpoint-removed",
     Severity::Error,
     "NEW's checkpoint it was renamed to, or NEW's first checkpoint when it was removed",
     "A checkpoint of OLD is gone or renamed in NEW: runs paused there cannot resume",
 );
-pub static D602_CHECKPOINT_PHASE_CHANGED: Rule = diff_rule!(
+pub(crate) static D602_CHECKPOINT_PHASE_CHANGED: Rule = diff_rule!(
     "D602",
     "checkpoint-phase-changed",
     Severity::Error,
     "the checkpoint's `phase` value in NEW",
     "A checkpoint's phase was removed, renamed or changed",
 );
-pub static D603_RESUME_TARGETS_CHANGED: Rule = diff_rule!(
+pub(crate) static D603_RESUME_TARGETS_CHANGED: Rule = diff_rule!(
     "D603",
     "resume-targets-changed",
     Severity::Error,
     "the checkpoint_id in NEW",
     "The phases a checkpoint resumes into changed (inserted, removed, re-routed)",
 );
-pub static D604_NEW_BLOCKING_ENTRY_REQUIREMENT: Rule = diff_rule!(
+pub(crate) static D604_NEW_BLOCKING_ENTRY_REQUIREMENT: Rule = diff_rule!(
     "D604",
     "new-blocking-entry-requirement",
     Severity::Error,
     "the required field's name in the entry of the phase resumed into, in NEW",
     "A phase resumed into newly requires, blocking, a field runs paused under OLD may not hold",
 );
-pub static D605_FIELD_TYPE_CHANGED: Rule = diff_rule!(
+pub(crate) static D605_FIELD_TYPE_CHANGED: Rule = diff_rule!(
     "D605",
     "field-type-changed",
     Severity::Error,
     "the field's new `type` in the entry of the phase resumed into, in NEW",
     "The declared type of a field paused runs already hold changed to one their values do not have",
 );
-pub static D606_RESUMED_PHASE_RAISED: Rule = diff_rule!(
+pub(crate) static D606_RESUMED_PHASE_RAISED: Rule = diff_rule!(
     "D606",
     "resumed-phase-raised",
     Severity::Error,
     "the raised `side_effects` or `risk_class` value in NEW",
     "side_effects or risk_class of a phase resumed into was raised",
 );
-pub static D611_TARGET_DIGEST_CHANGED: Rule = diff_rule!(
+pub(crate) static D611_TARGET_DIGEST_CHANGED: Rule = diff_rule!(
     "D611",
     "target-digest-changed",
     Severity::Warning,
     "the checkpoint_id in NEW",
     "A checkpoint's target digest changed: approvals recorded under OLD no longer hold",
 );
-pub static D612_STALENESS_TIGHTENED: Rule = diff_rule!(
+pub(crate) static D612_STALENESS_TIGHTENED: Rule = diff_rule!(
     "D612",
     "staleness-tightened",
     Severity::Warning,
     "the tightened value of the staleness check in NEW",
     "A staleness check was tightened (shorter max_age_seconds, on_stale escalated, recovery: fail, a field newly checked)",
 );
-pub static D613_APPROVAL_STRENGTHENED: Rule = diff_rule!(
+pub(crate) static D613_APPROVAL_STRENGTHENED: Rule = diff_rule!(
     "D613",
     "approval-strengthened",
     Severity::Warning,
     "the `approval_policy` in NEW, or the checkpoint_id",
     "Resuming from a checkpoint newly needs an approval, or a stronger one",
 );
-pub static D614_PIPELINE_ID_CHANGED: Rule = diff_rule!(
+pub(crate) static D614_PIPELINE_ID_CHANGED: Rule = diff_rule!(
     "D614",
     "pipeline-id-changed",
     Severity::Warning,
     "the `pipeline_id` value in NEW",
     "pipeline_id changed: every approval recorded under OLD is void",
 );
-pub static D621_PHASE_ADDED: Rule = diff_rule!(
+pub(crate) static D621_PHASE_ADDED: Rule = diff_rule!(
     "D621",
     "phase-added",
     Severity::Info,
     "the added phase's name in NEW",
     "A phase is added after a checkpoint: runs paused there run it later",
 );
-pub static D622_LIMITS_LOOSENED: Rule = diff_rule!(
+pub(crate) static D622_LIMITS_LOOSENED: Rule = diff_rule!(
     "D622",
     "limits-loosened",
     Severity::Info,

@@ -41,11 +41,11 @@ const MAX_NESTING: usize = 200;
 #[derive(Debug, PartialEq, Eq)]
 pub(crate) struct Refusal {
     /// Byte range inside the expression; `None` for the whole text.
-    pub range: Option<std::ops::Range<usize>>,
-    pub message: String,
+    pub(crate) range: Option<std::ops::Range<usize>>,
+    pub(crate) message: String,
     /// Whether Python itself refuses it (not one expression, too long),
     /// rather than the allow-list.
-    pub unreadable: bool,
+    pub(crate) unreadable: bool,
 }
 
 /// The first construct (in source order) that ContextCore refuses at load
