@@ -23,6 +23,7 @@ pub mod json_schema;
 pub mod key_documentation;
 pub mod line_index;
 pub mod model;
+mod name_table;
 pub mod rename;
 pub mod resume;
 pub mod rule_id;
