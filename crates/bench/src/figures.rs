@@ -24,6 +24,27 @@ pub(crate) fn time_median<T>(runs: usize, mut f: impl FnMut() -> T) -> Duration 
     median(samples)
 }
 
+/// Runs `setup` then `f` on what it made, `runs` times, and returns the
+/// median of `f` alone: for a stage that needs a fresh input each time (a
+/// graph whose analyses are cached once solved).
+pub(crate) fn time_median_after<S, T>(
+    runs: usize,
+    mut setup: impl FnMut() -> S,
+    mut f: impl FnMut(&S) -> T,
+) -> Duration {
+    let samples = (0..runs)
+        .map(|_| {
+            let input = setup();
+            let start = Instant::now();
+            std::hint::black_box(f(&input));
+            let elapsed = start.elapsed();
+            drop(input);
+            elapsed
+        })
+        .collect();
+    median(samples)
+}
+
 /// Parse and analyze medians, interleaved so both see the same conditions.
 pub(crate) fn parse_and_analyze(text: &str, runs: usize) -> (Duration, Duration) {
     let settings = Settings::default();

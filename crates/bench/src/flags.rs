@@ -4,7 +4,7 @@ pub(crate) const USAGE: &str = "\
 usage:
   phaselint-bench generate --phases N [--topology] [--seed S]
       print a generated contract on stdout
-  phaselint-bench run [--sizes 100,1000,5000] [--runs K] [--topology]
+  phaselint-bench run [--sizes 100,1000,5000,13000] [--runs K] [--topology]
                       [--real PATH] [--phaselint PATH] [--tree-files N]
       measure and print a Markdown report on stdout (progress on stderr)
   phaselint-bench parse-only FILE
@@ -33,7 +33,10 @@ usage:
       wheel (`python_api.py --help` lists ARGS)
 
 run options:
-  --sizes       generated contract sizes in phases (default 100,1000,5000)
+  --sizes       generated contract sizes in phases (default
+                100,1000,5000,13000; from 14000 a file is over the 32 MiB
+                input bound); the breakdown by stage and the whole-process
+                figures take 5000, or the largest size below it
   --runs        runs per in-process measurement of the large sizes and
                 spawns of the largest file (default 7; small inputs get more)
   --topology    generate the sizes with a graph_topology (diamonds)

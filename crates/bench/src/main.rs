@@ -5,7 +5,7 @@
 //! ```text
 //! phaselint-bench generate --phases N [--topology] [--seed S]
 //! phaselint-bench parse-only FILE
-//! phaselint-bench run [--sizes 100,1000,5000] [--runs K] [--topology]
+//! phaselint-bench run [--sizes 100,1000,5000,13000] [--runs K] [--topology]
 //!                     [--real PATH] [--phaselint PATH] [--tree-files N]
 //! phaselint-bench lsp [--real PATH] [--phases N] [--phaselint PATH] [--workspace N]
 //! phaselint-bench otel [--runs K] [--phaselint PATH] [--rotel PATH]

@@ -7,6 +7,8 @@ use std::collections::HashMap;
 use std::ops::Range;
 use std::rc::Rc;
 
+use crate::name_table::NameTable;
+
 /// Inline up to 24 bytes, as most names are: a contract may have a million
 /// fields, and a heap copy of each name cost 32 bytes more.
 #[derive(Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -61,15 +63,42 @@ pub(crate) type FastMap<K, V> = HashMap<K, V, foldhash::fast::RandomState>;
 /// `a.x`) is one contiguous run: `a` < `a.b` < `a.c` < `ab`.
 pub(crate) fn cmp_segments(a: &str, b: &str) -> std::cmp::Ordering {
     // Byte order with `.` below every other byte is segment order, without
-    // splitting: `a` < `a.b` (a prefix first) < `ab` (`.` before `b`).
-    let key = |byte: u8| {
-        if byte == b'.' {
-            0u16
-        } else {
-            u16::from(byte) + 1
-        }
-    };
-    a.bytes().map(key).cmp(b.bytes().map(key))
+    // splitting: `a` < `a.b` (a prefix first) < `ab` (`.` before `b`). Only
+    // the first byte that differs decides, so the common prefix is skipped
+    // as plain bytes (sorting a contract's names spent most of its time
+    // mapping bytes one by one).
+    let (a, b) = (a.as_bytes(), b.as_bytes());
+    let common = a.iter().zip(b).take_while(|(x, y)| x == y).count();
+    match (a.get(common), b.get(common)) {
+        (Some(&x), Some(&y)) => segment_byte(x).cmp(&segment_byte(y)),
+        _ => a.len().cmp(&b.len()),
+    }
+}
+
+/// A byte of a name as segment order ranks it: `.` lowest, the bytes below
+/// it shifted up by one, the rest as they are. No byte of UTF-8 text is
+/// 0xFF, so nothing collides, and names compare in segment order as their
+/// mapped bytes compare as plain bytes.
+fn segment_byte(byte: u8) -> u8 {
+    match byte {
+        b'.' => 0,
+        below if below < b'.' => below + 1,
+        other => other,
+    }
+}
+
+/// Whether `fact` is `path` or one of its dotted sub-paths, by text.
+fn is_path_or_under(fact: &str, path: &str) -> bool {
+    fact.strip_prefix(path)
+        .is_some_and(|rest| rest.is_empty() || rest.starts_with('.'))
+}
+
+/// The texts of `path` and its proper prefixes (`a`, `a.b` of `a.b.c`),
+/// shortest first, whole last.
+fn prefixes(path: &str) -> impl Iterator<Item = (&str, bool)> {
+    path.match_indices('.')
+        .map(move |(dot, _)| (&path[..dot], false))
+        .chain(std::iter::once((path, true)))
 }
 
 /// Interned field paths ("facts") with the lookups coverage needs: which
@@ -96,60 +125,24 @@ pub(crate) struct FieldIndex<'a> {
     first_segment: Vec<u32>,
     /// Byte offsets of every fact's segments, fact after fact.
     segment_starts: Vec<u32>,
-    ids: IdTable,
+    /// Fact ids by name: 4 bytes a slot, where a map of names to ids took
+    /// 27 bytes a fact (a contract may have a million fields).
+    ids: NameTable,
+    /// Every proper prefix of a fact (`a`, `a.b` of `a.b.c`): a literal
+    /// path that is neither a fact nor one of these covers no fact, which
+    /// a lookup here says without a binary search over all facts. `None`
+    /// when the facts have more than `PREFIXES_PER_FACT` segments on
+    /// average (deep names would make it a set per segment).
+    inner_prefixes: Option<std::collections::HashSet<&'a str, foldhash::fast::RandomState>>,
     /// Whether a fact has a `*` segment: only then does a walk look for a
     /// `*` child beside the named one (half the searches of a contract
     /// without wildcards).
     wildcard_facts: bool,
 }
 
-/// Fact ids by name: an open-addressing table of ids (4 bytes a slot)
-/// whose keys are the facts themselves, where a map of names to ids took
-/// 27 bytes a fact (a contract may have a million fields).
-struct IdTable {
-    /// `EMPTY`, or a fact id; linear probing from the name's hash.
-    slots: Vec<u32>,
-    hasher: foldhash::fast::RandomState,
-}
-
-const EMPTY: u32 = u32::MAX;
-
-impl IdTable {
-    fn new(facts: &[&FieldPath]) -> Self {
-        let wanted = (facts.len() + facts.len() / 4 + 1).next_power_of_two();
-        let mut table = IdTable {
-            slots: vec![EMPTY; wanted],
-            hasher: foldhash::fast::RandomState::default(),
-        };
-        for (id, fact) in facts.iter().enumerate() {
-            let mut at = table.home(fact.as_str());
-            while table.slots[at] != EMPTY {
-                at = (at + 1) & (table.slots.len() - 1);
-            }
-            table.slots[at] = id as u32;
-        }
-        table
-    }
-
-    fn home(&self, name: &str) -> usize {
-        use std::hash::BuildHasher;
-        (self.hasher.hash_one(name) as usize) & (self.slots.len() - 1)
-    }
-
-    fn get(&self, facts: &[&FieldPath], name: &str) -> Option<u32> {
-        let mut at = self.home(name);
-        loop {
-            let id = self.slots[at];
-            if id == EMPTY {
-                return None;
-            }
-            if facts[id as usize].as_str() == name {
-                return Some(id);
-            }
-            at = (at + 1) & (self.slots.len() - 1);
-        }
-    }
-}
+/// How many proper prefixes a fact may have on average for the index to
+/// keep them all (`FieldIndex::inner_prefixes`).
+const PREFIXES_PER_FACT: usize = 4;
 
 /// What a walk reported: each node, and whether the query ended there.
 type Walked = Rc<[(Node, bool)]>;
@@ -164,11 +157,22 @@ struct Node {
 
 impl<'a> FieldIndex<'a> {
     pub(crate) fn new(paths: impl Iterator<Item = &'a FieldPath>) -> Self {
-        let mut facts: Vec<&'a FieldPath> = paths.collect();
-        facts.sort_unstable_by(|a, b| cmp_segments(a.as_str(), b.as_str()));
-        facts.dedup_by(|a, b| a.as_str() == b.as_str());
-        facts.shrink_to_fit();
-        let ids = IdTable::new(&facts);
+        let paths: Vec<&'a FieldPath> = paths.collect();
+        // Sorted by their names' bytes mapped once into segment order, so
+        // each comparison is a plain byte comparison.
+        let mut keys: Vec<u8> = Vec::new();
+        let mut key_ends: Vec<usize> = Vec::with_capacity(paths.len());
+        for path in &paths {
+            keys.extend(path.as_str().bytes().map(segment_byte));
+            key_ends.push(keys.len());
+        }
+        let key = |i: usize| &keys[if i == 0 { 0 } else { key_ends[i - 1] }..key_ends[i]];
+        let mut order: Vec<usize> = (0..paths.len()).collect();
+        order.sort_unstable_by(|&a, &b| key(a).cmp(key(b)));
+        order.dedup_by(|a, b| key(*a) == key(*b));
+        let facts: Vec<&'a FieldPath> = order.into_iter().map(|i| paths[i]).collect();
+        drop((paths, keys, key_ends));
+        let ids = NameTable::new(facts.iter().map(|f| f.as_str()));
         let mut first_segment = Vec::with_capacity(facts.len() + 1);
         let mut segment_starts = Vec::new();
         for fact in &facts {
@@ -179,8 +183,18 @@ impl<'a> FieldIndex<'a> {
         first_segment.push(segment_starts.len() as u32);
         segment_starts.shrink_to_fit();
         let wildcard_facts = facts.iter().any(|f| f.segments().any(|s| s == "*"));
+        let inner = segment_starts.len() - facts.len();
+        let inner_prefixes = (inner <= facts.len() * PREFIXES_PER_FACT).then(|| {
+            let mut prefixes = std::collections::HashSet::default();
+            for fact in &facts {
+                let text: &'a str = fact.as_str();
+                prefixes.extend(text.match_indices('.').map(|(dot, _)| &text[..dot]));
+            }
+            prefixes
+        });
         FieldIndex {
             facts,
+            inner_prefixes,
             wildcard_walks: RefCell::default(),
             first_segment,
             segment_starts,
@@ -195,7 +209,7 @@ impl<'a> FieldIndex<'a> {
 
     /// The id of exactly this path, if it is a fact.
     pub(crate) fn id(&self, path: &str) -> Option<u32> {
-        self.ids.get(&self.facts, path)
+        self.ids.get(path, |id| self.facts[id as usize].as_str())
     }
 
     fn segment_count(&self, fact: u32) -> usize {
@@ -323,8 +337,51 @@ impl<'a> FieldIndex<'a> {
         }
     }
 
+    /// Whether a query for `path` can skip the trie walk: neither it nor
+    /// any fact has a `*` segment, so it matches literally (most contracts
+    /// have no wildcard at all).
+    fn is_literal(&self, path: &str) -> bool {
+        !self.wildcard_facts && !path.split('.').any(|s| s == "*")
+    }
+
+    /// The facts that are `path` or its sub-paths, for a literal query: one
+    /// run in segment order. It starts at `path` itself when that is a fact
+    /// (a hash lookup), is empty when `path` is not a prefix of a fact
+    /// either, else starts where a binary search over all facts puts it;
+    /// it is usually short (a name and a few sub-paths), so its end is
+    /// found by galloping from its start.
+    fn literal_subtree(&self, path: &str) -> Option<Range<u32>> {
+        let end = self.facts.len() as u32;
+        let text = |id: u32| self.facts[id as usize].as_str();
+        let lower = match self.id(path) {
+            Some(id) => id,
+            None if self
+                .inner_prefixes
+                .as_ref()
+                .is_some_and(|prefixes| !prefixes.contains(path)) =>
+            {
+                return None;
+            }
+            None => partition(0..end, |id| cmp_segments(text(id), path).is_lt()),
+        };
+        let under = |id: u32| is_path_or_under(text(id), path);
+        // Every id below `lower + bound / 2` is under `path`.
+        let mut bound = 1u32;
+        while lower + bound <= end && under(lower + bound - 1) {
+            bound *= 2;
+        }
+        let upper = partition(lower + bound / 2..(lower + bound).min(end), under);
+        (lower < upper).then_some(lower..upper)
+    }
+
     /// Facts that `path` covers (`path` or its sub-paths), as id ranges.
     pub(crate) fn covered_by(&self, path: &FieldPath, mut visit: impl FnMut(Range<u32>)) {
+        if self.is_literal(path.as_str()) {
+            if let Some(ids) = self.literal_subtree(path.as_str()) {
+                visit(ids);
+            }
+            return;
+        }
         let segments: Vec<&str> = path.segments().collect();
         self.walk(&segments, &mut |node, end| {
             if end {
@@ -335,6 +392,18 @@ impl<'a> FieldIndex<'a> {
 
     /// Facts that cover `path` or that it covers, as id ranges.
     pub(crate) fn overlapping(&self, path: &FieldPath, mut visit: impl FnMut(Range<u32>)) {
+        if self.is_literal(path.as_str()) {
+            for (prefix, whole) in prefixes(path.as_str()) {
+                if whole {
+                    if let Some(ids) = self.literal_subtree(prefix) {
+                        visit(ids);
+                    }
+                } else if let Some(id) = self.id(prefix) {
+                    visit(id..id + 1);
+                }
+            }
+            return;
+        }
         let segments: Vec<&str> = path.segments().collect();
         self.walk(&segments, &mut |node, end| {
             if end {
@@ -355,6 +424,14 @@ impl<'a> FieldIndex<'a> {
     /// The facts that cover `path` (it, or one of its prefixes, `*`
     /// matching any segment on either side), by id.
     pub(crate) fn covering(&self, path: &FieldPath, mut visit: impl FnMut(u32)) {
+        if self.is_literal(path.as_str()) {
+            // The facts covering a literal path are its prefixes that are
+            // facts: a hash lookup each.
+            prefixes(path.as_str())
+                .filter_map(|(prefix, _)| self.id(prefix))
+                .for_each(visit);
+            return;
+        }
         let segments: Vec<&str> = path.segments().collect();
         self.walk(&segments, &mut |node, _| {
             if let Some(id) = self.node_fact(node) {
@@ -478,6 +555,54 @@ mod tests {
 
     #[test]
     fn the_trie_walk_agrees_with_covers_on_random_paths() {
+        agrees_with_covers_on_random_paths(&["a", "b", "ab", "*", "a_b", "b-c"], 4);
+    }
+
+    /// Without `*` anywhere, queries take the literal lookups instead of
+    /// the trie walk; `-` and `!` sort below `.` as bytes but above it in
+    /// segment order.
+    #[test]
+    fn literal_lookups_agree_with_covers_on_random_paths() {
+        agrees_with_covers_on_random_paths(&["a", "b", "ab", "a_b", "b-c", "a!", ""], 4);
+        // Names deep enough that the index keeps no set of their prefixes.
+        agrees_with_covers_on_random_paths(&["a", "b", "ab"], 12);
+    }
+
+    /// Segment order is byte order with `.` below every other byte.
+    #[test]
+    fn segment_order_is_byte_order_with_the_dot_lowest() {
+        let reference = |a: &str, b: &str| {
+            let key = |byte: u8| {
+                if byte == b'.' {
+                    0u16
+                } else {
+                    u16::from(byte) + 1
+                }
+            };
+            a.bytes().map(key).cmp(b.bytes().map(key))
+        };
+        let given: Vec<FieldPath> = ["b", "a.b", "a-b", "a", "a!", "a.b", "ab", "a..b"]
+            .into_iter()
+            .map(FieldPath::new)
+            .collect();
+        let index = FieldIndex::new(given.iter());
+        let indexed: Vec<&str> = index.facts.iter().map(|f| f.as_str()).collect();
+        let mut sorted = given.clone();
+        sorted.sort_by(|a, b| reference(a.as_str(), b.as_str()));
+        sorted.dedup();
+        let expected: Vec<&str> = sorted.iter().map(FieldPath::as_str).collect();
+        assert_eq!(indexed, expected);
+        let names = [
+            "", "a", "a.", "a.b", "a-b", "a!", "ab", "a.b.c", "a..b", "b", ".a", "é.a", "é",
+        ];
+        for a in names {
+            for b in names {
+                assert_eq!(cmp_segments(a, b), reference(a, b), "{a:?} vs {b:?}");
+            }
+        }
+    }
+
+    fn agrees_with_covers_on_random_paths(segments: &[&str], depth: usize) {
         let mut state = 0x9e37_79b9_7f4a_7c15_u64;
         let mut next = |bound: usize| {
             state ^= state << 13;
@@ -485,9 +610,8 @@ mod tests {
             state ^= state << 17;
             (state % bound as u64) as usize
         };
-        let segments = ["a", "b", "ab", "*", "a_b", "b-c"];
         let mut random_path = || -> FieldPath {
-            let n = 1 + next(4);
+            let n = 1 + next(depth);
             let parts: Vec<&str> = (0..n).map(|_| segments[next(segments.len())]).collect();
             FieldPath::new(parts.join("."))
         };

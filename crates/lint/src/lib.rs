@@ -26,6 +26,7 @@ pub mod json_schema;
 pub mod key_documentation;
 pub mod line_index;
 pub mod model;
+mod name_table;
 pub mod rename;
 pub mod resume;
 pub(crate) mod rule_id;

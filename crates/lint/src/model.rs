@@ -42,9 +42,10 @@ pub struct Contract {
     pub(crate) checkpoint_mode_authorization: Option<Authorization>,
     pub(crate) pipeline_inputs: Vec<Spanned<FieldPath>>,
     pub(crate) span: Span,
-    /// Phase indexes sorted by name, for lookups by name (4 bytes a phase,
-    /// where a map of owned names cost about 70).
-    pub(crate) phase_index: Vec<u32>,
+    /// Phase indexes by name (a few bytes a phase, where a map of owned
+    /// names cost about 70; a hash lookup, where a binary search over the
+    /// names touched a dozen phases scattered in memory).
+    pub(crate) phase_index: crate::name_table::NameTable,
 }
 
 impl Contract {
@@ -65,18 +66,15 @@ impl Contract {
     }
 
     pub(crate) fn phase_index(&self, name: &str) -> Option<usize> {
-        let at = self
-            .phase_index
-            .binary_search_by(|&i| self.phases[i as usize].name.as_str().cmp(name))
-            .ok()?;
-        Some(self.phase_index[at] as usize)
+        self.phase_index
+            .get(name, |i| self.phases[i as usize].name.as_str())
+            .map(|i| i as usize)
     }
 
     /// Sets the phases, and the index of their names (which are distinct).
     pub(crate) fn set_phases(&mut self, phases: Vec<Phase>) {
-        let mut index: Vec<u32> = (0..phases.len() as u32).collect();
-        index.sort_unstable_by(|&a, &b| phases[a as usize].name.cmp(&phases[b as usize].name));
-        self.phase_index = index;
+        self.phase_index =
+            crate::name_table::NameTable::new(phases.iter().map(|p| p.name.as_str()));
         self.phases = phases;
     }
 

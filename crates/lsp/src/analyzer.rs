@@ -79,6 +79,14 @@ impl Analyzer {
         receive.await.map_err(|_| gone())?
     }
 
+    /// Drops `value` (a replaced analysis) on the analysis thread, after
+    /// the job under way: freeing a large document's model and index takes
+    /// milliseconds that would otherwise come before its new diagnostics
+    /// are published.
+    pub fn drop_later<T: Send + 'static>(&self, value: T) {
+        let _ = self.jobs.send(Box::new(move || drop(value)));
+    }
+
     /// Hands memory freed by dropped analyses back to the system, after
     /// whatever the analysis thread is doing now, on that thread (whose
     /// heap the analyses were allocated from).

@@ -91,6 +91,7 @@ pub struct RuleContext<'a> {
     pub(crate) graph: &'a PhaseGraph,
     pub(crate) settings: &'a Settings,
     fields: OnceLock<FieldLookups<'a>>,
+    inputs: OnceLock<FieldIndex<'a>>,
     checkpoints_by_phase: OnceLock<Vec<Vec<&'a CheckpointSpec>>>,
 }
 
@@ -107,6 +108,7 @@ impl<'a> RuleContext<'a> {
             graph,
             settings,
             fields: OnceLock::new(),
+            inputs: OnceLock::new(),
             checkpoints_by_phase: OnceLock::new(),
         }
     }
@@ -143,18 +145,41 @@ impl<'a> RuleContext<'a> {
 
     /// Whether phase `phase` produces `field` (an exit field covers it).
     pub(crate) fn produces(&self, phase: usize, field: &FieldPath) -> bool {
-        self.fields().declares(phase, field, Declared::Exit)
+        self.phase_declares(phase, field, Declared::Exit)
     }
 
     /// Whether phase `phase` guarantees `field` (an `exit.required` field
     /// covers it).
     pub(crate) fn requires_on_exit(&self, phase: usize, field: &FieldPath) -> bool {
-        self.fields().declares(phase, field, Declared::ExitRequired)
+        self.phase_declares(phase, field, Declared::ExitRequired)
     }
 
     /// Whether phase `phase` declares `field` anywhere (entry or exit).
     pub(crate) fn declares(&self, phase: usize, field: &FieldPath) -> bool {
-        self.fields().declares(phase, field, Declared::Anywhere)
+        self.phase_declares(phase, field, Declared::Anywhere)
+    }
+
+    /// Whether phase `phase` declares a field covering `field` at least as
+    /// `how`. A phase of a few fields is scanned: building the index over
+    /// every field of the contract cost more than all the questions a
+    /// clean contract asks; a larger phase asks the index.
+    fn phase_declares(&self, phase: usize, field: &FieldPath, how: Declared) -> bool {
+        let Some(declaring) = self.contract.phases.get(phase) else {
+            return false;
+        };
+        let count = declaring.entry_required().len()
+            + declaring.entry_enrichment().len()
+            + declaring.exit_required().len()
+            + declaring.exit_optional().len();
+        if count > SCANNED_FIELDS {
+            return self.fields().declares(phase, field, how);
+        }
+        let covers = |f: &crate::model::Field| f.name.value.covers(field);
+        match how {
+            Declared::ExitRequired => declaring.exit_required().iter().any(covers),
+            Declared::Exit => declaring.exit_fields().any(covers),
+            Declared::Anywhere => declaring.all_fields().any(covers),
+        }
     }
 
     /// The phases that produce `field`, in declaration order, at most `limit`.
@@ -202,9 +227,15 @@ impl<'a> RuleContext<'a> {
 
     /// Whether the caller supplies `field` (a `pipeline_inputs` entry covers it).
     pub(crate) fn is_pipeline_input(&self, field: &FieldPath) -> bool {
-        self.fields().inputs.any_covering(field)
+        self.inputs
+            .get_or_init(|| FieldIndex::new(self.contract.pipeline_inputs.iter().map(|s| &s.value)))
+            .any_covering(field)
     }
 }
+
+/// The most fields a phase may have for `RuleContext::phase_declares` to
+/// scan them rather than ask the index over every field.
+const SCANNED_FIELDS: usize = 64;
 
 /// How a phase declares a field: the strongest of exit.required, exit
 /// (optional), or entry only.
@@ -215,9 +246,8 @@ enum Declared {
     Anywhere,
 }
 
-/// Who declares what: every field of every phase, and the pipeline inputs,
-/// indexed once so a rule's lookups cost the name's length, not a scan of
-/// every phase.
+/// Who declares what: every field of every phase, indexed once so a rule's
+/// lookups cost the name's length, not a scan of every phase.
 struct FieldLookups<'a> {
     fields: FieldIndex<'a>,
     /// Per fact, the phases that declare it and how, sorted by phase:
@@ -225,7 +255,6 @@ struct FieldLookups<'a> {
     /// a list per fact: a million fields made a million lists).
     starts: Vec<u32>,
     declared: Vec<(u32, Declared)>,
-    inputs: FieldIndex<'a>,
 }
 
 impl<'a> FieldLookups<'a> {
@@ -236,6 +265,8 @@ impl<'a> FieldLookups<'a> {
                 .iter()
                 .flat_map(|p| p.all_fields().map(|f| &f.name.value)),
         );
+        // Every (fact, phase, how), in phase order and, within a phase, from
+        // the strongest way of declaring to the weakest.
         let mut all: Vec<(u32, u32, Declared)> = Vec::new();
         for (i, phase) in contract.phases.iter().enumerate() {
             let declared = phase
@@ -250,28 +281,40 @@ impl<'a> FieldLookups<'a> {
                 }
             }
         }
-        // One entry per fact and phase, the strongest way it declares it.
-        all.sort_unstable();
-        all.dedup_by_key(|&mut (fact, phase, _)| (fact, phase));
-        let mut starts = Vec::with_capacity(fields.len() + 1);
-        let mut at = 0;
-        for fact in 0..fields.len() as u32 {
-            starts.push(at as u32);
-            while all.get(at).is_some_and(|&(f, _, _)| f == fact) {
-                at += 1;
+        // Grouped by fact with a counting sort, which keeps that order (a
+        // comparison sort of these triples was most of the lookups' cost).
+        let mut starts = vec![0u32; fields.len() + 1];
+        for &(fact, _, _) in &all {
+            starts[fact as usize + 1] += 1;
+        }
+        for fact in 0..fields.len() {
+            starts[fact + 1] += starts[fact];
+        }
+        let mut next = starts.clone();
+        let mut grouped = vec![(0u32, Declared::Anywhere); all.len()];
+        for (fact, phase, how) in all {
+            let at = &mut next[fact as usize];
+            grouped[*at as usize] = (phase, how);
+            *at += 1;
+        }
+        // One entry per fact and phase, the strongest way it declares it:
+        // the first of its run.
+        let mut declared = Vec::with_capacity(grouped.len());
+        for fact in 0..fields.len() {
+            let run = &grouped[starts[fact] as usize..starts[fact + 1] as usize];
+            starts[fact] = declared.len() as u32;
+            for (i, &(phase, how)) in run.iter().enumerate() {
+                if i == 0 || run[i - 1].0 != phase {
+                    declared.push((phase, how));
+                }
             }
         }
-        starts.push(at as u32);
-        let declared = all
-            .into_iter()
-            .map(|(_, phase, how)| (phase, how))
-            .collect();
-        let inputs = FieldIndex::new(contract.pipeline_inputs.iter().map(|s| &s.value));
+        starts[fields.len()] = declared.len() as u32;
+        declared.shrink_to_fit();
         FieldLookups {
             fields,
             starts,
             declared,
-            inputs,
         }
     }
 

@@ -146,10 +146,11 @@ async fn analyzed(
             _ => (None, None),
         }
     };
-    // Dropped outside the lock; a large document's analysis is worth giving
-    // back to the system once nothing else holds it.
+    // Dropped outside the lock, and off the way to publishing; a large
+    // document's analysis is worth giving back to the system once nothing
+    // else holds it.
     let large = analyzed.analysis.source.len() > RELEASE_AFTER_BYTES;
-    drop(replaced);
+    analyzer.drop_later(replaced);
     if large {
         analyzer.release_freed_memory();
     }
