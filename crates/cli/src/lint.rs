@@ -93,8 +93,14 @@ pub fn run(args: &LintArgs) -> u8 {
             "--add-suppressions rewrites files and cannot be used with standard input",
         );
     }
-    let keep_models = args.fix || args.diff;
-    let mut results = lint_all(&targets, stdin_bytes.as_deref(), keep_models);
+    let models = if args.fix || args.diff {
+        Models::Keep
+    } else if targets.len() == 1 {
+        Models::LeaveToExit
+    } else {
+        Models::Drop
+    };
+    let mut results = lint_all(&targets, stdin_bytes.as_deref(), models);
     if args.diff {
         return print_diff(args, &targets, &results, mode);
     }
@@ -130,7 +136,7 @@ pub fn run(args: &LintArgs) -> u8 {
             }
             let settings = target.config.settings_for(&absolute(&target.path));
             if let Some(edited) = suppressing.file(&target.path, &settings, analysis) {
-                *result = Ok(checked(edited, false));
+                *result = Ok(checked(edited, Models::Drop));
             }
         }
     }
@@ -624,17 +630,33 @@ fn fix_all(
                 .into_iter()
                 .map(|id| (target.path.clone(), id)),
         );
-        *result = Ok(checked(fixed.analysis, true));
+        *result = Ok(checked(fixed.analysis, Models::Keep));
     }
     Ok(done)
 }
 
 /// An analysis with whether the file is another kind of contract; reduced
 /// to its findings unless `keep_model` (a fix needs the text and model).
-fn checked(mut analysis: Analysis, keep_model: bool) -> (Analysis, bool) {
+/// What becomes of a file's model once its findings are known.
+#[derive(Clone, Copy, PartialEq)]
+pub(crate) enum Models {
+    /// `--fix` and `--diff` edit through it.
+    Keep,
+    /// Freed at once, so a walk over many files holds one model a core.
+    Drop,
+    /// The one file of a run that ends with it: the process's exit returns
+    /// the memory at once, where freeing a 5,000-phase model piece by piece
+    /// took about 5% of the whole lint (BENCHMARKS.md, issue 27). Never in
+    /// `--watch`, which runs on.
+    LeaveToExit,
+}
+
+fn checked(mut analysis: Analysis, models: Models) -> (Analysis, bool) {
     let other_kind = phaselint_lint::walk::is_other_kind(&analysis);
-    if !keep_model {
-        analysis.keep_only_findings();
+    match models {
+        Models::Keep => {}
+        Models::Drop => analysis.keep_only_findings(),
+        Models::LeaveToExit => std::mem::forget(analysis.take_model()),
     }
     (analysis, other_kind)
 }
@@ -646,7 +668,7 @@ fn checked(mut analysis: Analysis, keep_model: bool) -> (Analysis, bool) {
 pub(crate) fn lint_all(
     targets: &[Target],
     stdin: Option<&[u8]>,
-    keep_models: bool,
+    models: Models,
 ) -> Vec<Result<(Analysis, bool), String>> {
     let workers = std::thread::available_parallelism()
         .map_or(1, |n| n.get())
@@ -659,7 +681,7 @@ pub(crate) fn lint_all(
         } else {
             analyze_file(&target.path, target.kind, &settings).map_err(|e| e.reason())?
         };
-        Ok(checked(analysis, keep_models))
+        Ok(checked(analysis, models))
     };
     let mut slots: Vec<Option<Result<(Analysis, bool), String>>> =
         (0..targets.len()).map(|_| None).collect();

@@ -23,7 +23,7 @@ use phaselint_render::terminal::inline;
 use phaselint_render::{Linted, Report, Unreadable, plural};
 
 use crate::exit;
-use crate::lint::{ConfigCache, Output, Target, absolute, collect, lint_all, overrides};
+use crate::lint::{ConfigCache, Models, Output, Target, absolute, collect, lint_all, overrides};
 use crate::shared_args::{Format, LintArgs};
 
 /// How long the file system must be quiet before a batch of changes is
@@ -249,7 +249,7 @@ impl Session<'_> {
                 _ => stale.push(target),
             }
         }
-        let mut results = lint_all(&stale, None, false);
+        let mut results = lint_all(&stale, None, Models::Drop);
         // Read again on every run: a configuration or the baseline itself
         // may have changed since the last one.
         let mut baselines = crate::adoption::Baselines::load(

@@ -172,8 +172,16 @@ impl Analysis {
     /// its line index and the diagnostics). A linter holding thousands of
     /// analyses until it prints would otherwise hold every file's model.
     pub fn keep_only_findings(&mut self) {
-        if let Model::Contract { .. } = self.model {
-            self.model = Model::Unbuilt;
+        drop(self.take_model());
+    }
+
+    /// What `keep_only_findings` drops, handed to the caller instead: a
+    /// process about to exit leaves a large model to the exit rather than
+    /// free it piece by piece.
+    pub fn take_model(&mut self) -> Option<Model> {
+        match self.model {
+            Model::Contract { .. } => Some(std::mem::replace(&mut self.model, Model::Unbuilt)),
+            _ => None,
         }
     }
 
