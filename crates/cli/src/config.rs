@@ -9,8 +9,9 @@ use phaselint_lint::config::{Config, Origin, Setting};
 use phaselint_lint::rules::RULES;
 use phaselint_render::terminal::inline;
 
+use crate::config_cache::overrides;
 use crate::exit;
-use crate::lint::{absolute, overrides};
+use crate::lint::absolute;
 use crate::shared_args::{ConfigArgs, RuleLevels};
 
 #[derive(clap::Args)]

@@ -14,8 +14,9 @@ use phaselint_lint::diff::DiffMode;
 use phaselint_render::Report;
 use phaselint_render::terminal::{block, inline};
 
+use crate::config_cache::{ConfigCache, overrides};
 use crate::exit;
-use crate::lint::{ConfigCache, Output, absolute, exit_code, overrides};
+use crate::lint::{Output, absolute, exit_code};
 use crate::shared_args::{ColorChoice, ConfigArgs, Format, RuleLevels};
 
 #[derive(clap::Args)]

@@ -1,20 +1,20 @@
 //! `phaselint lint`: find the files, pick each one's configuration, analyze
 //! them on every core, render, and choose the exit code.
 
-use std::collections::HashMap;
 use std::io::IsTerminal;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
 
-use phaselint_lint::config::{Config, Overrides};
+use phaselint_lint::config::Config;
 use phaselint_lint::diagnostic::{Applicability, Severity};
 use phaselint_lint::fix::{self, FixMode};
 use phaselint_lint::input::{self, Bound};
 use phaselint_lint::{Analysis, DocumentKind, analyze_bytes, analyze_file};
 
 use crate::atomic_write::write_atomically;
-use crate::shared_args::{ColorChoice, ConfigArgs, Format, LintArgs, RuleLevels};
+use crate::config_cache::{ConfigCache, overrides};
+use crate::shared_args::{ColorChoice, Format, LintArgs};
 use crate::{adoption, exit};
 use phaselint_render::terminal::{block, inline};
 use phaselint_render::{self as output, Linted, Report, Unreadable, plural};
@@ -448,73 +448,6 @@ fn usage_error(message: &str) -> u8 {
     exit::NO_VERDICT
 }
 
-/// `--select`, `--ignore` and `--severity CODE=LEVEL` as configuration
-/// overrides.
-pub(crate) fn overrides(levels: &RuleLevels) -> Result<Overrides, String> {
-    let severity = levels
-        .severity
-        .iter()
-        .map(|pair| {
-            pair.split_once('=')
-                .map(|(c, l)| (c.trim().to_string(), l.trim().to_string()))
-                .ok_or_else(|| format!("--severity takes CODE=LEVEL, got `{pair}`"))
-        })
-        .collect::<Result<_, _>>()?;
-    Ok(Overrides {
-        select: levels.select.clone(),
-        ignore: levels.ignore.clone(),
-        severity,
-    })
-}
-
-/// Loads each directory's configuration once.
-pub(crate) struct ConfigCache {
-    fixed: Option<Result<Arc<Config>, String>>,
-    by_dir: HashMap<PathBuf, Arc<Config>>,
-    pub(crate) overrides: Overrides,
-}
-
-impl ConfigCache {
-    pub(crate) fn new(configuration: &ConfigArgs, overrides: Overrides) -> Self {
-        let fixed = if let Some(path) = &configuration.config {
-            Some(
-                Config::load(path)
-                    .map_err(|e| e.to_string())
-                    .and_then(|c| finish(c, &overrides)),
-            )
-        } else if configuration.no_config {
-            let cwd = std::env::current_dir().unwrap_or_else(|_| PathBuf::from("."));
-            Some(finish(Config::defaults(&cwd), &overrides))
-        } else {
-            None
-        };
-        ConfigCache {
-            fixed,
-            by_dir: HashMap::new(),
-            overrides,
-        }
-    }
-
-    pub(crate) fn for_file(&mut self, file: &Path) -> Result<Arc<Config>, String> {
-        if let Some(fixed) = &self.fixed {
-            return fixed.clone();
-        }
-        let dir = absolute(file.parent().unwrap_or(Path::new(".")));
-        if let Some(config) = self.by_dir.get(&dir) {
-            return Ok(config.clone());
-        }
-        let config = Config::discover(&dir).map_err(|e| e.to_string())?;
-        let config = finish(config, &self.overrides)?;
-        self.by_dir.insert(dir, config.clone());
-        Ok(config)
-    }
-}
-
-fn finish(mut config: Config, overrides: &Overrides) -> Result<Arc<Config>, String> {
-    config.apply(overrides)?;
-    Ok(Arc::new(config))
-}
-
 pub(crate) fn absolute(path: &Path) -> PathBuf {
     phaselint_lint::walk::absolute(path)
 }
@@ -635,8 +568,6 @@ fn fix_all(
     Ok(done)
 }
 
-/// An analysis with whether the file is another kind of contract; reduced
-/// to its findings unless `keep_model` (a fix needs the text and model).
 /// What becomes of a file's model once its findings are known.
 #[derive(Clone, Copy, PartialEq)]
 pub(crate) enum Models {
@@ -651,6 +582,8 @@ pub(crate) enum Models {
     LeaveToExit,
 }
 
+/// An analysis with whether the file is another kind of contract, its
+/// model kept, dropped or left to the exit as `models` says.
 fn checked(mut analysis: Analysis, models: Models) -> (Analysis, bool) {
     let other_kind = phaselint_lint::walk::is_other_kind(&analysis);
     match models {

@@ -6,6 +6,7 @@ mod adoption;
 mod approve;
 mod atomic_write;
 mod config;
+mod config_cache;
 mod diff;
 mod diff_git;
 mod exit;

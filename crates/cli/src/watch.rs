@@ -22,8 +22,9 @@ use phaselint_lint::diagnostic::Severity;
 use phaselint_render::terminal::inline;
 use phaselint_render::{Linted, Report, Unreadable, plural};
 
+use crate::config_cache::{ConfigCache, overrides};
 use crate::exit;
-use crate::lint::{ConfigCache, Models, Output, Target, absolute, collect, lint_all, overrides};
+use crate::lint::{Models, Output, Target, absolute, collect, lint_all};
 use crate::shared_args::{Format, LintArgs};
 
 /// How long the file system must be quiet before a batch of changes is
