@@ -18,8 +18,9 @@ mod file;
 mod merge;
 mod origin;
 
+pub use file::ConfigError;
+pub(crate) use file::ConfigReader;
 use file::text;
-pub use file::{ConfigError, ConfigReader};
 use origin::list;
 pub use origin::{Origin, Setting};
 

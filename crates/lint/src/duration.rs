@@ -49,7 +49,7 @@ pub fn format_age(seconds: i64) -> String {
 /// [`format_age`] for an age compared with `limit` seconds in the same
 /// sentence: where the cut would make the two read alike ("1h 0m old,
 /// older than 1h"), the age is written in whole seconds instead.
-pub fn format_age_beside(seconds: i64, limit: u64) -> String {
+pub(crate) fn format_age_beside(seconds: i64, limit: u64) -> String {
     let magnitude = seconds.unsigned_abs();
     if magnitude != limit && two_units(magnitude) == two_units(limit) {
         let direction = if seconds < 0 { "in the future" } else { "old" };

@@ -50,7 +50,8 @@ use model::Contract;
 use rules::schema::{e001_yaml_syntax_error, e007_unloadable_document};
 use syntax::{Limits, Span, SyntaxError};
 
-pub use analysis::{Analysis, DocumentKind, Model};
+pub(crate) use analysis::Model;
+pub use analysis::{Analysis, DocumentKind};
 pub(crate) use input::oversized;
 pub(crate) use schema::looks_like_context_contract;
 

@@ -20,10 +20,8 @@ impl<T> Spanned<T> {
 
 // The format declares its enums (and the defaults of keys that take
 // them); the model is built of them.
-pub use crate::format::{
-    ApprovalPolicy, CheckpointMode, EnumValue, FieldSeverity, MergePolicy, Recovery, RiskClass,
-    SideEffects,
-};
+pub use crate::format::{ApprovalPolicy, CheckpointMode, EnumValue, Recovery, SideEffects};
+pub(crate) use crate::format::{FieldSeverity, MergePolicy, RiskClass};
 
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct Contract {
@@ -89,7 +87,7 @@ impl Contract {
         self.checkpoint_mode.as_ref().map_or(ABSENT, |m| m.value)
     }
 
-    pub fn phase_names(&self) -> impl Iterator<Item = &str> {
+    pub(crate) fn phase_names(&self) -> impl Iterator<Item = &str> {
         self.phases.iter().map(|p| p.name.as_str())
     }
 }
@@ -257,7 +255,7 @@ impl Phase {
     }
 
     /// Its `side_effects`, the format's default when absent.
-    pub fn side_effect_class(&self) -> SideEffects {
+    pub(crate) fn side_effect_class(&self) -> SideEffects {
         const ABSENT: SideEffects = format::PHASE_SIDE_EFFECTS.default_value().side_effects();
         self.side_effects().map_or(ABSENT, |s| s.value)
     }

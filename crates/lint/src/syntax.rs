@@ -24,7 +24,8 @@ mod error_position;
 // A scalar's text and its core-schema resolution.
 mod scalar;
 
-pub use build::{SyntaxError, parse};
+pub(crate) use build::SyntaxError;
+pub use build::parse;
 pub use scalar::{Resolved, Scalar};
 
 /// A half-open byte range into the source text.

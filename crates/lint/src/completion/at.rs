@@ -6,12 +6,12 @@ use crate::syntax::{Node, NodeKind, Span};
 
 /// Longer than any key or enum value of the format: a longer word is
 /// neither, and scanning for one stops there.
-pub const LONGEST_WORD: usize = 32;
+pub(crate) const LONGEST_WORD: usize = 32;
 
 /// The word (ASCII letters, digits and `_`) around `offset`, when there is
 /// one of at most `LONGEST_WORD` bytes: the cheap test before a hover or
 /// an enum lookup parses the document again.
-pub fn word_at(source: &str, offset: usize) -> Option<Span> {
+pub(crate) fn word_at(source: &str, offset: usize) -> Option<Span> {
     let is_word = |c: char| c.is_ascii_alphanumeric() || c == '_';
     let offset = offset.min(source.len());
     if !source.is_char_boundary(offset) {

@@ -10,7 +10,10 @@ mod line;
 mod tests;
 mod values;
 
-pub use at::{EnumValueAt, LONGEST_WORD, enum_value_at, key_at, may_be_enum_value, word_at};
+pub(crate) use at::word_at;
+#[cfg(test)]
+pub(crate) use at::{EnumValueAt, LONGEST_WORD};
+pub use at::{enum_value_at, key_at, may_be_enum_value};
 pub use item::{Completion, CompletionKind};
 
 use crate::format::{FieldNames, PhaseNames, TYPE_NAMES, ValueType};

@@ -45,7 +45,7 @@ pub(super) struct ConfigFile {
 
 /// How `Config::discover_with` reads a candidate: its bytes when a file is
 /// at that path, `None` when none is.
-pub type ConfigReader<'a> = dyn FnMut(&Path) -> Result<Option<Vec<u8>>, ConfigError> + 'a;
+pub(crate) type ConfigReader<'a> = dyn FnMut(&Path) -> Result<Option<Vec<u8>>, ConfigError> + 'a;
 
 pub(super) fn text(path: &Path, bytes: Vec<u8>) -> Result<String, ConfigError> {
     String::from_utf8(bytes).map_err(|_| ConfigError::Invalid {

@@ -16,7 +16,7 @@ const FIELD_PATH_LIST: ValueType = T::List(&T::FieldPath(FieldNames::Any));
 const PHASE_NAME: ValueType = T::PhaseName(PhaseNames::Any);
 const FIELDS: ValueType = T::List(&T::Mapping(&FIELD));
 
-pub const CHECKPOINT_MODE: Key = Key::new(
+pub(crate) const CHECKPOINT_MODE: Key = Key::new(
     "checkpoint_mode",
     T::Enum(EnumKind::CheckpointMode),
     "When checkpoints are taken.",
@@ -24,7 +24,7 @@ pub const CHECKPOINT_MODE: Key = Key::new(
 .default(D::CheckpointMode(CheckpointMode::Policy))
 .extension();
 
-pub static ROOT: Mapping = Mapping {
+pub(crate) static ROOT: Mapping = Mapping {
     name: "Contract",
     open: false,
     description: "A context contract: the phases of a pipeline, what each needs and produces, how fields propagate, and where the run pauses and resumes.",
@@ -42,14 +42,14 @@ pub static ROOT: Mapping = Mapping {
     ],
 };
 
-pub const PHASE_SIDE_EFFECTS: Key = Key::new(
+pub(crate) const PHASE_SIDE_EFFECTS: Key = Key::new(
     "side_effects",
     T::Enum(EnumKind::SideEffects),
     "What the phase does to the world outside the run.",
 )
 .default(D::SideEffects(SideEffects::None))
 .extension();
-pub const PHASE_RISK_CLASS: Key = Key::new(
+pub(crate) const PHASE_RISK_CLASS: Key = Key::new(
     "risk_class",
     T::Enum(EnumKind::RiskClass),
     "How much is at stake when the phase runs.",
@@ -106,8 +106,8 @@ pub(crate) static EXIT: Mapping = Mapping {
 
 /// Documented, and not read: the resume check type-checks only a field
 /// that writes its `type`.
-pub const FIELD_TYPE: Key = Key::new("type", T::TypeName, "The value's type (`str`, `int`, `float`, `bool`, `list`, `dict`, `any`; other names are accepted and not checked).").default(D::Text("str"));
-pub const FIELD_SEVERITY: Key = Key::new(
+pub(crate) const FIELD_TYPE: Key = Key::new("type", T::TypeName, "The value's type (`str`, `int`, `float`, `bool`, `list`, `dict`, `any`; other names are accepted and not checked).").default(D::Text("str"));
+pub(crate) const FIELD_SEVERITY: Key = Key::new(
     "severity",
     T::Enum(EnumKind::FieldSeverity),
     "What happens when the field is missing or stale.",
@@ -170,14 +170,14 @@ pub(crate) static EVALUATION: Mapping = Mapping {
 };
 
 /// Documented, and not read: no rule or check reads a chain's severity.
-pub const CHAIN_SEVERITY: Key = Key::new(
+pub(crate) const CHAIN_SEVERITY: Key = Key::new(
     "severity",
     T::Enum(EnumKind::FieldSeverity),
     "What a broken chain means.",
 )
 .default(D::FieldSeverity(FieldSeverity::Warning));
 
-pub static CHAIN: Mapping = Mapping {
+pub(crate) static CHAIN: Mapping = Mapping {
     name: "Propagation chain",
     open: false,
     description: "A field that must travel from a source phase, through waypoints, to a destination phase.",
@@ -260,20 +260,20 @@ pub(crate) static CHECKPOINT: Mapping = Mapping {
     ],
 };
 
-pub const ON_RESUME_REVALIDATE_ENTRY: Key = Key::new(
+pub(crate) const ON_RESUME_REVALIDATE_ENTRY: Key = Key::new(
     "revalidate_entry",
     T::Bool,
     "Re-run the entry validation of the phase(s) the run resumes into.",
 )
 .default(D::Bool(true));
-pub const ON_RESUME_APPROVAL_REQUIRED: Key = Key::new(
+pub(crate) const ON_RESUME_APPROVAL_REQUIRED: Key = Key::new(
     "approval_required",
     T::Bool,
     "Whether resuming needs an approval.",
 )
 .default(D::Bool(false));
 
-pub static ON_RESUME: Mapping = Mapping {
+pub(crate) static ON_RESUME: Mapping = Mapping {
     name: "On resume",
     open: false,
     description: "What is checked before a paused run resumes.",
@@ -293,14 +293,14 @@ pub static ON_RESUME: Mapping = Mapping {
     ],
 };
 
-pub const STALENESS_ON_STALE: Key = Key::new(
+pub(crate) const STALENESS_ON_STALE: Key = Key::new(
     "on_stale",
     T::Enum(EnumKind::FieldSeverity),
     "What a stale field means.",
 )
 .default(D::FieldSeverity(FieldSeverity::Blocking));
 
-pub static STALENESS: Mapping = Mapping {
+pub(crate) static STALENESS: Mapping = Mapping {
     name: "Staleness check",
     open: false,
     description: "A field whose age is checked when the run resumes.",
@@ -473,14 +473,14 @@ pub(crate) static HARNESS_ROOT: Mapping = Mapping {
     )],
 };
 
-pub const HARNESS_CHECKPOINTS_ENABLED: Key = Key::new(
+pub(crate) const HARNESS_CHECKPOINTS_ENABLED: Key = Key::new(
     "enabled",
     T::Bool,
     "Whether the harness takes its checkpoints at all; when not `true`, it neither writes nor waits for their files (`phaselint harness fire` refuses, and the resume check says so).",
 )
 .default(D::Bool(false));
 
-pub static HARNESS_CHECKPOINTS: Mapping = Mapping {
+pub(crate) static HARNESS_CHECKPOINTS: Mapping = Mapping {
     name: "Harness checkpoints",
     open: true,
     description: "Where the harness declares the kinds of checkpoint it takes.",

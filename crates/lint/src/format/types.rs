@@ -285,7 +285,7 @@ impl DefaultValue {
         }
     }
 
-    pub const fn field_severity(self) -> FieldSeverity {
+    pub(crate) const fn field_severity(self) -> FieldSeverity {
         match self {
             DefaultValue::FieldSeverity(value) => value,
             _ => panic!("not a severity default"),

@@ -13,4 +13,5 @@ mod structure;
 mod tests;
 
 pub(crate) use answers::Presence;
-pub use structure::{Direction, EdgeOrigin, PhaseGraph};
+pub use structure::PhaseGraph;
+pub(crate) use structure::{Direction, EdgeOrigin};

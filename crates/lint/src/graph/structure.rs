@@ -17,7 +17,7 @@ use crate::model::Contract;
 
 /// What an edge of the graph came from.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum EdgeOrigin {
+pub(crate) enum EdgeOrigin {
     /// Declaration order: phase i -> phase i+1.
     Sequence,
     /// `graph_topology.edges[i]`.
@@ -26,7 +26,7 @@ pub enum EdgeOrigin {
 
 /// Which way facts flow through the graph.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Direction {
+pub(crate) enum Direction {
     /// Facts flow along the edges (what is available on entry).
     Forward,
     /// Facts flow against the edges (what is read later).

@@ -13,15 +13,15 @@ use crate::resume::document::type_name;
 use crate::resume::staleness::parse_timestamp;
 
 /// The context key approvals are looked up under (REQ-10-006).
-pub const APPROVALS_KEY: &str = "_cc_checkpoint_approvals";
+pub(crate) const APPROVALS_KEY: &str = "_cc_checkpoint_approvals";
 
 /// The most bytes all `--approvals` files of one resume check may hold
 /// together (each is bounded by `input::Bound::Approvals`).
-pub const APPROVALS_TOTAL_BYTES: u64 = 4 * 1024 * 1024;
+pub(crate) const APPROVALS_TOTAL_BYTES: u64 = 4 * 1024 * 1024;
 
 /// The most approval records one resume check reads, from every source
 /// together: each is judged and reported, so they are bounded in number.
-pub const MAX_APPROVAL_RECORDS: usize = 1000;
+pub(crate) const MAX_APPROVAL_RECORDS: usize = 1000;
 
 /// Who granted an approval. An `ApprovalRecord`'s `policy` names the kind
 /// of approver; `approved_by` names the approver.

@@ -15,7 +15,7 @@ use crate::resume::document::write_canonical_without;
 /// The prefix of the keys ContextCore keeps its own bookkeeping under
 /// (`_cc_propagation`, `_cc_checkpoint_approvals`): not part of what is
 /// approved, and rewritten by the run as it goes.
-pub const BOOKKEEPING_PREFIX: &str = "_cc_";
+pub(crate) const BOOKKEEPING_PREFIX: &str = "_cc_";
 
 /// The entry fields of the phases resumed into, as they are in one context.
 #[derive(Clone, Debug, PartialEq, Eq)]

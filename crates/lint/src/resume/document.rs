@@ -76,7 +76,7 @@ pub fn parse_document(text: &str, format: DocumentFormat) -> Result<Value, Docum
 
 /// Parses a runtime document whose values may take at most `budget` bytes
 /// in memory (an estimate that errs high: see `Charge`).
-pub fn parse_document_within(
+pub(crate) fn parse_document_within(
     text: &str,
     format: DocumentFormat,
     budget: u64,
@@ -481,7 +481,7 @@ fn scalar_to_value(scalar: Scalar<'_>) -> Value {
 
 /// A node of a YAML tree as a JSON value; a duplicate key is the error
 /// (the key and its offset).
-pub fn node_to_value(node: Node<'_>) -> Result<Value, (String, usize)> {
+pub(crate) fn node_to_value(node: Node<'_>) -> Result<Value, (String, usize)> {
     Ok(match node.kind() {
         NodeKind::Scalar(scalar) => scalar_to_value(scalar),
         NodeKind::Sequence(items) => Value::Array(

@@ -21,12 +21,15 @@ mod markdown;
 // The task table read as tasks.
 mod tasks;
 
-pub use markdown::{MAX_MARKDOWN_ELEMENTS, MAX_TASKS, markdown_elements, row_cells};
+#[cfg(test)]
+use markdown::MAX_TASKS;
+pub use markdown::row_cells;
+pub(crate) use markdown::{MAX_MARKDOWN_ELEMENTS, markdown_elements};
 use markdown::{
     Section, lines_of, looks_like_row, note_of, phase_named_in, section_has_html_table,
     section_has_row_like_line, sections,
 };
-pub use tasks::Task;
+pub(crate) use tasks::Task;
 use tasks::task_table;
 
 /// The sections every handoff has, as the checkpoint skill writes them.

@@ -96,7 +96,7 @@ impl SentinelFiles for DiskSentinels {
 
 /// Why `name` cannot be part of a sentinel's file name (H503's rule), if
 /// it cannot.
-pub fn unsafe_name(name: &str) -> Option<String> {
+pub(crate) fn unsafe_name(name: &str) -> Option<String> {
     if name.is_empty() {
         return Some("it is empty".into());
     }
@@ -105,7 +105,7 @@ pub fn unsafe_name(name: &str) -> Option<String> {
 
 /// The files of one checkpoint in a harness directory.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub struct SentinelPaths {
+pub(crate) struct SentinelPaths {
     pub(crate) dir: PathBuf,
     /// `checkpoint-<name>.md`: the request, written when it fires.
     pub(crate) request: PathBuf,
@@ -150,7 +150,7 @@ impl SentinelPaths {
 
 /// What a checkpoint's sentinels are now.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Sentinels {
+pub(crate) struct Sentinels {
     pub(crate) paths: SentinelPaths,
     pub(crate) request: Option<SentinelFile>,
     pub(crate) grant: Option<SentinelFile>,
@@ -160,7 +160,7 @@ pub struct Sentinels {
 /// Reads a checkpoint's sentinels. An interrupted `--consume` (its journal
 /// is there) is no verdict until a `--consume` run finishes or rolls it
 /// back: until then, the files say neither "pending" nor "granted" for sure.
-pub fn read_sentinels(
+pub(crate) fn read_sentinels(
     files: &impl SentinelFiles,
     dir: &Path,
     name: &str,
@@ -189,7 +189,7 @@ pub fn read_sentinels(
 }
 
 /// The message of a consume that a crash interrupted.
-pub fn interrupted_consume(paths: &SentinelPaths, name: &str) -> String {
+pub(crate) fn interrupted_consume(paths: &SentinelPaths, name: &str) -> String {
     format!(
         "an earlier `--consume` of checkpoint `{name}` was interrupted (`{}` is still there), so its request and grant are neither both there nor both gone; finish it (or roll it back) with `phaselint resume-check --harness-dir {} --checkpoint {name} --consume`",
         paths.journal.display(),
@@ -200,7 +200,7 @@ pub fn interrupted_consume(paths: &SentinelPaths, name: &str) -> String {
 /// Whether a grant answers the request beside it.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "snake_case")]
-pub enum GrantTiming {
+pub(crate) enum GrantTiming {
     /// Written no earlier than the request, and not in the future.
     Answers,
     /// There is no request: an earlier run's leftover.
@@ -256,7 +256,7 @@ impl GrantTiming {
 
 /// What a grant holds.
 #[derive(Clone, Debug, PartialEq)]
-pub enum GrantContent {
+pub(crate) enum GrantContent {
     /// Nothing but blanks (`touch`).
     Empty,
     /// A line of text, or any document that is no mapping or list.
@@ -294,7 +294,7 @@ fn looks_like_records(value: &Value) -> bool {
 /// Reads what a grant holds. Text that is not UTF-8, does not load as
 /// JSON or YAML, or is meant as a record but is not one is an error: no
 /// one can tell what it grants.
-pub fn grant_content(bytes: &[u8]) -> Result<GrantContent, String> {
+pub(crate) fn grant_content(bytes: &[u8]) -> Result<GrantContent, String> {
     let text = std::str::from_utf8(bytes).map_err(|_| "it is not UTF-8".to_string())?;
     if text.trim().is_empty() {
         return Ok(GrantContent::Empty);

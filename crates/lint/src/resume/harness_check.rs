@@ -125,10 +125,10 @@ pub struct FiredFile {
 }
 
 /// What the report says of a `.fired` marker.
-pub const FIRED_NOTE: &str = "fired this mission: do not fire again";
+pub(crate) const FIRED_NOTE: &str = "fired this mission: do not fire again";
 
 /// A file's time as reports show it: RFC 3339 in UTC, to the second.
-pub fn file_time(time: SystemTime) -> String {
+pub(crate) fn file_time(time: SystemTime) -> String {
     Timestamp::try_from(time)
         .map(|t| t.strftime("%Y-%m-%dT%H:%M:%SZ").to_string())
         .unwrap_or_else(|_| "(a time out of range)".into())

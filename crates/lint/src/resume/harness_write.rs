@@ -195,7 +195,7 @@ pub enum FireRefusal {
 }
 
 /// The trigger a fired checkpoint reports.
-pub fn trigger_of(checkpoint: &HarnessCheckpoint) -> String {
+pub(crate) fn trigger_of(checkpoint: &HarnessCheckpoint) -> String {
     checkpoint
         .trigger_on
         .as_ref()
@@ -208,7 +208,7 @@ fn seconds(now: Timestamp) -> String {
 }
 
 /// What the request says, for the person who grants it.
-pub fn request_text(
+pub(crate) fn request_text(
     checkpoint: &HarnessCheckpoint,
     name: &str,
     dir: &Path,

@@ -69,7 +69,7 @@ pub trait Recoverer {
 /// enrichment) than the resume check and `approve` read: each is looked
 /// up, reported and bound to the approval, and a phase with a million
 /// would take gigabytes.
-pub fn check_entry_field_count(next: &[&crate::model::Phase]) -> Result<(), ResumeError> {
+pub(crate) fn check_entry_field_count(next: &[&crate::model::Phase]) -> Result<(), ResumeError> {
     let count: usize = next.iter().map(|p| p.entry_fields().count()).sum();
     if count > MAX_ENTRY_FIELDS {
         return Err(ResumeError::TooManyEntryFields {
@@ -82,7 +82,7 @@ pub fn check_entry_field_count(next: &[&crate::model::Phase]) -> Result<(), Resu
 
 /// The most entry fields the phases a run resumes into may have for the
 /// resume check and `approve` (real phases have a few dozen at most).
-pub const MAX_ENTRY_FIELDS: usize = 10_000;
+pub(crate) const MAX_ENTRY_FIELDS: usize = 10_000;
 
 /// The context a resume is checked against must be a mapping.
 pub(crate) fn require_mapping(context: &Value) -> Result<(), ResumeError> {

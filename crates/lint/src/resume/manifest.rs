@@ -23,10 +23,8 @@ use crate::duration::{format_age_beside, format_seconds};
 use files::*;
 use record::*;
 use types::captures_state;
-pub use types::{
-    CHECKPOINT_TYPES, EMPTY_INPUT_SHA256, MAX_MANIFEST_STRUCTURE, ManifestInput, ManifestReport,
-    NoManifestVerdict, Question, ScopeFile,
-};
+pub(crate) use types::{EMPTY_INPUT_SHA256, MAX_MANIFEST_STRUCTURE};
+pub use types::{ManifestInput, ManifestReport, NoManifestVerdict, Question};
 
 /// Reads a manifest's text (JSON or YAML), once its structure is known to
 /// fit the bound: `Err` says why it cannot be read.

@@ -14,10 +14,10 @@ use crate::input;
 pub const MAX_SCOPE_FILES: usize = 10_000;
 
 /// Bytes one scope file (or backup copy) may have to be hashed.
-pub const SCOPE_FILE_BYTES: u64 = 512 * 1024 * 1024;
+pub(crate) const SCOPE_FILE_BYTES: u64 = 512 * 1024 * 1024;
 
 /// Bytes the scope files may have in all, and their backup copies in all.
-pub const SCOPE_TOTAL_BYTES: u64 = 2 * 1024 * 1024 * 1024;
+pub(crate) const SCOPE_TOTAL_BYTES: u64 = 2 * 1024 * 1024 * 1024;
 
 /// What a hashed file is.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -110,7 +110,7 @@ impl ScopeFiles for DiskFiles {
 /// The combined hash of scope files: `sha256:` and the hex SHA-256 of, for
 /// each file in listed order, its path as listed, a NUL, the hex SHA-256 of
 /// its bytes, and a newline.
-pub fn combined_hash<'a>(files: impl IntoIterator<Item = (&'a str, &'a str)>) -> String {
+pub(crate) fn combined_hash<'a>(files: impl IntoIterator<Item = (&'a str, &'a str)>) -> String {
     let mut hasher = sha2::Sha256::new();
     for (path, sha) in files {
         hasher.update(path.as_bytes());

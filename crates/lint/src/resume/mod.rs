@@ -38,74 +38,56 @@ mod stash;
 mod state;
 mod target;
 
+pub(crate) use approval::{APPROVALS_TOTAL_BYTES, MAX_APPROVAL_RECORDS};
 pub use approval::{
-    APPROVALS_KEY, APPROVALS_TOTAL_BYTES, ApprovalQuestion, ApprovalRecord, ApprovalSource,
-    ApproverKind, Candidate, MAX_APPROVAL_RECORDS, Operator, Origin, ResumedPhase, parse_records,
+    ApprovalQuestion, ApprovalRecord, ApprovalSource, ApproverKind, Operator, Origin, parse_records,
 };
-pub use check::{check, required_policy, trigger_category};
-pub use context_binding::{BOOKKEEPING_PREFIX, ContextBinding};
+pub use check::{check, required_policy};
+pub use context_binding::ContextBinding;
+pub(crate) use document::parse_document_within;
 pub use document::{
-    DocumentError, DocumentFormat, MEMORY_PER_INPUT_BYTE, canonical_json, node_to_value,
-    parse_document, parse_document_within,
+    DocumentError, DocumentFormat, MEMORY_PER_INPUT_BYTE, canonical_json, parse_document,
 };
+pub use entry::FieldStatus;
 pub(crate) use entry::TypeKind;
-pub use entry::{FieldResult, FieldStatus};
-pub use error::{ResumeError, first_findings};
+pub(crate) use error::ResumeError;
+pub use error::first_findings;
 pub(crate) use facts::ResumeFacts;
 pub use handoff::{
-    HandoffInput, HandoffReport, MAX_MARKDOWN_ELEMENTS, MAX_TASKS, Problem as HandoffProblem,
-    Task as HandoffTask, check_handoff, markdown_elements, row_cells, tina_phase_of,
-    unfinished_signal_for,
+    HandoffInput, HandoffReport, Problem as HandoffProblem, check_handoff, row_cells,
+    tina_phase_of, unfinished_signal_for,
 };
-pub use harness::{
-    DiskSentinels, EntryKind, GrantContent, GrantTiming, SentinelFile, SentinelFiles,
-    SentinelPaths, Sentinels, grant_content, harness_sources, interrupted_consume, read_sentinels,
-    unsafe_name,
-};
+pub use harness::{DiskSentinels, EntryKind, SentinelFile, SentinelFiles, harness_sources};
 pub use harness_check::{
-    FIRED_NOTE, FiredFile, GrantFile, HarnessInput, HarnessReport, HarnessStatus, JudgedRecord,
-    RequestFile, SentinelState, StatusRow, check_harness, file_time, find_checkpoint,
-    harness_status,
+    GrantFile, HarnessInput, HarnessReport, HarnessStatus, SentinelState, check_harness,
+    find_checkpoint, harness_status,
 };
 pub use harness_write::{
-    FireRefusal, FireReport, HookRun, JournalRecovery, SentinelStore, consume, fire,
-    recover_consume, request_text, trigger_of,
+    FireRefusal, FireReport, HookRun, SentinelStore, consume, fire, recover_consume,
 };
+pub(crate) use inputs::check_entry_field_count;
 pub(crate) use inputs::require_mapping;
-pub use inputs::{
-    MAX_ENTRY_FIELDS, Recoverer, RecoveryOutcome, RecoveryRequest, ResumeRequest,
-    check_entry_field_count,
-};
+pub use inputs::{Recoverer, RecoveryOutcome, RecoveryRequest, ResumeRequest};
 pub use jiff::Timestamp;
 pub use manifest::{
-    CHECKPOINT_TYPES, EMPTY_INPUT_SHA256, MAX_MANIFEST_STRUCTURE, ManifestInput, ManifestReport,
-    NoManifestVerdict, Question, ScopeFile, check_manifest, read_manifest,
+    ManifestInput, ManifestReport, NoManifestVerdict, Question, check_manifest, read_manifest,
 };
 pub use manifest_files::{
-    DiskFiles, Hashed, MAX_SCOPE_FILES, SCOPE_FILE_BYTES, SCOPE_TOTAL_BYTES, ScopeError,
-    ScopeFiles, combined_hash, manifest_hash, scoped,
+    DiskFiles, Hashed, MAX_SCOPE_FILES, ScopeError, ScopeFiles, manifest_hash, scoped,
 };
 pub(crate) use next::NextStep;
 pub use nothing_to_check::NOTHING_TO_CHECK;
 pub(crate) use nothing_to_check::declares_no_checkpoints;
 pub use queue::{ApprovalState, Queue, QueueItem, QueueRequest, approval_question, queue};
 pub use report::{
-    ApprovalStatus, AttemptOutcome, CheckedField, CheckpointPending, Decision, Denial,
-    EntryRevalidation, Event, Evidence, FieldState, GateOutcome, GateResult, GateSeverity, Mode,
-    NO_VERDICT_EXIT, NextPhaseSource, RecoveryAttempt, ResumeReport, ScopeDelta, StaleField,
-    TriggerCategory, TrustState,
+    AttemptOutcome, Decision, Event, FieldState, Mode, NO_VERDICT_EXIT, ResumeReport,
+    TriggerCategory,
 };
-pub use restore::{
-    Copy as RestoreCopy, StashRestore, Unreadable as UnreadableRestore, read_copy_restore,
-    read_stash_restore,
-};
+pub use restore::{read_copy_restore, read_stash_restore};
 pub use scope::{Entry, FileId, Links, MAX_LINKS, MAX_STEPS, Refusal, Resolved, Tree, resolve};
-pub use staleness::{PROVENANCE_KEY, parse_timestamp};
-pub use stash::{
-    GitCommit, GitRepository, NoRepository, Revision, StashInfo, TreeEntry, carries_checkpoint,
-};
-pub use state::{StateKey, parse_state_within, state_hash, state_value};
+pub(crate) use staleness::PROVENANCE_KEY;
+pub use staleness::parse_timestamp;
+pub use stash::{GitCommit, GitRepository, NoRepository, Revision, TreeEntry};
+pub use state::{parse_state_within, state_hash};
 pub(crate) use target::irreversible_phases;
-pub use target::{
-    ContractError, SUPPRESSED_ERROR_NOTE, Target, contract_errors, target_digest, target_digests,
-};
+pub use target::{Target, contract_errors, target_digest, target_digests};

@@ -202,14 +202,14 @@ pub struct CheckpointPending {
 }
 
 #[derive(Clone, Debug, Serialize)]
-pub struct ScopeDelta {
+pub(crate) struct ScopeDelta {
     pub(crate) stale_fields: Vec<String>,
     pub(crate) failed_entry_fields: Vec<String>,
 }
 
 /// ContextCore's GateResult shape.
 #[derive(Clone, Debug, Serialize)]
-pub struct GateResult {
+pub(crate) struct GateResult {
     pub(crate) gate_id: String,
     pub(crate) phase: String,
     pub(crate) result: GateOutcome,
@@ -220,7 +220,7 @@ pub struct GateResult {
 }
 
 #[derive(Clone, Debug, Serialize)]
-pub struct Evidence {
+pub(crate) struct Evidence {
     #[serde(rename = "type")]
     pub(crate) kind: &'static str,
     #[serde(rename = "ref")]
@@ -250,7 +250,7 @@ pub enum FieldState {
 /// Where the phases the run resumes into came from.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "snake_case")]
-pub enum NextPhaseSource {
+pub(crate) enum NextPhaseSource {
     /// The graph successors of the checkpoint's phase.
     Graph,
     /// `--next-phase`.
@@ -263,7 +263,7 @@ pub enum NextPhaseSource {
 /// of trust in anyone).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "snake_case")]
-pub enum TrustState {
+pub(crate) enum TrustState {
     /// The checkpoint requires no approval.
     NotRequired,
     /// A valid approval granted it.
@@ -283,7 +283,7 @@ pub enum TrustState {
 /// ContextCore's GateResult `result`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "lowercase")]
-pub enum GateOutcome {
+pub(crate) enum GateOutcome {
     Pass,
     Fail,
 }
@@ -291,7 +291,7 @@ pub enum GateOutcome {
 /// ContextCore's GateResult `severity`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "lowercase")]
-pub enum GateSeverity {
+pub(crate) enum GateSeverity {
     Error,
     Warning,
     Info,

@@ -12,7 +12,7 @@ use crate::resume::ResumeError;
 use crate::resume::document::type_name;
 
 /// The context key ContextCore's `PropagationTracker` stamps fields under.
-pub const PROVENANCE_KEY: &str = "_cc_propagation";
+pub(crate) const PROVENANCE_KEY: &str = "_cc_propagation";
 
 /// Provenance as read from one context.
 pub(crate) enum Provenance {

@@ -151,7 +151,7 @@ pub struct StashInfo {
 /// Whether a stash message carries `checkpoint:<id>` as a whole token:
 /// followed by the end, `:` (the skill's `checkpoint:<id>:<reason>`) or a
 /// blank, so `checkpoint:c1` is not found in `checkpoint:c10`.
-pub fn carries_checkpoint(message: &str, id: &str) -> bool {
+pub(crate) fn carries_checkpoint(message: &str, id: &str) -> bool {
     let marker = format!("checkpoint:{id}");
     message.match_indices(&marker).any(|(at, _)| {
         message[at + marker.len()..]

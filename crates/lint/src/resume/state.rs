@@ -40,7 +40,7 @@ const MAX_KEY_LOOKUPS: usize = 10_000;
 /// parts as nested keys (each step one part or several joined by dots)
 /// that exists. `Err` when several readings name a value (which one the
 /// snapshot meant cannot be told) or trying them all takes too long.
-pub fn state_value<'a>(state: &'a Value, key: &str) -> Result<Option<&'a Value>, String> {
+pub(crate) fn state_value<'a>(state: &'a Value, key: &str) -> Result<Option<&'a Value>, String> {
     let parts: Vec<&str> = key.split('.').collect();
     let mut found: Vec<(Vec<String>, &Value)> = Vec::new();
     let mut lookups = 0usize;

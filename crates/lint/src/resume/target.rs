@@ -14,7 +14,7 @@ use crate::resume::facts::{CanonicalTarget, ResumeFacts, TreeIndex, hex};
 
 /// How an E-code that a suppression comment or the configuration hid is
 /// marked when the resume check refuses the contract for it anyway.
-pub const SUPPRESSED_ERROR_NOTE: &str = "suppressed, but not for the resume check";
+pub(crate) const SUPPRESSED_ERROR_NOTE: &str = "suppressed, but not for the resume check";
 
 /// One checkpoint of a contract that is clean enough to check.
 pub struct Target<'a> {

@@ -129,7 +129,7 @@ pub(crate) fn strongest_side_effect(phases: &[&Phase]) -> SideEffects {
 /// must approve whatever the spec says), a high or critical risk class
 /// ahead, a rise in risk class from the checkpoint's phase (G306), and
 /// otherwise the checkpoint's own approval policy.
-pub fn trigger_category(target: &Target<'_>, next: &[&Phase]) -> Option<TriggerCategory> {
+pub(crate) fn trigger_category(target: &Target<'_>, next: &[&Phase]) -> Option<TriggerCategory> {
     let irreversible = irreversible_phases(next);
     required_policy(&target.spec.on_resume, &irreversible)?;
     let highest = next.iter().map(|p| p.risk()).max();

@@ -8,7 +8,7 @@ pub(super) mod gate;
 #[cfg(test)]
 mod tests;
 
-pub use gate::{required_policy, trigger_category};
+pub use gate::required_policy;
 
 use std::borrow::Cow;
 

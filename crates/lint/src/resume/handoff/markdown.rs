@@ -10,10 +10,10 @@ use crate::line_index::LineIndex;
 /// What parsing costs grows with them, so it is bounded before parsing.
 /// It is below the cells pulldown-cmark fills in per table at most
 /// (2^18 = 262,144), so that limit can never cut a table short.
-pub const MAX_MARKDOWN_ELEMENTS: usize = 250_000;
+pub(crate) const MAX_MARKDOWN_ELEMENTS: usize = 250_000;
 
 /// Rows of the task table that are read.
-pub const MAX_TASKS: usize = 10_000;
+pub(crate) const MAX_TASKS: usize = 10_000;
 
 /// One `## ` section and what it holds.
 #[derive(Default)]
@@ -285,7 +285,7 @@ pub(super) fn lines_of(text: &str) -> impl Iterator<Item = (usize, &str)> {
 /// element, a list item, a quote level), and for each line that may be a
 /// row of a table, the cells of the widest delimiter row (`|---|`) above it
 /// since the last blank line (the cells a parser fills a short row up to).
-pub fn markdown_elements(text: &str) -> usize {
+pub(crate) fn markdown_elements(text: &str) -> usize {
     const MARKUP: &[u8] = b"*_&\\[]<>!`|-+.)";
     let mut count = 0usize;
     let mut columns = 0usize;

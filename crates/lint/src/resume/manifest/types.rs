@@ -10,7 +10,7 @@ use jiff::Timestamp;
 
 /// The kinds of checkpoint a skill takes.
 /// The kinds of checkpoint a skill takes.
-pub const CHECKPOINT_TYPES: &[&str] = &[
+pub(crate) const CHECKPOINT_TYPES: &[&str] = &[
     "git_stash",
     "file_backup",
     "state_snapshot",
@@ -20,7 +20,7 @@ pub const CHECKPOINT_TYPES: &[&str] = &[
 /// The commas, brackets, colons, list dashes and line breaks a manifest's
 /// text may have: at most twice as many values as this can come out of
 /// them, so what the text costs once parsed is bounded before it is.
-pub const MAX_MANIFEST_STRUCTURE: usize = 50_000;
+pub(crate) const MAX_MANIFEST_STRUCTURE: usize = 50_000;
 
 /// What the check needs besides the manifest and its files (whose root
 /// the `ScopeFiles` holds).
@@ -106,7 +106,7 @@ pub enum Question {
 }
 
 /// The SHA-256 of empty input, which a hash of nothing is.
-pub const EMPTY_INPUT_SHA256: &str =
+pub(crate) const EMPTY_INPUT_SHA256: &str =
     "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855";
 
 /// Whether a checkpoint type captures state keys rather than files.
