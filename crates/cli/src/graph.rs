@@ -130,10 +130,5 @@ fn draw(args: &GraphArgs) -> Result<(), String> {
     let mut out = std::io::BufWriter::new(std::io::stdout().lock());
     let written = phaselint_render::graph::write(&graph, args.format.into(), &mut out)
         .and_then(|()| std::io::Write::flush(&mut out));
-    match written {
-        Err(e) if e.kind() != std::io::ErrorKind::BrokenPipe => {
-            Err(format!("cannot write output: {e}"))
-        }
-        _ => Ok(()),
-    }
+    crate::stdout::delivered(written).map_err(|e| format!("cannot write output: {e}"))
 }

@@ -210,12 +210,7 @@ fn print(
     } else {
         human(&mut out)
     };
-    match printed {
-        Err(e) if e.kind() != std::io::ErrorKind::BrokenPipe => {
-            Err(error(&format!("cannot write output: {e}")))
-        }
-        _ => Ok(()),
-    }
+    crate::stdout::delivered(printed).map_err(|e| error(&format!("cannot write output: {e}")))
 }
 
 fn status(dir: &Path, format: StatusFormat, now: Option<&str>) -> u8 {

@@ -298,9 +298,7 @@ impl Output<'_> {
                 std::io::stdout().lock(),
             ),
         };
-        if let Err(e) = printed
-            && e.kind() != std::io::ErrorKind::BrokenPipe
-        {
+        if let Err(e) = crate::stdout::delivered(printed) {
             eprintln!(
                 "phaselint: error: cannot write output: {}",
                 inline(&e.to_string())
@@ -408,9 +406,7 @@ fn print_diff(
             .and_then(|mut file| std::io::Write::write_all(&mut file, out.as_bytes())),
         None => std::io::Write::write_all(&mut std::io::stdout().lock(), out.as_bytes()),
     };
-    if let Err(e) = written
-        && e.kind() != std::io::ErrorKind::BrokenPipe
-    {
+    if let Err(e) = crate::stdout::delivered(written) {
         eprintln!(
             "phaselint: error: cannot write output: {}",
             inline(&e.to_string())

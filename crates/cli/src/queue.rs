@@ -76,12 +76,12 @@ pub fn run(args: &CheckpointsArgs) -> u8 {
             &mut out,
         ),
     };
-    match printed {
-        Err(e) if e.kind() != std::io::ErrorKind::BrokenPipe => {
+    match crate::stdout::delivered(printed) {
+        Err(e) => {
             eprintln!("phaselint: error: cannot write output: {e}");
             exit::NO_VERDICT
         }
-        _ => exit::SUCCESS,
+        Ok(()) => exit::SUCCESS,
     }
 }
 

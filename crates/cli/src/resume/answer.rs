@@ -55,9 +55,7 @@ pub(crate) fn answer<R: serde::Serialize + Verdict>(
                 }
                 ResumeFormat::Human => human(&report, &mut out),
             };
-            if let Err(e) = printed
-                && e.kind() != std::io::ErrorKind::BrokenPipe
-            {
+            if let Err(e) = crate::stdout::delivered(printed) {
                 eprintln!("phaselint: error: cannot write output: {e}");
                 return exit::NO_VERDICT;
             }
