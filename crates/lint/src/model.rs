@@ -124,7 +124,8 @@ pub(crate) struct PhaseDetails {
 
 /// A phase's four field lists, for building one: appended in order
 /// (entry.required, entry.enrichment, exit.required, exit.optional) to one
-/// list, each `end_list` marking where one ends.
+/// list, each `end_list` marking where one ends. One is reused for every
+/// phase of a contract, so its list grows once, not once per phase.
 #[derive(Clone, Debug, Default)]
 pub(crate) struct PhaseFields {
     fields: Vec<Field>,
@@ -150,6 +151,21 @@ impl PhaseFields {
         }
         self.lists += 1;
     }
+
+    /// The phase's lists, in a list of exactly their length, and where the
+    /// first three end; `self` is left empty for the next phase, its
+    /// capacity kept.
+    pub(crate) fn take(&mut self) -> (Vec<Field>, [u32; 3]) {
+        // Lists never ended are empty.
+        while self.lists < 3 {
+            self.end_list();
+        }
+        let fields: Vec<Field> = self.fields.drain(..).collect();
+        let ends = self.ends;
+        self.ends = [0; 3];
+        self.lists = 0;
+        (fields, ends)
+    }
 }
 
 impl Phase {
@@ -158,17 +174,10 @@ impl Phase {
         name_span: Span,
         span: Span,
         complete: bool,
-        mut lists: PhaseFields,
+        lists: &mut PhaseFields,
         details: PhaseDetails,
     ) -> Phase {
-        // Lists never ended are empty.
-        while lists.lists < 3 {
-            lists.end_list();
-        }
-        let PhaseFields {
-            mut fields, ends, ..
-        } = lists;
-        fields.shrink_to_fit();
+        let (fields, ends) = lists.take();
         let details = (details != PhaseDetails::default()).then(|| Box::new(details));
         Phase {
             name,

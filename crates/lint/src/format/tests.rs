@@ -131,6 +131,20 @@ fn a_contract_with_every_key_of_the_table_is_read_without_a_schema_error() {
 }
 
 #[test]
+fn every_mapping_fits_the_walkers_room_for_its_keys() {
+    // The walker notes where each key is written in a fixed array; a key
+    // past its end would read as never written.
+    for mapping in MAPPINGS.iter().chain(HARNESS_MAPPINGS) {
+        assert!(
+            mapping.keys.len() <= crate::schema::MAX_KEYS_PER_MAPPING,
+            "{} declares {} keys; raise MAX_KEYS_PER_MAPPING",
+            mapping.name,
+            mapping.keys.len()
+        );
+    }
+}
+
+#[test]
 fn every_key_is_described_and_unique_in_its_mapping() {
     for mapping in MAPPINGS {
         for (i, key) in mapping.keys.iter().enumerate() {

@@ -166,7 +166,9 @@ impl Walker<'_, '_> {
             side_effects: self.enum_value(&keys, "side_effects", path),
             risk_class: self.enum_value(&keys, "risk_class", path),
         };
-        let mut lists = PhaseFields::default();
+        // Returned to the walker once the phase is built; a phase given up
+        // half-way takes it along, and the next starts a new one.
+        let mut lists = std::mem::take(&mut self.phase_fields);
         let before_fields = self.findings.errors();
         if let Some(entry_node) = keys.present("entry") {
             let here = path.key("entry");
@@ -214,14 +216,16 @@ impl Walker<'_, '_> {
         if !self.charge(cost, node.span) {
             return None;
         }
-        Some(Phase::new(
+        let phase = Phase::new(
             entry.key.text.to_string(),
             entry.key.span,
             node.span,
             complete,
-            lists,
+            &mut lists,
             details,
-        ))
+        );
+        self.phase_fields = lists;
+        Some(phase)
     }
 
     fn fields(&mut self, keys: &Keys<'_>, key: &str, path: &Path<'_>, into: &mut PhaseFields) {

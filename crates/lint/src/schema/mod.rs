@@ -17,7 +17,7 @@ use crate::config::Dialect;
 use crate::findings::Findings;
 use crate::format::{Mapping, ValueType};
 use crate::model::*;
-use crate::syntax::{Entry, Node, NodeKind};
+use crate::syntax::{Entry, Mapping as YamlMapping, Node, NodeKind};
 
 /// How much of a key a path shows.
 const SHOWN_KEY_CHARS: usize = 64;
@@ -88,11 +88,19 @@ impl fmt::Display for Path<'_> {
     }
 }
 
+/// The most keys one mapping of the format declares (a test holds the
+/// tables to it): what `Keys` has room for without an allocation.
+pub(crate) const MAX_KEYS_PER_MAPPING: usize = 32;
+
 /// The known keys of one mapping, the last occurrence of each (as YAML
-/// loaders keep it).
+/// loaders keep it): where the table's `i`th key is written, as an index
+/// into the mapping's entries plus one (0: not written). A fixed array,
+/// because a contract has a mapping per field and a `Vec` each cost an
+/// allocation and its growth.
 struct Keys<'n> {
     spec: &'static Mapping,
-    found: Vec<(&'static str, Entry<'n>)>,
+    entries: YamlMapping<'n>,
+    written_at: [u32; MAX_KEYS_PER_MAPPING],
 }
 
 impl<'n> Keys<'n> {
@@ -119,11 +127,14 @@ impl<'n> Keys<'n> {
             "`{}.{key}` is read but not in the format table",
             self.spec.name
         );
-        self.found
-            .iter()
-            .rev()
-            .find(|(k, _)| *k == key)
-            .map(|(_, e)| *e)
+        let position = self.spec.keys.iter().position(|k| k.name == key)?;
+        self.written(position)
+    }
+
+    /// The last entry of the table's `position`th key.
+    fn written(&self, position: usize) -> Option<Entry<'n>> {
+        let at = *self.written_at.get(position)? as usize;
+        at.checked_sub(1).and_then(|i| self.entries.get(i))
     }
 
     fn value(&self, key: &str) -> Option<Node<'n>> {
@@ -147,6 +158,8 @@ pub(crate) struct Walker<'s, 'f> {
     /// built; past `MAX_MODEL_BYTES` nothing more is built.
     model_bytes: usize,
     over_budget: bool,
+    /// The field lists of the phase being built.
+    phase_fields: PhaseFields,
 }
 
 /// What a string of `len` bytes takes on the heap.
@@ -172,6 +185,7 @@ pub(crate) fn build_harness<'s>(
         findings,
         model_bytes: 0,
         over_budget: false,
+        phase_fields: PhaseFields::default(),
     };
     walker.harness(root)
 }
@@ -191,6 +205,7 @@ pub(crate) fn build<'s>(
         findings,
         model_bytes: 0,
         over_budget: false,
+        phase_fields: PhaseFields::default(),
     };
     let contract = walker.contract(root);
     (contract, !walker.over_budget)

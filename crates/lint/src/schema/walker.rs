@@ -13,9 +13,9 @@ use crate::rules::schema::{
     e002_duplicate_key, e003_unknown_key, e004_wrong_type, e005_missing_required_key,
     e006_invalid_enum_value, s002_non_canonical_case,
 };
-use crate::syntax::{Entry, Mapping as YamlMapping, Node, Resolved, Sequence, Span};
+use crate::syntax::{Mapping as YamlMapping, Node, Resolved, Sequence, Span};
 
-use super::{Keys, Path, Walker, heap};
+use super::{Keys, MAX_KEYS_PER_MAPPING, Path, Walker, heap};
 
 impl Walker<'_, '_> {
     pub(super) fn report(&mut self, diagnostic: Diagnostic) {
@@ -113,13 +113,14 @@ impl Walker<'_, '_> {
         };
         // The last occurrence of each known key (a mapping may repeat a key
         // a million times: each is E002's, and only the last counts).
-        let mut found: Vec<(&'static str, Entry<'n>)> = Vec::new();
+        let mut written_at = [0u32; MAX_KEYS_PER_MAPPING];
         let mut unknown = 0usize;
         self.report_duplicates(entries, path);
-        for entry in entries {
-            match spec.key(entry.key.text) {
+        for (i, entry) in entries.iter().enumerate() {
+            match spec.keys.iter().position(|k| k.name == entry.key.text) {
                 None if spec.open => {}
-                Some(key) => {
+                Some(position) => {
+                    let key = &spec.keys[position];
                     if key.extension && self.dialect == Dialect::Contextcore {
                         self.report(e003_unknown_key::extension_in_contextcore_dialect(
                             key.name,
@@ -127,25 +128,27 @@ impl Walker<'_, '_> {
                             &path.to_string(),
                         ));
                     }
-                    match found.iter_mut().find(|(name, _)| *name == key.name) {
-                        Some(slot) => slot.1 = entry,
-                        None => found.push((key.name, entry)),
+                    // A tree has at most `MAX_NODES` nodes, so the index fits.
+                    if let Some(slot) = written_at.get_mut(position) {
+                        *slot = i as u32 + 1;
                     }
                 }
                 None => unknown += 1,
             }
         }
+        let found = |name: &str| {
+            spec.keys
+                .iter()
+                .position(|k| k.name == name)
+                .is_some_and(|position| written_at.get(position).is_some_and(|&at| at != 0))
+        };
         // An unknown key most likely means a key the mapping lacks: offer
         // those first (`max_age_second` for a missing `max_age_seconds`).
         let mut renamed: Vec<&'static str> = Vec::new();
         if unknown > 0 {
             let valid = valid();
             let help = e003_unknown_key::valid_keys_help(spec.name, &valid);
-            let absent: Vec<&'static str> = valid
-                .iter()
-                .copied()
-                .filter(|k| !found.iter().any(|(f, _)| f == k))
-                .collect();
+            let absent: Vec<&'static str> = valid.iter().copied().filter(|k| !found(k)).collect();
             for entry in entries.iter().filter(|e| spec.key(e.key.text).is_none()) {
                 let suggestion = crate::suggest::closest(entry.key.text, absent.iter().copied())
                     .or_else(|| crate::suggest::closest(entry.key.text, valid.iter().copied()));
@@ -166,8 +169,9 @@ impl Walker<'_, '_> {
         }
         // A missing key that an unknown one was suggested to become is
         // that E003's finding, not also an E005.
-        for key in spec.keys.iter().filter(|k| k.required) {
-            if found.iter().any(|(f, _)| *f == key.name) || renamed.contains(&key.name) {
+        for (position, key) in spec.keys.iter().enumerate().filter(|(_, k)| k.required) {
+            let written = written_at.get(position).is_some_and(|&at| at != 0);
+            if written || renamed.contains(&key.name) {
                 continue;
             }
             let first_line = self.first_line(node.span);
@@ -178,21 +182,32 @@ impl Walker<'_, '_> {
                 self.json,
             ));
         }
-        Some(Keys { spec, found })
+        Some(Keys {
+            spec,
+            entries,
+            written_at,
+        })
     }
 
     pub(super) fn report_duplicates(&mut self, entries: YamlMapping<'_>, path: &Path<'_>) {
         // Most mappings have a handful of keys: comparing with the earlier
-        // ones is cheaper than hashing every key of every mapping.
+        // ones, kept on the stack, is cheaper than hashing every key of
+        // every mapping.
+        const FEW: usize = 16;
+        let mut earlier = [("", Span::default()); FEW];
         let mut first_seen: HashMap<&str, Span> = HashMap::new();
         for (i, entry) in entries.iter().enumerate() {
             let key = entry.key.text;
-            let first = if entries.len() <= 16 {
-                entries
+            let first = if entries.len() <= FEW {
+                let first = earlier
                     .iter()
                     .take(i)
-                    .find(|e| e.key.text == key)
-                    .map(|e| e.key.span)
+                    .find(|(text, _)| *text == key)
+                    .map(|(_, span)| *span);
+                if let Some(slot) = earlier.get_mut(i) {
+                    *slot = (key, entry.key.span);
+                }
+                first
             } else {
                 match first_seen.get(key) {
                     Some(&span) => Some(span),
@@ -215,13 +230,14 @@ impl Walker<'_, '_> {
     }
 
     pub(super) fn string(&mut self, node: Node<'_>, path: &Path<'_>) -> Option<Spanned<String>> {
+        let text = self.charged_text(node, path)?;
+        Some(Spanned::new(text.to_string(), node.span))
+    }
+
+    /// A string's text, charged to the model as the copy the caller makes.
+    fn charged_text<'n>(&mut self, node: Node<'n>, path: &Path<'_>) -> Option<&'n str> {
         match node.as_scalar().map(|s| s.resolve()) {
-            Some(Resolved::Str(text)) => {
-                if !self.charge(heap(text.len()), node.span) {
-                    return None;
-                }
-                Some(Spanned::new(text.to_string(), node.span))
-            }
+            Some(Resolved::Str(text)) => self.charge(heap(text.len()), node.span).then_some(text),
             _ => {
                 self.wrong_type(node, path, "a string");
                 None
@@ -234,16 +250,21 @@ impl Walker<'_, '_> {
         node: Node<'_>,
         path: &Path<'_>,
     ) -> Option<Spanned<String>> {
-        let value = self.string(node, path)?;
-        if value.value.trim().is_empty() {
+        let text = self.non_empty_text(node, path)?;
+        Some(Spanned::new(text.to_string(), node.span))
+    }
+
+    fn non_empty_text<'n>(&mut self, node: Node<'n>, path: &Path<'_>) -> Option<&'n str> {
+        let text = self.charged_text(node, path)?;
+        if text.trim().is_empty() {
             self.report(e004_wrong_type::invalid(
-                value.span,
+                node.span,
                 &path.to_string(),
                 "must not be empty",
             ));
             return None;
         }
-        Some(value)
+        Some(text)
     }
 
     /// An optional text key, read as the table declares it.
@@ -350,20 +371,26 @@ impl Walker<'_, '_> {
         node: Node<'_>,
         path: &Path<'_>,
     ) -> Option<Spanned<FieldPath>> {
-        let name = self.name(node, path)?;
-        if name.value.split('.').any(str::is_empty) {
+        // Read in place: a contract has a field name per field, and a
+        // `String` of each, dropped once copied, cost an allocation each.
+        let name = self.non_empty_text(node, path)?;
+        if name.len() > crate::MAX_NAME_BYTES {
+            self.long_name(node.span, name.len(), path);
+            return None;
+        }
+        if name.split('.').any(str::is_empty) {
             self.report(e004_wrong_type::invalid(
-                name.span,
+                node.span,
                 &path.to_string(),
                 "is not a valid dotted field name (empty segment)",
             ));
             return None;
         }
         // Names up to 24 bytes are kept inline, not on the heap.
-        if name.value.len() <= 24 {
-            self.model_bytes -= heap(name.value.len());
+        if name.len() <= 24 {
+            self.model_bytes -= heap(name.len());
         }
-        Some(Spanned::new(FieldPath::new(name.value), name.span))
+        Some(Spanned::new(FieldPath::new(name), node.span))
     }
 
     pub(super) fn bool(
