@@ -63,6 +63,44 @@ pub(crate) fn parse_and_analyze(text: &str, runs: usize) -> (Duration, Duration)
     (median(parse), median(analyze))
 }
 
+/// How much longer a larger text takes than a smaller one, to analyze and
+/// to parse alone: the median of per-round ratios, each round timing both
+/// texts back to back. Ratios of medians taken a size at a time swung from
+/// 5.05 to 6.71 between consecutive runs of one binary, because the
+/// machine's speed drifts between them.
+pub(crate) fn growth(small: &str, large: &str, runs: usize) -> (f64, f64) {
+    let settings = Settings::default();
+    // Each result is dropped after its time is taken, as a caller would.
+    let analyze = |text: &str| {
+        let start = Instant::now();
+        let analysis = phaselint_lint::analyze(text, &settings);
+        let elapsed = start.elapsed();
+        drop(std::hint::black_box(analysis));
+        elapsed
+    };
+    let parse = |text: &str| {
+        let start = Instant::now();
+        let tree = syntax::parse(text, Limits::default());
+        let elapsed = start.elapsed();
+        drop(std::hint::black_box(tree));
+        elapsed
+    };
+    let mut analyze_ratios = Vec::with_capacity(runs);
+    let mut parse_ratios = Vec::with_capacity(runs);
+    for _ in 0..runs {
+        let (small_analyze, large_analyze) = (analyze(small), analyze(large));
+        let (small_parse, large_parse) = (parse(small), parse(large));
+        analyze_ratios.push(ratio(large_analyze, small_analyze));
+        parse_ratios.push(ratio(large_parse, small_parse));
+    }
+    (median_of(analyze_ratios), median_of(parse_ratios))
+}
+
+fn median_of(mut values: Vec<f64>) -> f64 {
+    values.sort_by(f64::total_cmp);
+    values.get(values.len() / 2).copied().unwrap_or_default()
+}
+
 /// Runs for an input: at least `runs`, more for small inputs (noisier).
 pub(crate) fn runs_for(bytes: usize, runs: usize) -> usize {
     match bytes {

@@ -12,7 +12,7 @@ use phaselint_lint::rules::{Check, RULES, Rule, RuleContext};
 use phaselint_lint::syntax::{self, Limits};
 
 use crate::figures::{
-    findings, load_average, mb_per_s, ms, parse_and_analyze, ratio, runs_for, time_median,
+    findings, growth, load_average, mb_per_s, ms, parse_and_analyze, ratio, runs_for, time_median,
     time_median_after,
 };
 use crate::flags::{USAGE, value};
@@ -123,16 +123,15 @@ pub(crate) fn run(options: &RunOptions) -> Result<(), String> {
         timings.iter().filter(|t| t.0 >= 1000).collect();
     grown.sort_by_key(|t| t.0);
     for pair in grown.windows(2) {
-        let (small, large) = (pair[0], pair[1]);
+        let (small, large) = (pair[0].0, pair[1].0);
+        progress(&format!("timing {small} and {large} phases side by side"));
+        let small_text = generate::contract(small, options.topology);
+        let large_text = generate::contract(large, options.topology);
+        let runs = runs_for(large_text.len(), options.runs);
+        let (analyze, parse) = growth(&small_text, &large_text, runs);
         emit!(
-            "\nGrowth {} -> {} phases: analyze t{}/t{} = **{:.2}** (parse alone: {:.2}; linear would be {:.2}).",
-            small.0,
-            large.0,
-            large.0,
-            small.0,
-            ratio(large.2, small.2),
-            ratio(large.1, small.1),
-            large.0 as f64 / small.0 as f64
+            "\nGrowth {small} -> {large} phases: analyze t{large}/t{small} = **{analyze:.2}** (parse alone: {parse:.2}; linear would be {:.2}; median of {runs} rounds, each timing both sizes back to back).",
+            large as f64 / small as f64
         );
     }
     let at = |n: usize| timings.iter().find(|t| t.0 == n);

@@ -460,7 +460,9 @@ impl<'t> Node<'t> {
     }
 
     pub(crate) fn is_null(&self) -> bool {
-        matches!(self.as_scalar().map(|s| s.resolve()), Some(Resolved::Null))
+        // The core schema's nulls, without resolving the other forms.
+        self.as_scalar()
+            .is_some_and(|s| s.plain && matches!(s.text, "" | "~" | "null" | "Null" | "NULL"))
     }
 
     /// A short name for the node's YAML type, for messages.

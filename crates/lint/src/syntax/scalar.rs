@@ -27,27 +27,43 @@ impl<'a> Scalar<'a> {
             return Resolved::Str(self.text);
         }
         let t = self.text;
-        match t {
-            "" | "~" | "null" | "Null" | "NULL" => return Resolved::Null,
-            "true" | "True" | "TRUE" => return Resolved::Bool(true),
-            "false" | "False" | "FALSE" => return Resolved::Bool(false),
-            ".inf" | ".Inf" | ".INF" | "+.inf" | "+.Inf" | "+.INF" => {
-                return Resolved::Float(f64::INFINITY);
-            }
-            "-.inf" | "-.Inf" | "-.INF" => return Resolved::Float(f64::NEG_INFINITY),
-            ".nan" | ".NaN" | ".NAN" => return Resolved::Float(f64::NAN),
-            _ => {}
-        }
-        if let Some(int) = parse_core_int(t) {
-            return Resolved::Int(int);
-        }
-        if looks_like_core_float(t)
-            && let Ok(f) = t.parse::<f64>()
+        // Every null, boolean and number of the core schema starts with
+        // one of these; most plain scalars of a contract (names, enum
+        // values) do not, and are text without being matched against each.
+        if let Some(first) = t.bytes().next()
+            && !matches!(
+                first,
+                b'0'..=b'9' | b'+' | b'-' | b'.' | b'~' | b'n' | b'N' | b't' | b'T' | b'f' | b'F'
+            )
         {
-            return Resolved::Float(f);
+            return Resolved::Str(t);
         }
-        Resolved::Str(t)
+        resolve_plain(t)
     }
+}
+
+/// A plain scalar's core-schema resolution, every form tried.
+pub(super) fn resolve_plain(t: &str) -> Resolved<'_> {
+    match t {
+        "" | "~" | "null" | "Null" | "NULL" => return Resolved::Null,
+        "true" | "True" | "TRUE" => return Resolved::Bool(true),
+        "false" | "False" | "FALSE" => return Resolved::Bool(false),
+        ".inf" | ".Inf" | ".INF" | "+.inf" | "+.Inf" | "+.INF" => {
+            return Resolved::Float(f64::INFINITY);
+        }
+        "-.inf" | "-.Inf" | "-.INF" => return Resolved::Float(f64::NEG_INFINITY),
+        ".nan" | ".NaN" | ".NAN" => return Resolved::Float(f64::NAN),
+        _ => {}
+    }
+    if let Some(int) = parse_core_int(t) {
+        return Resolved::Int(int);
+    }
+    if looks_like_core_float(t)
+        && let Ok(f) = t.parse::<f64>()
+    {
+        return Resolved::Float(f);
+    }
+    Resolved::Str(t)
 }
 
 fn parse_core_int(t: &str) -> Option<i64> {

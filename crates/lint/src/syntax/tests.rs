@@ -221,3 +221,41 @@ fn multiple_documents_are_refused() {
         Err(SyntaxError::Unloadable { .. })
     ));
 }
+
+#[test]
+fn the_first_byte_shortcut_resolves_every_plain_scalar_as_trying_every_form_does() {
+    // Each ASCII first byte before the tails of every core-schema form:
+    // whatever the shortcut calls text, the full resolution must too, and
+    // `is_null` must agree with it.
+    let tails = [
+        "", "1", "12", ".5", "e3", "1e-3", "x1F", "o17", "ull", "ULL", "rue", "RUE", "alse", "inf",
+        ".inf", "Inf", "nan", "NaN", "word", " spaced",
+    ];
+    let mut texts: Vec<String> = [
+        "", "~", ".inf", "-.Inf", ".NaN", "0x1F", "0o17", "+1", "-1.5",
+    ]
+    .iter()
+    .map(|t| t.to_string())
+    .collect();
+    for first in 0x20u8..0x7f {
+        for tail in tails {
+            texts.push(format!("{}{tail}", first as char));
+        }
+    }
+    for text in &texts {
+        let scalar = Scalar { text, plain: true };
+        let resolved = scalar.resolve();
+        let full = scalar::resolve_plain(text);
+        // NaN is not equal to itself: compare the debug forms.
+        assert_eq!(format!("{resolved:?}"), format!("{full:?}"), "{text:?}");
+        let yaml = format!("k: {text}\n");
+        if let Ok(Some(tree)) = parse(&yaml, Limits::default())
+            && let Some(value) = tree.root().as_mapping().and_then(|m| m.get_key("k"))
+            && value
+                .as_scalar()
+                .is_some_and(|s| s.plain && s.text == text.as_str())
+        {
+            assert_eq!(value.is_null(), full == Resolved::Null, "{text:?}");
+        }
+    }
+}
