@@ -246,7 +246,10 @@ impl Walker<'_, '_> {
         } else {
             None
         };
-        let field_type = self.opt_string(&keys, "type", path);
+        let field_type = keys.present("type").and_then(|node| {
+            let text = self.text_in_place(&keys, "type", node, &path.key("type"))?;
+            Some(Spanned::new(text, node.span))
+        });
         let severity = self.enum_value(&keys, "severity", path);
         let description = self.opt_string(&keys, "description", path);
         let source_phase = match keys.present("source_phase") {
@@ -300,7 +303,7 @@ impl Walker<'_, '_> {
             self.model_bytes -= heap(t.value.len());
         }
         let details = FieldDetails {
-            field_type: field_type.map(|t| Spanned::new(t.value.as_str().into(), t.span)),
+            field_type: field_type.map(|t| Spanned::new(t.value.into(), t.span)),
             description,
             source_phase,
             rare,

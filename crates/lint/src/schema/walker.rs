@@ -229,11 +229,6 @@ impl Walker<'_, '_> {
         }
     }
 
-    pub(super) fn string(&mut self, node: Node<'_>, path: &Path<'_>) -> Option<Spanned<String>> {
-        let text = self.charged_text(node, path)?;
-        Some(Spanned::new(text.to_string(), node.span))
-    }
-
     /// A string's text, charged to the model as the copy the caller makes.
     fn charged_text<'n>(&mut self, node: Node<'n>, path: &Path<'_>) -> Option<&'n str> {
         match node.as_scalar().map(|s| s.resolve()) {
@@ -289,9 +284,23 @@ impl Walker<'_, '_> {
         node: Node<'_>,
         path: &Path<'_>,
     ) -> Option<Spanned<String>> {
+        let text = self.text_in_place(keys, key, node, path)?;
+        Some(Spanned::new(text.to_string(), node.span))
+    }
+
+    /// `text`, borrowed from the tree: for a caller that keeps it in
+    /// another form (a short type name, inline), so no `String` is made
+    /// only to be dropped.
+    pub(super) fn text_in_place<'n>(
+        &mut self,
+        keys: &Keys<'_>,
+        key: &str,
+        node: Node<'n>,
+        path: &Path<'_>,
+    ) -> Option<&'n str> {
         match keys.declared_type(key) {
             Some(ValueType::NonEmptyString | ValueType::PhaseName(_)) => {
-                self.non_empty_string(node, path)
+                self.non_empty_text(node, path)
             }
             declared => {
                 debug_assert!(
@@ -299,7 +308,7 @@ impl Walker<'_, '_> {
                     "`{}.{key}` is read as text, but the format table declares {declared:?}",
                     keys.spec.name
                 );
-                self.string(node, path)
+                self.charged_text(node, path)
             }
         }
     }
