@@ -51,16 +51,20 @@ pub(crate) fn parse_and_analyze(text: &str, runs: usize) -> (Duration, Duration)
     let mut parse = Vec::with_capacity(runs);
     let mut analyze = Vec::with_capacity(runs);
     for _ in 0..runs {
-        let start = Instant::now();
-        let tree = syntax::parse(text, Limits::default());
-        parse.push(start.elapsed());
-        drop(std::hint::black_box(tree));
-        let start = Instant::now();
-        let analysis = phaselint_lint::analyze(text, &settings);
-        analyze.push(start.elapsed());
-        drop(std::hint::black_box(analysis));
+        parse.push(timed(|| syntax::parse(text, Limits::default())));
+        analyze.push(timed(|| phaselint_lint::analyze(text, &settings)));
     }
     (median(parse), median(analyze))
+}
+
+/// How long `f` takes; what it made is dropped after the time is taken,
+/// as a caller would drop it.
+fn timed<T>(f: impl FnOnce() -> T) -> Duration {
+    let start = Instant::now();
+    let made = f();
+    let elapsed = start.elapsed();
+    drop(std::hint::black_box(made));
+    elapsed
 }
 
 /// How much longer a larger text takes than a smaller one, to analyze and
@@ -70,21 +74,8 @@ pub(crate) fn parse_and_analyze(text: &str, runs: usize) -> (Duration, Duration)
 /// machine's speed drifts between them.
 pub(crate) fn growth(small: &str, large: &str, runs: usize) -> (f64, f64) {
     let settings = Settings::default();
-    // Each result is dropped after its time is taken, as a caller would.
-    let analyze = |text: &str| {
-        let start = Instant::now();
-        let analysis = phaselint_lint::analyze(text, &settings);
-        let elapsed = start.elapsed();
-        drop(std::hint::black_box(analysis));
-        elapsed
-    };
-    let parse = |text: &str| {
-        let start = Instant::now();
-        let tree = syntax::parse(text, Limits::default());
-        let elapsed = start.elapsed();
-        drop(std::hint::black_box(tree));
-        elapsed
-    };
+    let analyze = |text: &str| timed(|| phaselint_lint::analyze(text, &settings));
+    let parse = |text: &str| timed(|| syntax::parse(text, Limits::default()));
     let mut analyze_ratios = Vec::with_capacity(runs);
     let mut parse_ratios = Vec::with_capacity(runs);
     for _ in 0..runs {

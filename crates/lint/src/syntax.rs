@@ -462,7 +462,7 @@ impl<'t> Node<'t> {
     pub(crate) fn is_null(&self) -> bool {
         // The core schema's nulls, without resolving the other forms.
         self.as_scalar()
-            .is_some_and(|s| s.plain && matches!(s.text, "" | "~" | "null" | "Null" | "NULL"))
+            .is_some_and(|s| s.plain && scalar::is_core_null(s.text))
     }
 
     /// A short name for the node's YAML type, for messages.

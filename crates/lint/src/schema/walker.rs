@@ -136,11 +136,10 @@ impl Walker<'_, '_> {
                 None => unknown += 1,
             }
         }
-        let found = |name: &str| {
-            spec.keys
-                .iter()
-                .position(|k| k.name == name)
-                .is_some_and(|position| written_at.get(position).is_some_and(|&at| at != 0))
+        let keys = Keys {
+            spec,
+            entries,
+            written_at,
         };
         // An unknown key most likely means a key the mapping lacks: offer
         // those first (`max_age_second` for a missing `max_age_seconds`).
@@ -148,7 +147,11 @@ impl Walker<'_, '_> {
         if unknown > 0 {
             let valid = valid();
             let help = e003_unknown_key::valid_keys_help(spec.name, &valid);
-            let absent: Vec<&'static str> = valid.iter().copied().filter(|k| !found(k)).collect();
+            let absent: Vec<&'static str> = valid
+                .iter()
+                .copied()
+                .filter(|k| keys.entry(k).is_none())
+                .collect();
             for entry in entries.iter().filter(|e| spec.key(e.key.text).is_none()) {
                 let suggestion = crate::suggest::closest(entry.key.text, absent.iter().copied())
                     .or_else(|| crate::suggest::closest(entry.key.text, valid.iter().copied()));
@@ -170,8 +173,7 @@ impl Walker<'_, '_> {
         // A missing key that an unknown one was suggested to become is
         // that E003's finding, not also an E005.
         for (position, key) in spec.keys.iter().enumerate().filter(|(_, k)| k.required) {
-            let written = written_at.get(position).is_some_and(|&at| at != 0);
-            if written || renamed.contains(&key.name) {
+            if keys.written(position).is_some() || renamed.contains(&key.name) {
                 continue;
             }
             let first_line = self.first_line(node.span);
@@ -182,11 +184,7 @@ impl Walker<'_, '_> {
                 self.json,
             ));
         }
-        Some(Keys {
-            spec,
-            entries,
-            written_at,
-        })
+        Some(keys)
     }
 
     pub(super) fn report_duplicates(&mut self, entries: YamlMapping<'_>, path: &Path<'_>) {
@@ -238,15 +236,6 @@ impl Walker<'_, '_> {
                 None
             }
         }
-    }
-
-    pub(super) fn non_empty_string(
-        &mut self,
-        node: Node<'_>,
-        path: &Path<'_>,
-    ) -> Option<Spanned<String>> {
-        let text = self.non_empty_text(node, path)?;
-        Some(Spanned::new(text.to_string(), node.span))
     }
 
     fn non_empty_text<'n>(&mut self, node: Node<'n>, path: &Path<'_>) -> Option<&'n str> {
@@ -348,8 +337,18 @@ impl Walker<'_, '_> {
     /// what messages quote, and a finding about each of a million fields
     /// would otherwise copy a long name a million times.
     pub(super) fn name(&mut self, node: Node<'_>, path: &Path<'_>) -> Option<Spanned<String>> {
-        let text = self.non_empty_string(node, path)?;
-        self.within_name_bound(text, path)
+        let text = self.name_text(node, path)?;
+        Some(Spanned::new(text.to_string(), node.span))
+    }
+
+    /// `name`, borrowed from the tree.
+    fn name_text<'n>(&mut self, node: Node<'n>, path: &Path<'_>) -> Option<&'n str> {
+        let text = self.non_empty_text(node, path)?;
+        if text.len() > crate::MAX_NAME_BYTES {
+            self.long_name(node.span, text.len(), path);
+            return None;
+        }
+        Some(text)
     }
 
     pub(super) fn within_name_bound(
@@ -382,11 +381,7 @@ impl Walker<'_, '_> {
     ) -> Option<Spanned<FieldPath>> {
         // Read in place: a contract has a field name per field, and a
         // `String` of each, dropped once copied, cost an allocation each.
-        let name = self.non_empty_text(node, path)?;
-        if name.len() > crate::MAX_NAME_BYTES {
-            self.long_name(node.span, name.len(), path);
-            return None;
-        }
+        let name = self.name_text(node, path)?;
         if name.split('.').any(str::is_empty) {
             self.report(e004_wrong_type::invalid(
                 node.span,

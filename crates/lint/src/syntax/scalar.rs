@@ -42,10 +42,17 @@ impl<'a> Scalar<'a> {
     }
 }
 
+/// Whether a plain scalar's text is one of the core schema's nulls.
+pub(super) fn is_core_null(t: &str) -> bool {
+    matches!(t, "" | "~" | "null" | "Null" | "NULL")
+}
+
 /// A plain scalar's core-schema resolution, every form tried.
 pub(super) fn resolve_plain(t: &str) -> Resolved<'_> {
+    if is_core_null(t) {
+        return Resolved::Null;
+    }
     match t {
-        "" | "~" | "null" | "Null" | "NULL" => return Resolved::Null,
         "true" | "True" | "TRUE" => return Resolved::Bool(true),
         "false" | "False" | "FALSE" => return Resolved::Bool(false),
         ".inf" | ".Inf" | ".INF" | "+.inf" | "+.Inf" | "+.INF" => {
